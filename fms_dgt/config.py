@@ -1,0 +1,295 @@
+"""YAML configuration: loading, ``${VAR}`` interpolation, and the ``tools:`` block as objects.
+
+A config file looks like::
+
+    tools:
+      registry:
+        - type: file
+          path: ${DGT_DATA_DIR:-data}/weather_tools.yaml
+          namespace: weather_api
+          engine: sim              # optional: routes this source's namespaces to a named engine
+      enrichments: []             # [{type: embeddings, ...}, ...]
+      engines: {}                 # name -> engine config (used by the generation job)
+      cache_dir: .cache           # optional; DGT_CACHE_DIR overrides the default
+
+Strings may use ``${VAR}`` and ``${VAR:-default}``; a missing variable without a default is an error
+naming it and its place. Each ``registry`` entry's keys, other than ``type`` and ``engine``, are
+keyword arguments of the loader class registered under ``type``; an unknown key is an error with
+its YAML path. Relative paths in a loader's path keys resolve against the config file's directory.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from collections.abc import Mapping
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.errors import ConfigError, LoadError
+from fms_dgt.io import parse_yaml_text
+from fms_dgt.plugins import TOOL_ENRICHMENTS, TOOL_LOADERS, PluginRegistry
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments.base import ToolEnrichment
+    from fms_dgt.core.tools.loaders.base import ToolLoader
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["Config", "build_registry", "instantiate", "interpolate", "load_config"]
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_TOOLS_KEYS = ("registry", "enrichments", "engines", "cache_dir")
+
+
+class Config:
+    """A parsed, interpolated config and where it came from.
+
+    Attributes:
+        data: the whole mapping.
+        path: the file, or None for a mapping given in code.
+        base_dir: directory that relative paths resolve against.
+    """
+
+    def __init__(self, data: Mapping[str, Any], path: Path | None):
+        self.data = data
+        self.path = path
+        self.base_dir = path.parent if path is not None else Path.cwd()
+
+    @property
+    def label(self) -> str | None:
+        """The file name for messages."""
+        return str(self.path) if self.path else None
+
+    def tools_block(self) -> Mapping[str, Any]:
+        """The validated ``tools:`` mapping."""
+        tools = self.data.get("tools")
+        if not isinstance(tools, Mapping):
+            raise ConfigError(
+                "missing tools block: the config needs a 'tools:' mapping with a 'registry:' list of sources",
+                path=self.label,
+                yaml_path="tools",
+            )
+        unknown = [k for k in tools if k not in _TOOLS_KEYS]
+        if unknown:
+            raise ConfigError(
+                f"unknown key {unknown[0]!r} in the tools block: allowed keys are {', '.join(_TOOLS_KEYS)}",
+                path=self.label,
+                yaml_path=f"tools.{unknown[0]}",
+            )
+        return tools
+
+    def cache_dir(self) -> str:
+        """``tools.cache_dir``, else ``$DGT_CACHE_DIR``, else ``.cache`` beside the config."""
+        value = self.tools_block().get("cache_dir") or os.environ.get("DGT_CACHE_DIR") or ".cache"
+        return self.resolve_path(str(value))
+
+    def resolve_path(self, value: str) -> str:
+        """``value`` resolved against :attr:`base_dir` unless absolute or a URL."""
+        if "://" in value or Path(value).is_absolute():
+            return value
+        return str(self.base_dir / value)
+
+
+def interpolate(value: Any, *, path: str | None = None, yaml_path: str = "") -> Any:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` in every string of ``value`` (recursively).
+
+    Raises:
+        ConfigError: a variable is unset and has no default (names it and its place).
+    """
+    if isinstance(value, str):
+        return _interpolate_string(value, path, yaml_path)
+    if isinstance(value, Mapping):
+        return {k: interpolate(v, path=path, yaml_path=_join(yaml_path, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, path=path, yaml_path=f"{yaml_path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _join(base: str, key: Any) -> str:
+    return f"{base}.{key}" if base else str(key)
+
+
+def _interpolate_string(text: str, path: str | None, yaml_path: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = os.environ.get(name)
+        if value is not None and (value or default is None):
+            return value
+        if default is not None:
+            return default
+        raise ConfigError(
+            f"missing environment variable {name}: it is used in the config and has no default. "
+            f"Set {name}, or write ${{{name}:-default}}",
+            path=path,
+            yaml_path=yaml_path or None,
+        )
+
+    return _VAR.sub(replace, text) if "${" in text else text
+
+
+def load_config(source: str | PathLike[str] | Mapping[str, Any]) -> Config:
+    """Read (if a path) and interpolate a config.
+
+    Raises:
+        ConfigError: the file is missing, not YAML, not a mapping, or uses an unset variable.
+    """
+    if isinstance(source, Mapping):
+        return Config(interpolate(source), None)
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=str(path)) from exc
+    try:
+        docs = parse_yaml_text(text, str(path))
+    except LoadError as exc:
+        raise ConfigError(str(exc), path=None) from exc
+    if len(docs) != 1 or not isinstance(docs[0], Mapping):
+        raise ConfigError("invalid config: expected one YAML mapping at the top", path=str(path))
+    return Config(interpolate(docs[0], path=str(path)), path.resolve())
+
+
+def instantiate(
+    registry: PluginRegistry[type],
+    entry: Any,
+    yaml_path: str,
+    config: Config,
+    *,
+    reserved: tuple[str, ...] = ("type",),
+) -> Any:
+    """Build the plug-in an entry names with ``type:``, passing the other keys as arguments.
+
+    Raises:
+        ConfigError: the entry is not a mapping, has no ``type``, names an unknown plug-in, or
+            has a key the plug-in does not accept (with its YAML path).
+    """
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("type"), str):
+        raise ConfigError(
+            f"invalid {registry.kind} entry: expected a mapping with a 'type:' key, got {entry!r}",
+            path=config.label,
+            yaml_path=yaml_path,
+        )
+    try:
+        cls = registry.get(entry["type"])
+    except Exception as exc:
+        raise ConfigError(str(exc), path=config.label, yaml_path=f"{yaml_path}.type") from exc
+    kwargs = {k: v for k, v in entry.items() if k not in reserved}
+    _check_keys(cls, kwargs, registry.kind, yaml_path, config)
+    for key in getattr(cls, "path_keys", ()):
+        if isinstance(kwargs.get(key), str):
+            kwargs[key] = config.resolve_path(kwargs[key])
+    try:
+        return cls(**kwargs)
+    except ConfigError as exc:
+        raise ConfigError(str(exc), path=config.label, yaml_path=yaml_path) from exc
+    except TypeError as exc:
+        raise ConfigError(
+            f"invalid {registry.kind} {entry['type']!r}: {exc}",
+            path=config.label,
+            yaml_path=yaml_path,
+        ) from exc
+
+
+def _check_keys(cls: type, kwargs: Mapping[str, Any], kind: str, yaml_path: str, config: Config) -> None:
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    accepted = [
+        n
+        for n, p in params.items()
+        if n != "self" and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    for key in kwargs:
+        if key not in accepted:
+            raise ConfigError(
+                f"unknown key {key!r} for {kind} {getattr(cls, 'plugin_name', cls.__name__)!r}: "
+                f"accepted keys are {', '.join(accepted)}",
+                path=config.label,
+                yaml_path=f"{yaml_path}.{key}",
+            )
+    missing = [
+        n
+        for n, p in params.items()
+        if n != "self"
+        and p.default is inspect.Parameter.empty
+        and p.kind is not inspect.Parameter.VAR_POSITIONAL
+        and n not in kwargs
+    ]
+    if missing:
+        raise ConfigError(
+            f"missing key {missing[0]!r} for {kind}: it is required",
+            path=config.label,
+            yaml_path=yaml_path,
+        )
+
+
+def build_loaders(config: Config) -> tuple[list[ToolLoader], list[str | None]]:
+    """The loaders of ``tools.registry`` and, for each, its ``engine:`` name (or None)."""
+    from fms_dgt.core.tools.loaders.inline import InlineToolLoader
+
+    entries = config.tools_block().get("registry", [])
+    if not isinstance(entries, list):
+        raise ConfigError(
+            "invalid tools.registry: expected a list of sources",
+            path=config.label,
+            yaml_path="tools.registry",
+        )
+    loaders: list[ToolLoader] = []
+    engines: list[str | None] = []
+    for index, entry in enumerate(entries):
+        yaml_path = f"tools.registry[{index}]"
+        loader = instantiate(TOOL_LOADERS, entry, yaml_path, config, reserved=("type", "engine"))
+        if isinstance(loader, InlineToolLoader) and loader.source == "inline":
+            loader.source = f"{config.label or 'config'}:{yaml_path}"
+        loaders.append(loader)
+        engine = entry.get("engine")
+        if engine is not None and not isinstance(engine, str):
+            raise ConfigError(
+                "invalid engine: expected an engine name",
+                path=config.label,
+                yaml_path=f"{yaml_path}.engine",
+            )
+        engines.append(engine)
+    return loaders, engines
+
+
+def build_enrichments(config: Config) -> list[ToolEnrichment]:
+    """The enrichments of ``tools.enrichments`` (``cache_dir`` is passed to those that take it)."""
+    entries = config.tools_block().get("enrichments", []) or []
+    if not isinstance(entries, list):
+        raise ConfigError(
+            "invalid tools.enrichments: expected a list",
+            path=config.label,
+            yaml_path="tools.enrichments",
+        )
+    cache_dir = config.cache_dir()
+    enrichments = []
+    for index, entry in enumerate(entries):
+        if (
+            isinstance(entry, Mapping)
+            and "cache_dir" not in entry
+            and _accepts(TOOL_ENRICHMENTS, entry.get("type"), "cache_dir")
+        ):
+            entry = {**entry, "cache_dir": cache_dir}
+        enrichments.append(instantiate(TOOL_ENRICHMENTS, entry, f"tools.enrichments[{index}]", config))
+    return enrichments
+
+
+def _accepts(registry: PluginRegistry[type], name: Any, key: str) -> bool:
+    try:
+        cls = registry.get(name)
+    except Exception:
+        return False  # instantiate() reports the unknown name with its YAML path
+    return key in inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+
+
+def build_registry(source: str | PathLike[str] | Mapping[str, Any] | Config) -> ToolRegistry:
+    """A :class:`ToolRegistry` from a config file, mapping or :class:`Config`."""
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    config = source if isinstance(source, Config) else load_config(source)
+    loaders, engines = build_loaders(config)
+    enrichments = build_enrichments(config)
+    return ToolRegistry(loaders=loaders, enrichments=enrichments, engines=engines)

@@ -1,0 +1,224 @@
+"""The package's one error hierarchy.
+
+Every exception raised on purpose by ``fms_dgt`` derives from :class:`DGTError`, so a caller can catch
+everything the package means to raise with one ``except``. Third-party exceptions are translated where
+they arise (``raise ... from exc``) and never leak bare.
+
+::
+
+    DGTError
+    ├── ConfigError                 bad YAML config: unknown key, missing ${VAR}, wrong type
+    ├── PluginError
+    │   ├── UnknownPluginError      no plug-in of that kind under that name (lists known names)
+    │   └── PluginRegistrationError duplicate name or wrong base class at registration
+    ├── LoadError                   a source could not be read or converted (file, line, JSON pointer)
+    ├── ToolError
+    │   ├── ToolDefinitionError     a tool object violates an invariant (bad name, bad schema)
+    │   ├── DuplicateToolError      same (namespace, name, fingerprint) registered twice
+    │   ├── ToolNotFoundError       no tool under a qualified name (also a ``LookupError``)
+    │   ├── AmbiguousToolError      a name has several overloads and the caller did not pick one
+    │   └── NoMatchingOverloadError no overload of a name validates the call's arguments
+    ├── EnrichmentError             enrichment graph or run failed
+    ├── RefreshError                ``refresh()`` failed; the previous registry is kept
+    └── SamplingError               a sampler could not return exactly ``k`` tools
+
+Messages follow ``<what> <who>: <why>. <how to fix>`` and the parts are also kept as attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "AmbiguousToolError",
+    "ConfigError",
+    "DGTError",
+    "DuplicateToolError",
+    "EnrichmentError",
+    "LoadError",
+    "NoMatchingOverloadError",
+    "PluginError",
+    "PluginRegistrationError",
+    "RefreshError",
+    "SamplingError",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolNotFoundError",
+    "UnknownPluginError",
+]
+
+
+class DGTError(Exception):
+    """Base class of every error ``fms_dgt`` raises on purpose."""
+
+
+class ConfigError(DGTError):
+    """A configuration is invalid.
+
+    Attributes:
+        path: the config file, when there is one.
+        yaml_path: dotted location inside the config (``tools.registry[0].path``).
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, yaml_path: str | None = None):
+        self.path = path
+        self.yaml_path = yaml_path
+        where = ", ".join(p for p in (path, yaml_path and f"at {yaml_path}") if p)
+        super().__init__(f"{message} ({where})" if where else message)
+
+
+class PluginError(DGTError):
+    """Base class of plug-in registry errors."""
+
+
+class UnknownPluginError(PluginError, LookupError):
+    """No plug-in of a kind is registered under a name."""
+
+    def __init__(self, kind: str, name: str, known: Sequence[str], suggestion: str | None = None):
+        self.kind = kind
+        self.name = name
+        self.known = list(known)
+        hint = f" Did you mean {suggestion!r}?" if suggestion else ""
+        names = ", ".join(sorted(self.known)) or "(none)"
+        super().__init__(f"unknown {kind} {name!r}: registered names are {names}.{hint}")
+
+    def __str__(self) -> str:  # LookupError would otherwise repr() the message like KeyError
+        return str(self.args[0])
+
+
+class PluginRegistrationError(PluginError):
+    """A plug-in could not be registered (duplicate name, wrong base class)."""
+
+
+class LoadError(DGTError):
+    """A tool source could not be read or converted.
+
+    Attributes:
+        source: file path, URL or server name.
+        line: 1-based line in the file, when known.
+        pointer: JSON pointer (RFC 6901) to the offending value, when known.
+        problems: every individual problem when one load found several (each a ``LoadError``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        pointer: str | None = None,
+        problems: Sequence[LoadError] = (),
+    ):
+        self.source = source
+        self.line = line
+        self.pointer = pointer
+        self.reason = message
+        self.problems = list(problems)
+        super().__init__(_locate(message, source, line, pointer))
+
+    @classmethod
+    def collect(cls, problems: Sequence[LoadError], source: str) -> LoadError:
+        """One error standing for several: the first alone, or a summary listing them all."""
+        if len(problems) == 1:
+            return problems[0]
+        listed = "\n  ".join(str(p) for p in problems)
+        return cls(f"{len(problems)} problems in {source}:\n  {listed}\n", problems=problems)
+
+
+def _locate(message: str, source: str | None, line: int | None, pointer: str | None) -> str:
+    parts = []
+    if source:
+        parts.append(f"{source}:{line}" if line else source)
+    if pointer is not None:
+        parts.append(f"at {pointer or '/'}")
+    return f"{message} [{' '.join(parts)}]" if parts else message
+
+
+class ToolError(DGTError):
+    """Base class of tool and registry errors."""
+
+
+class ToolDefinitionError(ToolError, ValueError):
+    """A tool definition violates an invariant (a name with ``::``, a non-object schema)."""
+
+
+class DuplicateToolError(ToolError):
+    """The same ``(namespace, name, fingerprint)`` was registered twice."""
+
+    def __init__(self, qualified_name: str, first: str, second: str):
+        self.qualified_name = qualified_name
+        self.first = first
+        self.second = second
+        super().__init__(
+            f"duplicate tool: {qualified_name} with identical input schema registered twice "
+            f"(first from {first}, again from {second}). Remove one of them, or give them "
+            "different namespaces."
+        )
+
+
+class ToolNotFoundError(ToolError, LookupError):
+    """No tool is registered under a qualified name."""
+
+    def __init__(self, qualified_name: str, suggestion: str | None = None):
+        self.qualified_name = qualified_name
+        hint = f" Did you mean {suggestion!r}?" if suggestion else ""
+        super().__init__(
+            f"unknown tool {qualified_name!r}: no tool has that qualified name (namespace::name).{hint}"
+        )
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class AmbiguousToolError(ToolError):
+    """A qualified name has several overloads; use ``overloads()`` or ``match()``."""
+
+    def __init__(self, qualified_name: str, fingerprints: Sequence[str]):
+        self.qualified_name = qualified_name
+        self.fingerprints = list(fingerprints)
+        listed = ", ".join(f[:12] for f in fingerprints)
+        super().__init__(
+            f"ambiguous tool {qualified_name!r}: {len(fingerprints)} overloads (fingerprints "
+            f"{listed}). Use registry.match(tool_call) to pick one by its arguments, or "
+            "registry.overloads(name) to see them all."
+        )
+
+
+class NoMatchingOverloadError(ToolError):
+    """No overload of a name accepts the call's arguments.
+
+    Attributes:
+        reasons: one explanation per candidate, keyed by fingerprint.
+    """
+
+    def __init__(self, qualified_name: str, reasons: dict[str, str]):
+        self.qualified_name = qualified_name
+        self.reasons = dict(reasons)
+        detail = "; ".join(f"overload {fp[:12]}: {why}" for fp, why in reasons.items())
+        super().__init__(
+            f"arguments rejected by {qualified_name!r}: {detail}. Fix the arguments to match one "
+            "of the input schemas."
+        )
+
+
+class EnrichmentError(DGTError):
+    """The enrichment graph is invalid (cycle, missing dependency) or an enrichment failed."""
+
+
+class RefreshError(DGTError):
+    """``refresh()`` failed; the registry still holds its previous tools and artifacts."""
+
+
+class SamplingError(DGTError):
+    """A sampler could not return exactly the requested number of tools.
+
+    Attributes:
+        requested: how many tools were asked for.
+        tools: the partial sample gathered before giving up.
+    """
+
+    def __init__(self, message: str, *, requested: int | None = None, tools: Sequence[Any] = ()):
+        self.requested = requested
+        self.tools = list(tools)
+        super().__init__(message)
