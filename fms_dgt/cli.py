@@ -1,0 +1,160 @@
+"""The ``fms-dgt`` command line.
+
+::
+
+    fms-dgt tools list SOURCE [--namespace NS] [--json]
+    fms-dgt tools show SOURCE QUALIFIED_NAME
+    fms-dgt tools validate SOURCE [--strict]
+    fms-dgt run CONFIG
+
+SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
+message, not a traceback, and exit with status 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fms_dgt.errors import DGTError, LoadError
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fms-dgt", description="Synthetic tool-calling data.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    tools = commands.add_parser("tools", help="inspect tool sources").add_subparsers(
+        dest="tools_command", required=True
+    )
+    listing = tools.add_parser("list", help="list the tools of a config or tool file")
+    listing.add_argument("source")
+    listing.add_argument("--namespace", help="only this namespace")
+    listing.add_argument("--json", action="store_true", help="print a JSON array of tools")
+    show = tools.add_parser("show", help="print one tool as JSON")
+    show.add_argument("source")
+    show.add_argument("qualified_name")
+    validate = tools.add_parser("validate", help="load a source and report every problem")
+    validate.add_argument("source")
+    validate.add_argument("--strict", action="store_true", help="warnings also fail")
+    run = commands.add_parser("run", help="run the job of a config (today: load and summarise)")
+    run.add_argument("config")
+    return parser
+
+
+def _is_config(path: Path) -> bool:
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    from fms_dgt.io import read_document
+
+    docs = read_document(path)
+    return (
+        len(docs) == 1
+        and isinstance(docs[0], dict)
+        and isinstance(docs[0].get("tools"), dict)
+        and "registry" in docs[0]["tools"]
+    )
+
+
+def _registry(source: str) -> Any:
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    path = Path(source)
+    if not path.exists():
+        raise LoadError("source not found: give a config or tool file that exists", source=source)
+    if _is_config(path):
+        return ToolRegistry.from_config(path)
+    return ToolRegistry.from_file(path)
+
+
+def _tool_json(tool: Any) -> dict[str, Any]:
+    return {"qualified_name": tool.qualified_name, "fingerprint": tool.fingerprint, **tool.to_dict()}
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    with _registry(args.source) as registry:
+        tools = registry.tools(args.namespace)
+        if args.json:
+            print(json.dumps([_tool_json(t) for t in tools], indent=2, ensure_ascii=False))
+            return 0
+        for tool in tools:
+            summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
+            print(f"{tool.qualified_name}  {summary[:80]}")
+        print(f"{len(tools)} tools", file=sys.stderr)
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    with _registry(args.source) as registry:
+        tools = registry.overloads(args.qualified_name)
+        payload: Any = _tool_json(tools[0]) if len(tools) == 1 else [_tool_json(t) for t in tools]
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        registry = _registry(args.source)
+    except LoadError as exc:
+        for problem in exc.problems or [exc]:
+            print(f"error: {problem}")
+        print(f"FAILED: {len(exc.problems) or 1} error(s) in {args.source}")
+        return 1
+    with registry:
+        problems = [p for loader in registry.loaders for p in loader.report.problems]
+        for problem in problems:
+            print(problem)
+        folded = sum(loader.report.folded for loader in registry.loaders)
+        failing = [p for p in problems if p.severity != "warning" or args.strict]
+        status = "FAILED" if failing else "OK"
+        print(
+            f"{status}: {len(registry)} tools in {len(registry.namespaces())} namespaces, "
+            f"{len(problems)} problem(s), {folded} repeated definition(s) folded"
+        )
+    return 1 if failing else 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    with _registry(args.config) as registry:
+        print(
+            f"registry from {args.config}: {len(registry)} tools in {len(registry.namespaces())} namespaces"
+        )
+        for namespace in registry.namespaces():
+            tools = registry.tools(namespace)
+            with_outputs = sum(1 for t in tools if t.output_parameters)
+            route = registry.engine_routes.get(namespace, "-")
+            print(
+                f"  {namespace:<24} {len(tools):>6} tools  {with_outputs:>6} with output "
+                f"schemas  engine: {route}"
+            )
+        for loader in registry.loaders:
+            report = loader.report
+            if report.problems or report.folded:
+                print(f"  {report.source}: {len(report.problems)} problem(s), {report.folded} folded")
+        if registry.artifacts:
+            print(f"  artifacts: {', '.join(sorted(registry.artifacts))}")
+    return 0
+
+
+_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "validate": _cmd_validate}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fms-dgt`` console script; returns the exit status."""
+    args = _parser().parse_args(argv)
+    handler = _cmd_run if args.command == "run" else _COMMANDS[args.tools_command]
+    try:
+        return handler(args)
+    except DGTError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

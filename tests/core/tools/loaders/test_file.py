@@ -1,0 +1,302 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from fms_dgt.core.tools.loaders.file import FileToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import DuplicateToolError, LoadError
+from fms_dgt.io import HAS_LIBYAML, StrictYAMLLoader
+
+PARAMS = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+def _write(tmp_path: Path, name: str, content: Any) -> Path:
+    path = tmp_path / name
+    if isinstance(content, str):
+        path.write_text(content)
+    elif name.endswith(".jsonl"):
+        path.write_text("\n".join(json.dumps(c) for c in content))
+    elif name.endswith(".json"):
+        path.write_text(json.dumps(content))
+    else:
+        path.write_text(yaml.safe_dump(content))
+    return path
+
+
+def _names(path: Path, namespace: str | None = None) -> list[str]:
+    return [t.qualified_name for t in FileToolLoader(path, namespace=namespace).load()]
+
+
+def test_shape_namespace_lists_reads_every_key(tmp_path: Path) -> None:
+    path = _write(tmp_path, "a.yaml", {"one": [{"name": "a"}], "two": [{"name": "b"}, {"name": "c"}]})
+    assert _names(path) == ["one::a", "two::b", "two::c"]
+
+
+def test_shape_bare_list_and_map_by_name(tmp_path: Path) -> None:
+    assert _names(_write(tmp_path, "l.json", [{"name": "a", "parameters": PARAMS}])) == ["default::a"]
+    keyed = _write(
+        tmp_path,
+        "k.yaml",
+        {
+            "alpha": {"description": "x", "parameters": PARAMS},
+            "beta": {"name": "beta_tool", "description": "y"},
+        },
+    )
+    assert _names(keyed, "ns") == ["ns::alpha", "ns::beta_tool"]
+
+
+def test_shape_namespace_and_tools(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "t.yaml",
+        {"namespace": "files", "tools": [{"name": "a"}, {"name": "b", "namespace": "own"}]},
+    )
+    assert _names(path) == ["files::a", "own::b"]
+    # Namespace precedence: tool's own key > constructor argument > file's namespace > default.
+    assert _names(path, "arg") == ["arg::a", "own::b"]
+
+
+def test_shape_openai_tools(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "o.json",
+        [{"type": "function", "function": {"name": "f", "description": "d", "parameters": PARAMS}}],
+    )
+    tool = FileToolLoader(path).load()[0]
+    assert tool.qualified_name == "default::f" and tool.parameters == PARAMS
+
+
+def test_dataset_records_fold_repeats_and_warn_on_annotation_conflicts(tmp_path: Path) -> None:
+    same = {"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {}}}
+    other_words = {**same, "description": "other words"}
+    overload = {"name": "f", "parameters": {"type": "dict", "properties": {"x": {"type": "int"}}}}
+    records = [
+        {"id": "r1", "question": "?", "function": [same]},
+        {"id": "r2", "question": "?", "function": [same, overload]},
+        {"id": "r3", "question": "?", "function": [other_words]},
+    ]
+    path = _write(tmp_path, "d.jsonl", records)
+    loader = FileToolLoader(path)
+    tools = loader.load()
+    assert [t.description for t in tools] == ["d", ""]
+    assert loader.report.folded == 1
+    [warning] = loader.report.warnings
+    assert "record id=r3" in warning.message and "record id=r1" in warning.message
+    assert warning.pointer == "/2/function/0"
+    with pytest.raises(LoadError, match="repeats the input schema"):
+        FileToolLoader(path, on_conflict="error").load()
+
+
+def test_plain_files_do_not_fold_duplicates(tmp_path: Path) -> None:
+    path = _write(tmp_path, "dup.yaml", {"ns": [{"name": "a"}, {"name": "a", "description": "x"}]})
+    with pytest.raises(DuplicateToolError, match=r"dup.yaml#/ns/0.*dup.yaml#/ns/1"):
+        ToolRegistry.from_file(path)
+
+
+def test_rapidapi_records(tmp_path: Path) -> None:
+    record = {
+        "query": "q",
+        "query_id": 7,
+        "api_list": [
+            {
+                "category_name": "Data",
+                "tool_name": "Geo DB",
+                "api_name": "City Details",
+                "api_description": "Details.",
+                "method": "GET",
+                "required_parameters": [{"name": "id", "type": "STRING", "description": "City id"}],
+                "optional_parameters": [{"name": "lang", "type": "ENUM", "default": "en"}],
+                "template_response": {"name": "str", "population": "int", "loc": {"lat": "float"}},
+            }
+        ],
+    }
+    tool = FileToolLoader(_write(tmp_path, "tb.json", [record])).load()[0]
+    assert tool.name == "city_details_for_geo_db"
+    assert tool.parameters["required"] == ["id"]
+    assert tool.parameters["properties"]["id"]["type"] == "string"
+    assert "type" not in tool.parameters["properties"]["lang"]
+    assert tool.output_parameters["properties"]["loc"]["properties"]["lat"] == {"type": "number"}
+    assert tool.metadata["extra"]["rapidapi"]["tool_name"] == "Geo DB"
+
+
+def test_flat_parameter_maps_under_other_keys(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "n.json",
+        [
+            {
+                "name": "search",
+                "host": "h",
+                "query_parameters": {"q": {"type": "String", "required": True}},
+                "path_parameters": {"id": {"type": "Number", "required": True}},
+                "output_parameters": {"hits": {"type": "Array", "items": {"type": "Object"}}},
+            }
+        ],
+    )
+    tool = FileToolLoader(path).load()[0]
+    assert tool.parameters["properties"] == {"q": {"type": "string"}, "id": {"type": "number"}}
+    assert tool.parameters["required"] == ["q", "id"]
+    assert tool.output_parameters["properties"]["hits"] == {"type": "array", "items": {"type": "object"}}
+    assert tool.metadata["parameter_locations"] == {"q": "query", "id": "path"}
+    assert tool.metadata["extra"] == {"host": "h"}
+    assert tool.metadata["normalised"]
+
+
+def test_manifest_keeps_execution_settings(tmp_path: Path) -> None:
+    text = """
+apiVersion: tools.fms-dgt/v1
+kind: Tool
+metadata: {name: echo, namespace: util}
+spec:
+  description: Echo.
+  input_schema: {type: object, properties: {text: {type: string}}}
+  output_schema: {type: object, properties: {text: {type: string}}}
+  mode: mock
+  mock_template: "{{text}}"
+  timeout_ms: 500
+---
+apiVersion: tools.fms-dgt/v1
+kind: Tool
+metadata: {name: ping}
+spec: {description: Ping.}
+"""
+    tools = FileToolLoader(_write(tmp_path, "m.yaml", text)).load()
+    assert [t.qualified_name for t in tools] == ["util::echo", "default::ping"]
+    assert tools[0].metadata["mode"] == "mock" and tools[0].metadata["timeout_ms"] == 500
+    assert tools[0].output_parameters["properties"]["text"] == {"type": "string"}
+
+
+def test_invalid_yaml_names_file_and_line(tmp_path: Path) -> None:
+    path = _write(tmp_path, "bad.yaml", "ns:\n  - name: a\n    parameters: {type: object\n")
+    with pytest.raises(LoadError) as info:
+        FileToolLoader(path).load()
+    assert info.value.line is not None and info.value.line >= 3
+    assert f"{path}:{info.value.line}" in str(info.value)
+
+
+def test_invalid_json_and_jsonl_name_the_line(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match=r"bad.json:3"):
+        FileToolLoader(_write(tmp_path, "bad.json", '[\n {"name": "a"},\n {"name": }\n]')).load()
+    with pytest.raises(LoadError, match=r"bad.jsonl:2"):
+        FileToolLoader(_write(tmp_path, "bad.jsonl", '{"name": "a"}\n{oops}\n')).load()
+
+
+def test_duplicate_yaml_keys_are_errors(tmp_path: Path) -> None:
+    path = _write(tmp_path, "d.yaml", "ns:\n  - name: a\n    description: one\n    description: two\n")
+    with pytest.raises(LoadError, match=r"duplicate key 'description' \(first at line 3\)") as info:
+        FileToolLoader(path).load()
+    assert info.value.line == 4
+    merged = "base: &b {name: a, description: x}\nns:\n  - <<: *b\n    description: y\n"
+    assert yaml.load(merged, Loader=StrictYAMLLoader)["ns"][0]["description"] == "y"
+
+
+def test_every_bad_tool_is_reported_with_its_index(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "b.json",
+        [
+            {"name": "ok"},
+            {"description": "no name"},
+            {"name": "arr", "parameters": {"type": "array"}},
+            {"name": "str", "parameters": "not a schema"},
+        ],
+    )
+    with pytest.raises(LoadError) as info:
+        FileToolLoader(path).load()
+    pointers = [p.pointer for p in info.value.problems]
+    assert pointers == ["/1", "/2", "/3"]
+    assert "tool without a name" in str(info.value.problems[0])
+    assert "not an object schema" in str(info.value.problems[1])
+
+
+def test_empty_and_wrong_files_are_errors_not_empty_registries(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="not found"):
+        FileToolLoader(tmp_path / "missing.yaml").load()
+    with pytest.raises(LoadError, match="unsupported tool file type"):
+        FileToolLoader(_write(tmp_path, "t.txt", "x")).load()
+    with pytest.raises(LoadError, match="expected a list or mapping"):
+        FileToolLoader(_write(tmp_path, "s.yaml", "just a string\n")).load()
+
+
+def test_libyaml_is_used_when_available() -> None:
+    assert hasattr(yaml, "CSafeLoader") == HAS_LIBYAML
+    if HAS_LIBYAML:
+        assert issubclass(StrictYAMLLoader, yaml.CSafeLoader)
+
+
+# ---------------------------------------------------------------- the real-world corpus
+
+
+def _entries(path: Path) -> int:
+    """Tool definitions in a dataset file, counted independently of the loader."""
+    text = path.read_text()
+    try:
+        docs = [json.loads(text)]
+    except json.JSONDecodeError:
+        docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if len(docs) == 1 and isinstance(docs[0], list):
+        docs = docs[0]
+    count = 0
+    for doc in docs:
+        listed = doc.get("function", doc.get("api_list"))
+        count += len(listed) if isinstance(listed, list) else 1
+    return count
+
+
+CORPUS_COUNTS = {
+    "api-bank/openai_tools.json": 67,
+    "api-bank/tool_catalog.json": 67,
+    "bfcl/BFCL_v4_multiple.json": 470,
+    "bfcl/BFCL_v4_simple_python.json": 396,
+    "nestful/executable-spec.json": 39,
+    "toolbench/G1_query.json": 12,
+    "toolmind/APIGen-MT-5k-query_tools.yaml": 26,
+    "toolmind/glaive-function-calling-v2-query_tools.yaml": 959,
+    "toolmind/When2Call-query_tools.yaml": 3448,
+}
+
+
+@pytest.mark.parametrize("relative", sorted(CORPUS_COUNTS))
+def test_corpus_toolsets_load_with_expected_counts(corpus: Path, relative: str) -> None:
+    path = corpus / "toolsets" / relative
+    loader = FileToolLoader(path)
+    tools = ToolRegistry.from_loaders([loader]).tools()
+    assert len(tools) == CORPUS_COUNTS[relative]
+    if path.suffix == ".json":
+        conflicts = len(loader.report.warnings)
+        assert len(tools) + loader.report.folded + conflicts == _entries(path)
+    else:
+        assert len(tools) == len(yaml.load(path.read_text(), Loader=yaml.CSafeLoader))
+    for tool in tools:
+        Draft202012Validator.check_schema(tool.parameters)
+        Draft202012Validator.check_schema(tool.output_parameters)
+        assert tool.parameters["type"] == "object"
+
+
+def test_every_bfcl_multi_turn_file_loads_with_response_schemas(corpus: Path) -> None:
+    files = sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json"))
+    assert files
+    for path in files:
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        tools = FileToolLoader(path).load()
+        assert [t.name for t in tools] == [line["name"] for line in lines]
+        with_response = [t for t, line in zip(tools, lines, strict=True) if line.get("response")]
+        assert all(t.output_parameters for t in with_response)
+        for tool in tools:
+            Draft202012Validator.check_schema(tool.parameters)
+            Draft202012Validator.check_schema(tool.output_parameters)
+
+
+def test_every_corpus_toolset_file_is_covered(corpus: Path) -> None:
+    files = {
+        str(p.relative_to(corpus / "toolsets"))
+        for p in (corpus / "toolsets").rglob("*")
+        if p.suffix in (".json", ".yaml", ".jsonl") and "multi_turn" not in str(p)
+    }
+    assert files == set(CORPUS_COUNTS)

@@ -1,0 +1,311 @@
+from __future__ import annotations
+
+import copy
+import itertools
+import random
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from fms_dgt.core.tools.schema import (
+    CompiledValidator,
+    fingerprint,
+    get_validator,
+    is_flat_parameter_map,
+    normalise_parameters,
+    type_from_name,
+)
+
+
+def _norm(raw: Any) -> dict[str, Any]:
+    schema, _ = normalise_parameters(raw)
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("dialect", "expected"),
+    [
+        ("dict", "object"),
+        ("float", "number"),
+        ("tuple", "array"),
+        ("str", "string"),
+        ("int", "integer"),
+        ("bool", "boolean"),
+        ("list", "array"),
+        ("STRING", "string"),
+        ("NUMBER", "number"),
+        ("String", "string"),
+        ("HashMap", "object"),
+        ("ArrayList", "array"),
+        ("long", "integer"),
+        ("double", "number"),
+        ("Boolean", "boolean"),
+        ("Object", "object"),
+    ],
+)
+def test_dialect_type_names(dialect: str, expected: str) -> None:
+    schema = _norm({"type": "object", "properties": {"p": {"type": dialect}}})
+    assert schema["properties"]["p"]["type"] == expected
+
+
+@pytest.mark.parametrize("dialect", ["any", "", "json", "Enum", "who knows"])
+def test_any_and_unknown_types_mean_no_constraint(dialect: str) -> None:
+    schema, notes = normalise_parameters({"type": "object", "properties": {"p": {"type": dialect}}})
+    assert "type" not in schema["properties"]["p"]
+    assert any("/properties/p/type" in n for n in notes)
+
+
+def test_parametrised_python_and_java_types() -> None:
+    assert type_from_name("list(str)")[0] == {"type": "array", "items": {"type": "string"}}
+    assert type_from_name("List[int]")[0] == {"type": "array", "items": {"type": "integer"}}
+    assert type_from_name("ArrayList<String>")[0] == {"type": "array", "items": {"type": "string"}}
+    assert type_from_name("Dict[str, float]")[0] == {
+        "type": "object",
+        "additionalProperties": {"type": "number"},
+    }
+    assert type_from_name("Optional[int]")[0] == {"type": ["integer", "null"]}
+    assert type_from_name("str | None")[0] == {"type": ["string", "null"]}
+    assert type_from_name("Date (yyyy-mm-dd)") == ({"type": "string"}, True)
+
+
+def test_missing_type_stays_unconstrained_below_the_root() -> None:
+    schema = _norm({"type": "dict", "properties": {"p": {"description": "anything"}}})
+    assert schema == {"type": "object", "properties": {"p": {"description": "anything"}}}
+
+
+def test_per_parameter_required_flags_become_a_list() -> None:
+    schema = _norm(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "required": True},
+                "b": {"type": "string", "required": False},
+                "c": {"type": "string", "required": True},
+            },
+        }
+    )
+    assert schema["required"] == ["a", "c"]
+    assert all("required" not in p for p in schema["properties"].values())
+
+
+def test_optional_list_and_optional_flags() -> None:
+    schema = _norm({"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "optional": ["b"]})
+    assert schema["required"] == ["a", "c"]
+    schema = _norm(
+        {"type": "object", "required": ["a", "b"], "properties": {"a": {}, "b": {"optional": True}}}
+    )
+    assert schema["required"] == ["a"]
+
+
+def test_required_null_and_string_required() -> None:
+    assert "required" not in _norm({"type": "object", "properties": {}, "required": None})
+    assert _norm({"type": "object", "properties": {"a": {}}, "required": "a"})["required"] == ["a"]
+
+
+def test_allowed_values_become_enum() -> None:
+    schema = _norm({"type": "object", "properties": {"u": {"type": "str", "allowed_values": ["c", "f"]}}})
+    assert schema["properties"]["u"] == {"type": "string", "enum": ["c", "f"]}
+
+
+def test_nullable_and_boolean_exclusive_bounds() -> None:
+    schema = _norm(
+        {
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "nullable": True, "minimum": 0, "exclusiveMinimum": True}
+            },
+        }
+    )
+    assert schema["properties"]["n"] == {"type": ["integer", "null"], "exclusiveMinimum": 0}
+
+
+def test_invalid_keyword_values_are_repaired_or_dropped() -> None:
+    schema = _norm(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string", "minLength": "2", "maxLength": -1, "pattern": "(", "enum": "x"},
+                "b": {"type": "array", "items": ["string", {"type": "int"}]},
+                "c": "str",
+                "d": {"type": "number", "description": ["not", "text"], "minimum": "abc"},
+            },
+        }
+    )
+    props = schema["properties"]
+    assert props["a"] == {"type": "string", "minLength": 2, "enum": ["x"]}
+    assert props["b"]["prefixItems"] == [{"type": "string"}, {"type": "integer"}]
+    assert props["c"] == {"type": "string"}
+    assert props["d"] == {"type": "number", "description": '["not", "text"]'}
+
+
+def test_flat_maps_become_object_schemas() -> None:
+    flat = {"city": {"type": "str", "description": "City", "required": True}, "days": {"type": "int"}}
+    assert is_flat_parameter_map(flat)
+    schema = _norm(flat)
+    assert schema == {
+        "type": "object",
+        "required": ["city"],
+        "properties": {"city": {"type": "string", "description": "City"}, "days": {"type": "integer"}},
+    }
+    # A flat map with a parameter literally named "properties" or "type" is still a flat map.
+    assert is_flat_parameter_map({"type": {"type": "string"}, "properties": {"type": "string"}})
+    assert not is_flat_parameter_map({"type": "object", "properties": {"type": {"type": "string"}}})
+
+
+def test_draft07_dialect_is_translated() -> None:
+    schema, notes = normalise_parameters(
+        {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "dependencies": {"a": ["b"]},
+        }
+    )
+    assert "$schema" not in schema
+    assert schema["dependentRequired"] == {"a": ["b"]}
+    Draft202012Validator.check_schema(schema)
+    assert notes
+
+
+def test_normalisation_does_not_mutate_its_input() -> None:
+    raw = {"type": "dict", "properties": {"a": {"type": "float", "required": True}}}
+    before = copy.deepcopy(raw)
+    normalise_parameters(raw)
+    assert raw == before
+
+
+# ---------------------------------------------------------------- fingerprints
+
+BASE = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "description": "City"},
+        "units": {"type": "string", "enum": ["c", "f"], "default": "c"},
+    },
+    "required": ["city", "units"],
+}
+
+
+def test_fingerprint_ignores_order_and_annotations() -> None:
+    reordered = {
+        "required": ["units", "city"],
+        "properties": {
+            "units": {"enum": ["f", "c"], "type": "string", "title": "Units"},
+            "city": {"type": "string", "examples": ["Paris"], "$comment": "x"},
+        },
+        "type": "object",
+        "description": "another description",
+    }
+    assert fingerprint(reordered) == fingerprint(BASE)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s: s["properties"]["city"].update(type="integer"),
+        lambda s: s["required"].remove("units"),
+        lambda s: s["properties"]["units"]["enum"].append("k"),
+        lambda s: s.update(additionalProperties=False),
+        lambda s: s["properties"].update(extra={"type": "string"}),
+        lambda s: s["properties"]["city"].update(minLength=1),
+    ],
+)
+def test_fingerprint_changes_when_validation_changes(change: Any) -> None:
+    changed = copy.deepcopy(BASE)
+    change(changed)
+    assert fingerprint(changed) != fingerprint(BASE)
+
+
+def test_property_named_like_an_annotation_still_counts() -> None:
+    with_description_param = copy.deepcopy(BASE)
+    with_description_param["properties"]["description"] = {"type": "string"}
+    assert fingerprint(with_description_param) != fingerprint(BASE)
+
+
+# ---------------------------------------------------------------- validators
+
+SCHEMAS: list[dict[str, Any]] = [
+    BASE,
+    {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 1, "exclusiveMaximum": 10},
+            "xs": {"type": "array", "items": {"type": "number"}, "maxItems": 2},
+        },
+        "additionalProperties": False,
+    },
+    {
+        "type": "object",
+        "properties": {
+            "s": {"type": "string", "pattern": "^a", "maxLength": 3},
+            "u": {"anyOf": [{"type": "null"}, {"type": "boolean"}]},
+            "c": {"const": 1},
+        },
+    },
+    {
+        "type": "object",
+        "properties": {
+            "o": {"type": "object", "required": ["k"], "additionalProperties": {"type": "string"}}
+        },
+    },
+]
+VALUES = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    1.0,
+    1.5,
+    10,
+    -3,
+    "",
+    "a",
+    "abcd",
+    "b",
+    [],
+    [1, 2],
+    [1, 2, 3],
+    ["x"],
+    {},
+    {"k": "v"},
+    {"k": 1},
+    "c",
+    "f",
+]
+
+
+def _instances(schema: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    names = [*schema.get("properties", {}), "zzz"]
+    out = []
+    for _ in range(300):
+        keys = rng.sample(names, rng.randint(0, len(names)))
+        out.append({k: rng.choice(VALUES) for k in keys})
+    return out
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+def test_compiled_validator_agrees_with_jsonschema(schema: dict[str, Any]) -> None:
+    rng = random.Random(7)
+    compiled = CompiledValidator(schema)
+    assert compiled._fast is not None
+    reference = Draft202012Validator(schema)
+    for instance in itertools.chain(_instances(schema, rng), [[], "x", None]):
+        assert compiled.is_valid(instance) == reference.is_valid(instance), instance
+
+
+def test_unsupported_keywords_fall_back_to_jsonschema() -> None:
+    schema = {"type": "object", "patternProperties": {"^x": {"type": "integer"}}}
+    compiled = CompiledValidator(schema)
+    assert compiled._fast is None
+    assert compiled.is_valid({"x1": 1}) and not compiled.is_valid({"x1": "a"})
+
+
+def test_validators_are_cached_by_fingerprint_and_explain() -> None:
+    reordered = {"required": ["units", "city"], "type": "object", "properties": BASE["properties"]}
+    assert get_validator(BASE) is get_validator(reordered)
+    reason = get_validator(BASE).explain({"city": 3, "units": "c"})
+    assert reason is not None and "3 is not of type 'string'" in reason and "/city" in reason
+    assert get_validator(BASE).explain({"city": "x", "units": "c"}) is None

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fms_dgt.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = str(REPO / "configs" / "demo.yaml")
+
+
+def test_list_json_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tools", "list", DEMO, "--json", "--namespace", "weather_api"]) == 0
+    tools = json.loads(capsys.readouterr().out)
+    assert {t["qualified_name"] for t in tools} == {
+        "weather_api::geocode_city",
+        "weather_api::get_weather",
+        "weather_api::get_forecast",
+    }
+    assert set(tools[0]) >= {
+        "qualified_name",
+        "name",
+        "namespace",
+        "description",
+        "parameters",
+        "output_parameters",
+        "metadata",
+    }
+
+
+def test_show_prints_overloads_and_unknown_names_fail(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tools", "show", DEMO, "weather_api::get_weather"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+    assert main(["tools", "show", DEMO, "weather_api::nope"]) == 1
+    assert "unknown tool 'weather_api::nope'" in capsys.readouterr().err
+
+
+def test_validate_reports_every_problem_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"description": "x"}, {"name": "a", "parameters": {"type": "string"}}]))
+    assert main(["tools", "validate", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("error:") == 2 and "at /0" in out and "at /1" in out
+    assert main(["tools", "validate", DEMO]) == 0
+
+
+def test_validate_strict_fails_on_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "r.jsonl"
+    records.write_text(
+        "\n".join(json.dumps({"id": i, "function": [{"name": "f", "description": str(i)}]}) for i in range(2))
+    )
+    assert main(["tools", "validate", str(records)]) == 0
+    assert main(["tools", "validate", str(records), "--strict"]) == 1
+    assert "kept the first" in capsys.readouterr().out
+
+
+def test_console_script_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "fms_dgt.cli", "tools", "list", str(tmp_path / "missing.yaml")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr and "source not found" in result.stderr
+
+
+def test_run_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", DEMO]) == 0
+    out = capsys.readouterr().out
+    assert "tools in" in out and "weather_api" in out
