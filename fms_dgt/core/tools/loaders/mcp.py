@@ -1,0 +1,329 @@
+"""The ``mcp`` loader: the tools of an MCP server (stdio, SSE or streamable HTTP).
+
+Example::
+
+    tools:
+      registry:
+        - type: mcp
+          server: weather                 # connection name; default namespace
+          transport: stdio
+          command: python
+          args: [servers/weather.py]
+        - type: mcp
+          server: search
+          transport: streamable_http
+          url: https://search.example.com/mcp
+          headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
+
+The loader reads every page of ``tools/list`` (following ``nextCursor``) and turns each MCP tool
+into a :class:`~fms_dgt.core.tools.data_objects.Tool`: ``inputSchema`` becomes ``parameters``
+(normalised to Draft 2020-12), ``outputSchema`` becomes ``output_parameters``, and ``title``,
+``annotations``, ``icons`` and ``_meta`` are kept in ``metadata`` with the server's name, which the
+``mcp`` engine uses to find the same live session.
+
+The loader is stateful: its session (shared through the connection registry of
+:mod:`fms_dgt.core.tools.mcp_client`) stays open between loads, so ``refresh()`` reuses it. When the
+server announces ``notifications/tools/list_changed`` the loader sets :attr:`~ToolLoader.stale`;
+with ``auto_refresh: true`` it also refreshes the registry it is bound to (:meth:`bind_registry`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.loaders.base import ToolLoader
+from fms_dgt.core.tools.mcp_client import MCPClient, MCPClientError, MCPServerSpec, open_connection
+from fms_dgt.core.tools.schema import normalise_parameters
+from fms_dgt.errors import ConfigError, DGTError, LoadError, ToolDefinitionError
+from fms_dgt.plugins import register_tool_loader
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["MCPToolLoader"]
+
+log = logging.getLogger(__name__)
+
+#: Metadata keys copied from an MCP tool definition (wire name -> metadata key).
+_KEPT_FIELDS = {"title": "title", "annotations": "annotations", "icons": "icons", "_meta": "meta"}
+
+
+@register_tool_loader("mcp")
+class MCPToolLoader(ToolLoader):
+    """Load the tools an MCP server lists.
+
+    Args:
+        server: the server's name: key of the shared connection, default namespace, and
+            ``metadata["server"]`` of its tools.
+        transport: ``stdio`` (default), ``sse`` or ``streamable_http`` (alias ``http``).
+        command: executable to start (stdio); ``python`` means the interpreter running fms_dgt.
+        args: its arguments (stdio).
+        env: extra environment variables for the server process (stdio).
+        cwd: working directory of the server process (stdio); relative paths in a config resolve
+            against the config file's folder.
+        url: endpoint (sse: the event-stream URL such as ``http://host/sse``; streamable_http:
+            ``http://host/mcp``).
+        headers: HTTP headers (sse, streamable_http). Values may use ``${VAR}``; they are resolved
+            from the environment when connecting, so tokens stay out of files.
+        namespace: namespace of the tools (default: ``server``).
+        connect_timeout: seconds to start or reach the server and finish the handshake.
+        list_timeout: seconds for one ``tools/list`` page.
+        call_timeout: seconds for one ``tools/call`` (used by the ``mcp`` engine).
+        reconnect_attempts: reconnects tried after the connection dropped, before giving up.
+        reconnect_backoff: first delay between reconnect attempts (doubles each time).
+        protocol: ``auto`` (negotiate; default) or ``legacy`` (initialize handshake only).
+        auto_refresh: when the server says its tools changed, refresh the bound registry
+            automatically (otherwise only :attr:`stale` is set).
+        max_pages: upper bound on ``tools/list`` pages, a guard against endless pagination.
+    """
+
+    path_keys = ("cwd",)
+
+    def __init__(
+        self,
+        *,
+        server: str,
+        transport: str = "stdio",
+        command: str | None = None,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        namespace: str | None = None,
+        connect_timeout: float = 30.0,
+        list_timeout: float = 30.0,
+        call_timeout: float = 60.0,
+        reconnect_attempts: int = 3,
+        reconnect_backoff: float = 0.5,
+        protocol: str = "auto",
+        auto_refresh: bool = False,
+        max_pages: int = 1000,
+    ) -> None:
+        _check_strings(server, args, env, headers)
+        self.spec = MCPServerSpec(
+            name=server,
+            transport=transport,
+            command=command,
+            args=tuple(args),
+            env=dict(env) if env else None,
+            cwd=cwd,
+            url=url,
+            headers=dict(headers) if headers else None,
+            connect_timeout=connect_timeout,
+            list_timeout=list_timeout,
+            call_timeout=call_timeout,
+            reconnect_attempts=reconnect_attempts,
+            reconnect_backoff=reconnect_backoff,
+            protocol=protocol,
+        )
+        self.auto_refresh = auto_refresh
+        self.max_pages = max_pages
+        self._client: MCPClient | None = None
+        self._remove_listener: Callable[[], None] | None = None
+        self._on_stale: Callable[[], None] | None = None
+        self._lock = threading.Lock()
+        super().__init__(namespace=namespace or server)
+
+    @property
+    def server(self) -> str:
+        """The server's name."""
+        return self.spec.name
+
+    @property
+    def client(self) -> MCPClient | None:
+        """The shared client while the loader holds it (after the first load, until close)."""
+        return self._client
+
+    def describe(self) -> str:
+        return f"mcp server {self.spec.describe()}"
+
+    # ------------------------------------------------------------------ loading
+
+    def load(self) -> list[Tool]:
+        """List every tool of the server (all pages) and convert them.
+
+        Raises:
+            LoadError: the server cannot be reached, a request failed or timed out, pagination
+                does not advance, or a tool definition is invalid.
+        """
+        report = self._new_report()
+        client = self._connect()
+        tools: list[Tool] = []
+        for index, raw in enumerate(self._list_all(client)):
+            tool = self._convert(raw, index)
+            if tool is not None:
+                tools.append(tool)
+        report.tools = len(tools)
+        return tools
+
+    def _connect(self) -> MCPClient:
+        with self._lock:
+            if self._client is None:
+                try:
+                    self._client = open_connection(self.spec)
+                except ConfigError as exc:
+                    raise LoadError(str(exc), source=self.spec.name) from exc
+                self._remove_listener = self._client.add_listener(self._tools_changed)
+            return self._client
+
+    def _list_all(self, client: MCPClient) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(self.max_pages):
+            page = self._page(client, cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+            if cursor in seen:
+                raise self._error(
+                    f"pagination does not advance: the server returned cursor {cursor!r} again after "
+                    f"{len(seen) + 1} pages. The server's tools/list paging is broken; fix the server"
+                )
+            seen.add(cursor)
+        raise self._error(
+            f"pagination did not end within max_pages={self.max_pages} pages of tools/list. Raise "
+            "`max_pages` if the server really has that many pages"
+        )
+
+    def _page(self, client: MCPClient, cursor: str | None) -> Any:
+        try:
+            return client.list_tools_page(cursor)
+        except MCPClientError as exc:
+            raise LoadError(str(exc), source=self.spec.name) from exc
+
+    def _error(self, message: str, pointer: str | None = None) -> LoadError:
+        return LoadError(
+            f"cannot load tools from MCP server {self.spec.name!r}: {message}",
+            source=self.spec.name,
+            pointer=pointer,
+        )
+
+    # ------------------------------------------------------------------ conversion
+
+    def _convert(self, raw: Mapping[str, Any], index: int) -> Tool | None:
+        pointer = f"/tools/{index}"
+        name = raw.get("name")
+        try:
+            return self._build(raw, pointer)
+        except ToolDefinitionError as exc:
+            message = f"MCP tool {name!r} of server {self.spec.name!r} skipped: {exc}"
+            log.warning(message)
+            self.report.skip(message, pointer=pointer)
+            return None
+
+    def _build(self, raw: Mapping[str, Any], pointer: str) -> Tool:
+        name = raw.get("name")
+        if not isinstance(name, str):
+            raise ToolDefinitionError(f"the tool has no name (got {name!r})")
+        parameters, notes = normalise_parameters(raw.get("inputSchema"), f"{pointer}/inputSchema")
+        output: dict[str, Any] = {}
+        if raw.get("outputSchema"):
+            output, out_notes = normalise_parameters(raw["outputSchema"], f"{pointer}/outputSchema")
+            notes = [*notes, *out_notes]
+        return Tool(
+            name,
+            self.namespace or self.spec.name,
+            description=str(raw.get("description") or ""),
+            parameters=parameters,
+            output_parameters=output,
+            metadata=self._metadata(raw, pointer, notes),
+        )
+
+    def _metadata(self, raw: Mapping[str, Any], pointer: str, notes: list[str]) -> dict[str, Any]:
+        metadata: dict[str, Any] = {
+            "kind": "mcp",
+            "server": self.spec.name,
+            "transport": self.spec.transport,
+            "source": f"mcp:{self.spec.name}#{pointer}",
+        }
+        for wire_key, key in _KEPT_FIELDS.items():
+            if raw.get(wire_key) is not None:
+                metadata[key] = raw[wire_key]
+        if notes:
+            metadata["normalised"] = notes
+        return metadata
+
+    # ------------------------------------------------------------------ change notifications
+
+    def bind_registry(self, registry: ToolRegistry) -> None:
+        """Refresh ``registry`` when this server's tools change (if ``auto_refresh`` is on).
+
+        The registry calls this for its loaders (see the report on the core hook); it may also be
+        called directly.
+        """
+        if self.auto_refresh:
+            self._on_stale = _Refresher(registry).request
+
+    def _tools_changed(self) -> None:
+        self.stale = True
+        callback = self._on_stale
+        if callback is not None:
+            callback()
+
+    # ------------------------------------------------------------------ lifetime
+
+    def close(self) -> None:
+        """Release the shared session (it closes when no loader or engine holds it)."""
+        with self._lock:
+            client, self._client = self._client, None
+            remove, self._remove_listener = self._remove_listener, None
+        if remove is not None:
+            remove()
+        if client is not None:
+            client.release()
+
+
+class _Refresher:
+    """Runs ``registry.refresh()`` off the notifying thread, coalescing bursts of notifications."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self._registry = registry
+        self._pending = threading.Event()
+        self._running = threading.Lock()
+
+    def request(self) -> None:
+        self._pending.set()
+        if self._running.acquire(blocking=False):
+            threading.Thread(target=self._loop, name="mcp-auto-refresh", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                while self._pending.is_set():
+                    self._pending.clear()
+                    self._refresh_once()
+            finally:
+                self._running.release()
+            # A request that arrived while the lock was being released must not be lost.
+            if not self._pending.is_set() or not self._running.acquire(blocking=False):
+                return
+
+    def _refresh_once(self) -> None:
+        try:
+            report = self._registry.refresh()
+        except DGTError as exc:
+            log.warning("automatic refresh after an MCP tool-list change failed: %s", exc)
+            return
+        log.info("registry refreshed after an MCP tool-list change: %s", report.summary())
+
+
+def _check_strings(
+    server: object, args: object, env: Mapping[str, Any] | None, headers: Mapping[str, Any] | None
+) -> None:
+    who = f"MCP server {server!r}"
+    if (
+        isinstance(args, str)
+        or not isinstance(args, Sequence)
+        or not all(isinstance(a, str | int | float) for a in args)
+    ):
+        raise ConfigError(f"invalid args for {who}: expected a list of strings. Write `args: [a, b]`")
+    for key, mapping in (("env", env), ("headers", headers)):
+        if mapping is not None and not isinstance(mapping, Mapping):
+            raise ConfigError(f"invalid {key} for {who}: expected a mapping of names to strings")
