@@ -8,7 +8,7 @@ contain ``::`` and a call's or result's ``name`` must be qualified (``namespace:
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -42,11 +42,12 @@ def split_qualified_name(qualified_name: str) -> tuple[str, str]:
     return namespace, name
 
 
-def _check_part(value: object, what: str, owner: str) -> None:
+def _check_part(value: object, what: str) -> None:
+    if type(value) is str and value and TOOL_NAMESPACE_SEP not in value:
+        return
     if not isinstance(value, str) or not value:
         raise ToolDefinitionError(
-            f"invalid tool {what} {value!r} for {owner}: it must be a non-empty string. "
-            f"Give the tool a {what}."
+            f"invalid tool {what} {value!r}: it must be a non-empty string. Give the tool a {what}."
         )
     if TOOL_NAMESPACE_SEP in value:
         raise ToolDefinitionError(
@@ -55,16 +56,16 @@ def _check_part(value: object, what: str, owner: str) -> None:
         )
 
 
-def _check_parameters(parameters: object, qualified_name: str, what: str) -> None:
-    if not isinstance(parameters, Mapping):
+def _check_parameters(parameters: object, qualified_name: Callable[[], str], what: str) -> None:
+    if type(parameters) is not dict and not isinstance(parameters, Mapping):
         raise ToolDefinitionError(
-            f"invalid {what} of tool {qualified_name}: expected a JSON Schema object, got "
+            f"invalid {what} of tool {qualified_name()}: expected a JSON Schema object, got "
             f"{type(parameters).__name__}. Write it as {{'type': 'object', 'properties': {{...}}}}."
         )
     kind = parameters.get("type", "object")
     if what == "parameters" and kind != "object":
         raise ToolDefinitionError(
-            f"invalid parameters of tool {qualified_name}: the schema's type is {kind!r}, not "
+            f"invalid parameters of tool {qualified_name()}: the schema's type is {kind!r}, not "
             "'object'. Tool arguments are a JSON object; wrap the value in a property."
         )
 
@@ -96,10 +97,10 @@ class Tool:
     _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check_part(self.name, "name", f"namespace {self.namespace!r}")
-        _check_part(self.namespace, "namespace", f"tool {self.name!r}")
-        _check_parameters(self.parameters, self.qualified_name, "parameters")
-        _check_parameters(self.output_parameters, self.qualified_name, "output_parameters")
+        _check_part(self.name, "name")
+        _check_part(self.namespace, "namespace")
+        _check_parameters(self.parameters, lambda: self.qualified_name, "parameters")
+        _check_parameters(self.output_parameters, lambda: self.qualified_name, "output_parameters")
         if not isinstance(self.description, str):
             raise ToolDefinitionError(
                 f"invalid description of tool {self.qualified_name}: expected a string, got "

@@ -77,15 +77,18 @@ class _Index:
 
     def __init__(self, tools: Sequence[Tool], routes: Mapping[str, str]):
         by_name: dict[str, list[Tool]] = {}
-        seen: dict[tuple[str, str], Tool] = {}
         for tool in tools:
             qname = tool.qualified_name
-            key = (qname, tool.fingerprint)
-            first = seen.get(key)
-            if first is not None:
-                raise DuplicateToolError(qname, _origin(first), _origin(tool))
-            seen[key] = tool
-            by_name.setdefault(qname, []).append(tool)
+            group = by_name.get(qname)
+            if group is None:
+                by_name[qname] = [tool]
+            else:
+                group.append(tool)
+        # Fingerprints are only needed where a name repeats; elsewhere they stay lazy (memoised
+        # on the tool when first asked for), which keeps loading large pools linear and cheap.
+        for qname, group in by_name.items():
+            if len(group) > 1:
+                _check_overloads(qname, group)
         by_namespace: dict[str, list[Tool]] = {}
         for tool in tools:
             by_namespace.setdefault(tool.namespace, []).append(tool)
@@ -94,6 +97,14 @@ class _Index:
         self.by_namespace = {k: tuple(v) for k, v in by_namespace.items()}
         self.routes = dict(routes)
         self.artifacts: dict[str, Any] = {}
+
+
+def _check_overloads(qname: str, group: Sequence[Tool]) -> None:
+    seen: dict[str, Tool] = {}
+    for tool in group:
+        first = seen.setdefault(tool.fingerprint, tool)
+        if first is not tool:
+            raise DuplicateToolError(qname, _origin(first), _origin(tool))
 
 
 def _origin(tool: Tool) -> str:

@@ -19,6 +19,7 @@ for anything else; explanations always come from ``jsonschema`` (``best_match``)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -227,7 +228,7 @@ class _Normaliser:
                 + ("" if known else " (unrecognised: no type constraint)"),
             )
             return dict(fragment) if fragment else {}
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):
             self.note(ptr, f"{type(node).__name__} value is not a schema: replaced by {{}}")
             return {}
         return self._object(node, ptr)
@@ -359,14 +360,14 @@ def _h_properties(
 ) -> None:
     if isinstance(value, list):
         value = _properties_from_list(n, value, ptr)
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         n.note(ptr, f"properties is a {type(value).__name__}, not a map: dropped")
         return
     props: dict[str, Any] = {}
     flags: dict[str, bool] = {}
     for name, child in value.items():
         child_ptr = f"{ptr}/{_escape(str(name))}"
-        if isinstance(child, Mapping):
+        if isinstance(child, dict):
             child = _pop_required_flags(n, child, str(name), flags, child_ptr)
         props[str(name)] = n.schema(child, child_ptr)
     out["properties"] = props
@@ -397,7 +398,7 @@ def _pop_required_flags(
 def _properties_from_list(n: _Normaliser, items: list[Any], ptr: str) -> dict[str, Any]:
     props: dict[str, Any] = {}
     for item in items:
-        if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
             props[item["name"]] = {k: v for k, v in item.items() if k != "name"}
     n.note(ptr, "list of named parameters turned into a properties map")
     return props
@@ -406,7 +407,7 @@ def _properties_from_list(n: _Normaliser, items: list[Any], ptr: str) -> dict[st
 def _h_schema_map(
     n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
 ) -> None:
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         n.note(ptr, f"{key} is not a map of schemas: dropped")
         return
     out[key] = {str(k): n.schema(v, f"{ptr}/{_escape(str(k))}") for k, v in value.items()}
@@ -425,7 +426,7 @@ def _h_schema(
 def _h_schema_list(
     n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
 ) -> None:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         value = [value]
         n.note(ptr, f"single schema under {key} wrapped in a list")
     if not isinstance(value, list) or not value:
@@ -579,7 +580,7 @@ def _h_dialect(
 def _h_dependent_required(
     n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
 ) -> None:
-    if isinstance(value, Mapping) and all(
+    if isinstance(value, dict) and all(
         isinstance(v, list) and all(isinstance(s, str) for s in v) for v in value.values()
     ):
         out[key] = {k: list(dict.fromkeys(v)) for k, v in value.items()}
@@ -590,7 +591,7 @@ def _h_dependent_required(
 def _h_dependencies(
     n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
 ) -> None:
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         n.note(ptr, "dependencies is not a map: dropped")
         return
     names = {k: v for k, v in value.items() if isinstance(v, list)}
@@ -626,12 +627,103 @@ _HANDLERS: dict[str, Handler] = {
 }
 
 
+# ---------------------------------------------------------------- fast path for clean schemas
+#
+# Most schemas in the wild are already valid Draft 2020-12. Checking that is several times cheaper
+# than rebuilding them with pointers and notes, so the normaliser only runs on schemas that need it
+# (and clean ones are used as they are, without a copy).
+
+_JSON_TYPE_SET = frozenset(JSON_TYPES)
+_DIALECT_ONLY = frozenset({"optional", "allowed_values", "nullable", "$schema", "dependencies"})
+
+
+def _clean_type(value: Any) -> bool:
+    if type(value) is str:
+        return value in _JSON_TYPE_SET
+    return (
+        type(value) is list
+        and len(set(value)) == len(value)
+        and all(type(v) is str and v in _JSON_TYPE_SET for v in value)
+    )
+
+
+def _clean_number(value: Any) -> bool:
+    return (type(value) is int) or (type(value) is float and math.isfinite(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _clean_required(value: Any) -> bool:
+    return type(value) is list and all(type(v) is str for v in value) and len(set(value)) == len(value)
+
+
+def _clean_schema_map(value: Any) -> bool:
+    return type(value) is dict and all(_clean(v) for v in value.values())
+
+
+def _clean_schema_list(value: Any) -> bool:
+    return type(value) is list and bool(value) and all(_clean(v) for v in value)
+
+
+_CLEAN_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "type": _clean_type,
+    "required": _clean_required,
+    "multipleOf": lambda v: _clean_number(v) and v > 0,
+    "enum": lambda v: type(v) is list,
+    "examples": lambda v: type(v) is list,
+    "pattern": lambda v: type(v) is str and _compiles(v),
+    **dict.fromkeys(_SCHEMA_MAP_KEYS, _clean_schema_map),
+    **dict.fromkeys(_SCHEMA_KEYS, lambda v: _clean(v)),
+    "items": lambda v: type(v) is not list and _clean(v),
+    **dict.fromkeys(_SCHEMA_LIST_KEYS, _clean_schema_list),
+    **dict.fromkeys(_NUMBER_KEYS, _clean_number),
+    **dict.fromkeys(_COUNT_KEYS, lambda v: type(v) is int and v >= 0),
+    **dict.fromkeys(_STRING_KEYS, lambda v: type(v) is str),
+    **dict.fromkeys(_BOOL_KEYS, lambda v: type(v) is bool),
+    # Rare or dialect-only keywords: always let the normaliser look at them.
+    **dict.fromkeys((*_DIALECT_ONLY, "dependentRequired"), lambda v: False),
+}
+
+
+def _clean(node: Any) -> bool:
+    """True when ``node`` is already a valid Draft 2020-12 schema the normaliser would not change."""
+    if type(node) is not dict:
+        return type(node) is bool
+    checks = _CLEAN_CHECKS
+    for key, value in node.items():
+        # The two most common keywords are checked inline: this runs once per schema node.
+        if key == "description" or key == "title":
+            if type(value) is not str:
+                return False
+        elif key == "type" and type(value) is str:
+            if value not in _JSON_TYPE_SET:
+                return False
+        elif key == "properties" and type(value) is dict:
+            for child in value.values():
+                if not _clean(child):
+                    return False
+        else:
+            check = checks.get(key)
+            if check is not None and not check(value):
+                return False
+    return True
+
+
 def normalise_schema(schema: Any, pointer: str = "") -> tuple[Any, list[str]]:
     """Normalise one schema (any position) to Draft 2020-12.
 
     Returns:
         ``(schema, notes)``, where each note reads ``<pointer>: <what changed>``.
     """
+    if _clean(schema):
+        return schema, []
     normaliser = _Normaliser()
     return normaliser.schema(schema, pointer), normaliser.notes
 
@@ -645,15 +737,15 @@ def is_flat_parameter_map(value: Mapping[str, Any]) -> bool:
         return False
     props = value.get("properties")
     if (
-        isinstance(props, Mapping)
-        and all(isinstance(v, Mapping) for v in props.values())
+        isinstance(props, dict)
+        and all(isinstance(v, dict) for v in props.values())
         and (not props or not any(isinstance(v, str) for v in props.values()))
         and _props_look_like_schemas(props)
     ):
         return False
     if any(isinstance(value.get(k), list) for k in ("anyOf", "oneOf", "allOf")) or "$ref" in value:
         return False
-    return all(isinstance(v, (Mapping, str)) for v in value.values())
+    return all(isinstance(v, (dict, str)) for v in value.values())
 
 
 def _props_look_like_schemas(props: Mapping[str, Any]) -> bool:
@@ -672,10 +764,14 @@ def normalise_parameters(raw: Any, pointer: str = "") -> tuple[dict[str, Any], l
         ``(schema, notes)``. ``schema["type"]`` is ``"object"`` unless the input declared another
         type, which the caller reports.
     """
-    if raw is None or (isinstance(raw, Mapping) and not raw):
+    if raw is None or (isinstance(raw, dict) and not raw):
         return {"type": "object", "properties": {}}, []
+    if isinstance(raw, Mapping) and not isinstance(raw, dict):
+        raw = json.loads(json.dumps(raw, default=dict))
+    if type(raw) is dict and raw.get("type") == "object" and _clean(raw):
+        return raw, []
     normaliser = _Normaliser()
-    if isinstance(raw, Mapping) and is_flat_parameter_map(raw):
+    if isinstance(raw, dict) and is_flat_parameter_map(raw):
         normaliser.note(pointer, "flat parameter map written as an object schema")
         raw = {"type": "object", "properties": raw}
     schema = normaliser.schema(raw, pointer)
@@ -690,7 +786,7 @@ def normalise_parameters(raw: Any, pointer: str = "") -> tuple[dict[str, Any], l
 
 def canonical_form(schema: Any) -> Any:
     """The part of a schema that decides which instances validate, in a canonical shape."""
-    if isinstance(schema, Mapping):
+    if isinstance(schema, dict):
         return _canon_schema(schema)
     return _canon_value(schema)
 
@@ -700,7 +796,7 @@ def _canon_schema(node: Mapping[str, Any]) -> Any:
     for key, value in node.items():
         if key in ANNOTATION_KEYS or key.startswith("x-"):
             continue
-        if key in _SCHEMA_MAP_KEYS and isinstance(value, Mapping):
+        if key in _SCHEMA_MAP_KEYS and isinstance(value, dict):
             if value:
                 out[key] = {k: canonical_form(v) for k, v in value.items()}
         elif key in _SCHEMA_KEYS:
@@ -720,6 +816,10 @@ def _canon_schema(node: Mapping[str, Any]) -> Any:
 
 
 def _canon_set(out: dict[str, Any], key: str, value: list[Any]) -> None:
+    if all(type(v) is str for v in value):
+        if value or key != "required":
+            out[key] = sorted(set(value))
+        return
     unique = {_dump(_canon_value(v)): v for v in value}
     if key == "required" and not unique:
         return
@@ -729,7 +829,7 @@ def _canon_set(out: dict[str, Any], key: str, value: list[Any]) -> None:
 def _canon_value(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return {k: _canon_value(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_canon_value(v) for v in value]
@@ -810,7 +910,7 @@ def _compile(schema: Any) -> Check:
         return lambda v: True
     if schema is False:
         return lambda v: False
-    if not isinstance(schema, Mapping) or any(k not in _FAST_KEYS and not k.startswith("x-") for k in schema):
+    if not isinstance(schema, dict) or any(k not in _FAST_KEYS and not k.startswith("x-") for k in schema):
         raise _Unsupported
     checks = [c for c in _compile_parts(schema) if c is not None]
     if len(checks) == 1:

@@ -78,7 +78,7 @@ def iter_tool_entries(doc: Any, pointer: str = "") -> Iterator[_Entry]:
     """Yield every raw tool mapping of a parsed document (see module docstring for shapes)."""
     if isinstance(doc, list):
         yield from _from_list(doc, pointer, None)
-    elif isinstance(doc, Mapping):
+    elif isinstance(doc, dict):
         yield from _from_mapping(doc, pointer)
     else:
         raise LoadError(
@@ -90,7 +90,7 @@ def iter_tool_entries(doc: Any, pointer: str = "") -> Iterator[_Entry]:
 def _from_list(items: list[Any], pointer: str, namespace: str | None) -> Iterator[_Entry]:
     for index, item in enumerate(items):
         ptr = f"{pointer}/{index}"
-        if isinstance(item, Mapping) and _is_record(item):
+        if isinstance(item, dict) and _is_record(item):
             yield from _from_record(item, ptr, namespace)
         else:
             yield _Entry(item, ptr, namespace, None)
@@ -116,7 +116,7 @@ def _from_record(record: Mapping[str, Any], pointer: str, namespace: str | None)
             continue
         for index, raw in enumerate(tools):
             ptr = f"{pointer}/{key}/{index}"
-            if key == "api_list" and isinstance(raw, Mapping):
+            if key == "api_list" and isinstance(raw, dict):
                 raw = _from_rapidapi(raw)
             yield _Entry(raw, ptr, namespace, label)
 
@@ -159,7 +159,7 @@ def _from_keyed(doc: Mapping[str, Any], pointer: str) -> Iterator[_Entry]:
         ptr = f"{pointer}/{_esc(key)}"
         if isinstance(value, list):
             yield from _from_list(value, ptr, str(key))
-        elif isinstance(value, Mapping):
+        elif isinstance(value, dict):
             raw = value if "name" in value else {"name": str(key), **value}
             yield _Entry(raw, ptr, None, None)
         else:
@@ -173,9 +173,9 @@ def _from_keyed(doc: Mapping[str, Any], pointer: str) -> Iterator[_Entry]:
 def _looks_like_tool(doc: Mapping[str, Any]) -> bool:
     if doc.get("kind") == "Tool" and "apiVersion" in doc:
         return True
-    if doc.get("type") == "function" and isinstance(doc.get("function"), Mapping):
+    if doc.get("type") == "function" and isinstance(doc.get("function"), dict):
         return True
-    return isinstance(doc.get("name"), str) and any(k in doc for k in _TOOL_HINT_KEYS)
+    return isinstance(doc.get("name"), str) and not _TOOL_HINT_KEYS.isdisjoint(doc)
 
 
 _SLUG = re.compile(r"[^0-9a-zA-Z]+")
@@ -187,8 +187,8 @@ def _slug(text: str) -> str:
 
 def _from_rapidapi(api: Mapping[str, Any]) -> dict[str, Any]:
     """A ToolBench/RapidAPI ``api_list`` entry as a plain tool mapping."""
-    required = [p for p in api.get("required_parameters") or [] if isinstance(p, Mapping)]
-    optional = [p for p in api.get("optional_parameters") or [] if isinstance(p, Mapping)]
+    required = [p for p in api.get("required_parameters") or [] if isinstance(p, dict)]
+    optional = [p for p in api.get("optional_parameters") or [] if isinstance(p, dict)]
     properties = {
         str(p.get("name")): {k: v for k, v in p.items() if k != "name"} for p in (*required, *optional)
     }
@@ -201,7 +201,7 @@ def _from_rapidapi(api: Mapping[str, Any]) -> dict[str, Any]:
             "required": [str(p.get("name")) for p in required],
         },
     }
-    if isinstance(api.get("template_response"), Mapping):
+    if isinstance(api.get("template_response"), dict):
         tool["output_parameters"] = _template_schema(api["template_response"])
     skip = {"api_description", "required_parameters", "optional_parameters", "template_response"}
     tool["rapidapi"] = {k: v for k, v in api.items() if k not in skip}
@@ -212,7 +212,7 @@ def _template_schema(template: Mapping[str, Any]) -> dict[str, Any]:
     """``{"field": "str", "nested": {...}}`` example responses as an object schema."""
     properties: dict[str, Any] = {}
     for key, value in template.items():
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             properties[str(key)] = _template_schema(value)
         elif isinstance(value, list):
             properties[str(key)] = {"type": "array"}
@@ -240,7 +240,7 @@ class ToolConverter:
         self.report = report
         self.tools: list[Tool] = []
         self.problems: list[LoadError] = []
-        self._folded: dict[tuple[str, str, str], tuple[Tool, str]] = {}
+        self._folded: dict[tuple[str, str], list[tuple[Tool, str]]] = {}
 
     def add(self, entry: _Entry) -> None:
         """Convert one entry; a bad entry is remembered as a problem (see :meth:`raise_problems`)."""
@@ -255,13 +255,16 @@ class ToolConverter:
             self._add_record_tool(tool, entry)
 
     def _add_record_tool(self, tool: Tool, entry: _Entry) -> None:
-        key = (tool.namespace, tool.name, tool.fingerprint)
-        first = self._folded.get(key)
-        if first is None:
-            self._folded[key] = (tool, str(entry.record))
-            self.tools.append(tool)
-            return
-        kept, where = first
+        # Keyed by name first so fingerprints are computed only for names that repeat.
+        earlier = self._folded.setdefault((tool.namespace, tool.name), [])
+        for kept, where in earlier:
+            if kept.fingerprint == tool.fingerprint:
+                self._repeat(kept, where, tool, entry)
+                return
+        earlier.append((tool, str(entry.record)))
+        self.tools.append(tool)
+
+    def _repeat(self, kept: Tool, where: str, tool: Tool, entry: _Entry) -> None:
         if _same_definition(kept, tool):
             self.report.folded += 1
             return
@@ -271,11 +274,7 @@ class ToolConverter:
         )
         if self.on_conflict == "error":
             self.problems.append(
-                LoadError(
-                    message.replace("; kept the first", ""),
-                    source=self.source,
-                    pointer=entry.pointer,
-                )
+                LoadError(message.replace("; kept the first", ""), source=self.source, pointer=entry.pointer)
             )
         else:
             self.report.warn(message, pointer=entry.pointer)
@@ -292,7 +291,7 @@ class ToolConverter:
             LoadError: the entry is not a tool mapping, has no name, or an invalid schema.
         """
         raw = entry.raw
-        if not isinstance(raw, Mapping):
+        if not isinstance(raw, dict):
             raise self._error(f"tool entry is a {type(raw).__name__}, not a mapping", entry)
         fields = _unwrap(raw)
         name = fields.get("name")
@@ -334,7 +333,7 @@ class ToolConverter:
         locations: dict[str, str] = {}
         for key, location in _INPUT_FLAT_KEYS.items():
             value = fields.get(key)
-            if isinstance(value, Mapping):
+            if isinstance(value, dict):
                 merged.update(value)
                 if location:
                     locations.update(dict.fromkeys(map(str, value), location))
@@ -348,20 +347,20 @@ class ToolConverter:
     def _output(self, fields: Mapping[str, Any], entry: _Entry, notes: list[str]) -> dict[str, Any]:
         for key in _OUTPUT_KEYS:
             value = fields.get(key)
-            if isinstance(value, Mapping) and value:
+            if isinstance(value, dict) and value:
                 return self._schema(value, entry, key, notes, output=True)
         return {}
 
     def _schema(
         self, value: Any, entry: _Entry, key: str, notes: list[str], *, output: bool = False
     ) -> dict[str, Any]:
-        if value is not None and not isinstance(value, Mapping):
+        if value is not None and not isinstance(value, dict):
             raise self._error(
                 f"'{key}' is a {type(value).__name__}, not an object schema: write it as "
                 "{type: object, properties: {...}}",
                 entry,
             )
-        if output and isinstance(value, Mapping) and _is_plain_schema(value):
+        if output and isinstance(value, dict) and _is_plain_schema(value):
             schema, changes = normalise_parameters(value, f"/{key}")
             if "type" not in value and schema.get("type") == "object":
                 del schema["type"]  # an output schema without a type means "any value"
@@ -430,7 +429,7 @@ def _same_definition(a: Tool, b: Tool) -> bool:
 
 def _unwrap(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     """OpenAI tool wrappers and manifests as plain tool fields."""
-    if raw.get("type") == "function" and isinstance(raw.get("function"), Mapping):
+    if raw.get("type") == "function" and isinstance(raw.get("function"), dict):
         rest = {k: v for k, v in raw.items() if k not in ("type", "function")}
         return {**raw["function"], **({"openai": rest} if rest else {})}
     if raw.get("kind") == "Tool" and "apiVersion" in raw:
@@ -439,8 +438,8 @@ def _unwrap(raw: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _from_manifest(raw: Mapping[str, Any]) -> dict[str, Any]:
-    meta: Mapping[str, Any] = raw["metadata"] if isinstance(raw.get("metadata"), Mapping) else {}
-    spec: Mapping[str, Any] = raw["spec"] if isinstance(raw.get("spec"), Mapping) else {}
+    meta: Mapping[str, Any] = raw["metadata"] if isinstance(raw.get("metadata"), dict) else {}
+    spec: Mapping[str, Any] = raw["spec"] if isinstance(raw.get("spec"), dict) else {}
     fields: dict[str, Any] = {
         "name": meta.get("name"),
         "description": spec.get("description", ""),
