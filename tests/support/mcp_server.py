@@ -10,7 +10,8 @@ What it offers, for the loader and engine tests:
 
 * typed returns (a pydantic model, a ``TypedDict``, ``int``), so tools declare ``outputSchema``;
 * more tools than one ``tools/list`` page (``--page-size``, default 4), with real cursors;
-* ``fail`` (a tool error: ``isError``), ``sleep`` (a slow tool), ``pid`` (to kill the server);
+* ``fail`` (a tool error: ``isError``), ``sleep`` (a slow tool), ``pid`` (to kill the server),
+  ``request_header`` (to check the headers an HTTP client sent);
 * ``add_tool`` / ``remove_tool``, which change the tool list at run time and notify the client
   (``notifications/tools/list_changed`` on handshake-era sessions, ``subscriptions/listen`` on
   2026-era ones);
@@ -143,6 +144,12 @@ def _register_behaviour_tools(server: PagedServer) -> None:
     def pid() -> int:
         """The server's process id."""
         return os.getpid()
+
+    @server.tool()
+    def request_header(name: str, ctx: Context) -> str:
+        """The value of an HTTP request header (empty over stdio)."""
+        headers = ctx.headers or {}
+        return next((v for k, v in headers.items() if k.lower() == name.lower()), "")
 
 
 def _register_list_tools(server: PagedServer) -> None:

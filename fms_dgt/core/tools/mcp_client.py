@@ -463,6 +463,11 @@ class _Session:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     dead: bool = False
     cancel: Callable[[], None] = lambda: None
+    # The SDK validates a result against the output schema it saw in tools/list, and re-lists the
+    # first page before every call of a tool it has not seen; so a session lists every page once.
+    walking: bool = False
+    listed: bool = False
+    list_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 # --------------------------------------------------------------------------- the client
@@ -628,22 +633,22 @@ class MCPClient:
     # ------------------------------------------------------------------ operations (on the loop)
 
     async def _list_page(self, cursor: str | None) -> ToolPage:
-        async def send(client: Client) -> ToolPage:
-            result = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in result.tools]
-            return ToolPage(tools, result.next_cursor)
+        async def send(session: _Session) -> ToolPage:
+            return await _fetch_page(session, cursor)
 
         return await self._request("tools/list", send, self.spec.list_timeout, idempotent=True)
 
     async def _call(self, name: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
-        async def send(client: Client) -> dict[str, Any]:
-            result = await client.call_tool(name, arguments)
+        async def send(session: _Session) -> dict[str, Any]:
+            if not session.listed:
+                await _list_every_page(session)
+            result = await _live_client(session).call_tool(name, arguments)
             return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
         return await self._request(f"tools/call {name}", send, timeout, idempotent=False)
 
     async def _request(
-        self, operation: str, send: Callable[[Client], Awaitable[T]], timeout: float, *, idempotent: bool
+        self, operation: str, send: Callable[[_Session], Awaitable[T]], timeout: float, *, idempotent: bool
     ) -> T:
         """Run ``send`` on a live session, reconnecting first when the transport has ended.
 
@@ -653,7 +658,7 @@ class MCPClient:
         for attempt in itertools.count():
             session = await self._ensure_session()
             try:
-                return await self._timed(operation, send(_live_client(session)), timeout)
+                return await self._timed(operation, send(session), timeout)
             except MCPClientError:
                 raise
             except Exception as exc:
@@ -811,6 +816,8 @@ class MCPClient:
 
         if isinstance(message, ToolListChangedNotification):
             log.info("MCP server %s: tool list changed", self.spec.name)
+            if self._session is not None:
+                self._session.walking = self._session.listed = False
             self._tools_changed()
         elif isinstance(message, Exception):
             log.debug("MCP server %s: transport reported %s", self.spec.name, _describe_exc(message))
@@ -865,6 +872,27 @@ class MCPClient:
         if self.spec.transport == "stdio":
             return "Check `command`, `args` and `cwd`, and that the command runs an MCP server on stdio."
         return "Check `url` (and `headers`), and that the server is up and speaks this transport."
+
+
+async def _fetch_page(session: _Session, cursor: str | None) -> ToolPage:
+    result = await _live_client(session).list_tools(cursor=cursor, cache_mode="bypass")
+    if cursor is None:
+        session.walking = True
+    if result.next_cursor is None and session.walking:
+        session.listed = True
+    tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in result.tools]
+    return ToolPage(tools, result.next_cursor)
+
+
+async def _list_every_page(session: _Session, max_pages: int = 100) -> None:
+    async with session.list_lock:
+        cursor: str | None = None
+        for _ in range(max_pages):
+            if session.listed:
+                return
+            cursor = (await _fetch_page(session, cursor)).next_cursor
+            if cursor is None:
+                return
 
 
 def _live_client(session: _Session) -> Client:

@@ -1,0 +1,289 @@
+"""Tests of fms_dgt/core/tools/mcp_client.py against our test server as a real subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from support.mcp_harness import SERVER_SCRIPT, http_server, wait_until
+
+from fms_dgt.core.tools import mcp_client
+from fms_dgt.core.tools.mcp_client import (
+    MCPClient,
+    MCPClientError,
+    MCPServerSpec,
+    MCPTimeoutError,
+    clear_connections,
+    get_bridge,
+    get_connection,
+    open_connection,
+    register_connection,
+    unregister_connection,
+)
+from fms_dgt.errors import ConfigError, DGTError
+
+
+def _stdio_spec(name: str = "srv", **extra: object) -> MCPServerSpec:
+    return MCPServerSpec(name=name, command=sys.executable, args=(str(SERVER_SCRIPT),), **extra)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[MCPClient]:
+    """One stdio session to our server, shared by this module's tests."""
+    c = MCPClient(_stdio_spec("client-tests", call_timeout=20.0))
+    yield c
+    c.close()
+
+
+@pytest.fixture(autouse=True)
+def _empty_registry() -> Iterator[None]:
+    yield
+    clear_connections()
+
+
+# --------------------------------------------------------------------------- spec validation
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"transport": "stdio"}, "missing command"),
+        ({"transport": "sse"}, "missing url"),
+        ({"transport": "websocket", "url": "ws://x"}, "invalid transport 'websocket'"),
+        ({"command": "x", "url": "http://x/mcp"}, "apply to sse and streamable_http"),
+        ({"transport": "sse", "url": "http://x/sse", "command": "x"}, "apply to stdio only"),
+        ({"command": "x", "call_timeout": 0}, "invalid call_timeout 0"),
+        ({"command": "x", "reconnect_attempts": -1}, "invalid reconnect_attempts"),
+        ({"command": "x", "protocol": "2026"}, "invalid protocol"),
+    ],
+)
+def test_spec_rejects_bad_settings(kwargs: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment) as info:
+        MCPServerSpec(name="bad", **kwargs)  # type: ignore[arg-type]
+    assert "bad" in str(info.value) or "transport" in str(info.value)
+
+
+def test_spec_folds_transport_aliases() -> None:
+    assert MCPServerSpec(name="a", transport="http", url="http://h/mcp").transport == "streamable_http"
+    assert (
+        MCPServerSpec(name="a", transport="streamable-http", url="http://h/mcp").transport
+        == "streamable_http"
+    )
+
+
+def test_headers_are_interpolated_at_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = MCPServerSpec(
+        name="h", transport="sse", url="http://h/sse", headers={"Authorization": "Bearer ${TOKEN_X}"}
+    )
+    monkeypatch.setenv("TOKEN_X", "s3cret")
+    assert mcp_client._interpolated_headers(spec) == {"Authorization": "Bearer s3cret"}
+    monkeypatch.delenv("TOKEN_X")
+    with pytest.raises(ConfigError, match="TOKEN_X"):
+        mcp_client._interpolated_headers(spec)
+
+
+# --------------------------------------------------------------------------- connection registry
+
+
+def test_registry_register_get_clear() -> None:
+    a = MCPClient(_stdio_spec("a"))
+    register_connection("a", a)
+    assert get_connection("a") is a
+    assert get_connection("missing") is None
+    with pytest.raises(DGTError, match="duplicate MCP connection 'a'"):
+        register_connection("a", MCPClient(_stdio_spec("a")))
+    unregister_connection("a", MCPClient(_stdio_spec("a")))  # another client: no effect
+    assert get_connection("a") is a
+    clear_connections()
+    assert get_connection("a") is None
+
+
+def test_open_connection_shares_and_counts_references() -> None:
+    first = open_connection(_stdio_spec("shared"))
+    second = open_connection(_stdio_spec("shared"))
+    assert first is second and first.refs == 2
+    first.release()
+    assert get_connection("shared") is first
+    second.release()
+    assert first.refs == 0 and get_connection("shared") is None
+
+
+def test_open_connection_rejects_a_different_endpoint_under_the_same_name() -> None:
+    held = open_connection(_stdio_spec("dup"))
+    with pytest.raises(ConfigError, match="conflicting MCP server 'dup'"):
+        open_connection(MCPServerSpec(name="dup", command="other-server"))
+    held.release()
+
+
+# --------------------------------------------------------------------------- the bridge
+
+
+def test_bridge_refuses_to_block_its_own_thread() -> None:
+    bridge = get_bridge()
+
+    async def nested() -> str:
+        try:
+            bridge.run(asyncio.sleep(0))
+        except DGTError as exc:
+            return str(exc)
+        return "no error"
+
+    assert "would deadlock" in bridge.run(nested())
+
+
+# --------------------------------------------------------------------------- stdio session
+
+
+def test_list_and_call_over_stdio(client: MCPClient) -> None:
+    page = client.list_tools_page()
+    assert [t["name"] for t in page.tools] == ["forecast", "add", "echo", "raw_json"]
+    assert page.next_cursor == "4"
+    assert page.tools[0]["outputSchema"]["properties"]["celsius"] == {"title": "Celsius", "type": "number"}
+    result = client.call_tool("add", {"a": 2, "b": 3})
+    assert result["structuredContent"] == {"total": 5.0}
+    assert result["isError"] is False
+    assert client.connected and client.protocol_version is not None
+
+
+def test_tool_error_is_a_result_not_an_exception(client: MCPClient) -> None:
+    result = client.call_tool("fail", {"message": "nope"})
+    assert result["isError"] is True
+    assert "nope" in result["content"][0]["text"]
+
+
+def test_call_timeout_names_server_transport_and_operation(client: MCPClient) -> None:
+    with pytest.raises(MCPTimeoutError) as info:
+        client.call_tool("sleep", {"seconds": 5}, timeout=0.3)
+    message = str(info.value)
+    assert "'client-tests'" in message and "(stdio)" in message and "tools/call sleep" in message
+    assert info.value.operation == "tools/call sleep"
+    # The session survives a timed-out request.
+    assert client.call_tool("echo", {"text": "still here"})["structuredContent"] == {"result": "still here"}
+
+
+def test_concurrent_calls_from_many_threads(client: MCPClient) -> None:
+    def work(i: int) -> object:
+        return client.call_tool("add", {"a": i, "b": 1000})["structuredContent"]["total"]
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        totals = list(pool.map(work, range(64)))
+    assert totals == [float(i + 1000) for i in range(64)]
+    assert client.connects == 1
+
+
+def test_sync_api_inside_a_running_event_loop(client: MCPClient) -> None:
+    async def caller() -> tuple[object, object]:
+        sync = client.call_tool("echo", {"text": "sync"})["structuredContent"]
+        native = (await client.call_tool_async("echo", {"text": "async"}))["structuredContent"]
+        return sync, native
+
+    assert asyncio.run(caller()) == ({"result": "sync"}, {"result": "async"})
+
+
+def test_list_changed_reaches_listeners(client: MCPClient) -> None:
+    heard = threading.Event()
+    remove = client.add_listener(heard.set)
+    try:
+        client.call_tool("add_tool", {"name": "listener_probe"})
+        assert heard.wait(20), "no tools/list_changed notification arrived"
+    finally:
+        remove()
+        client.call_tool("remove_tool", {"name": "listener_probe"})
+
+
+def test_killed_stdio_server_is_restarted_on_next_use() -> None:
+    c = MCPClient(_stdio_spec("killed", reconnect_backoff=0.1))
+    try:
+        first_pid = c.call_tool("pid", {})["structuredContent"]["result"]
+        os.kill(first_pid, signal.SIGKILL)
+        assert wait_until(lambda: not c.connected), "the client did not notice the server died"
+        second_pid = c.call_tool("pid", {})["structuredContent"]["result"]
+        assert second_pid != first_pid
+        assert c.connects == 2
+    finally:
+        c.close()
+
+
+def test_bad_command_fails_naming_server_and_operation() -> None:
+    c = MCPClient(MCPServerSpec(name="ghost", command="/nonexistent/mcp-server", connect_timeout=10))
+    with pytest.raises(MCPClientError) as info:
+        c.connect()
+    assert info.value.operation == "connect"
+    assert (
+        "'ghost'" in str(info.value) and "(stdio)" in str(info.value) and "Check `command`" in str(info.value)
+    )
+
+
+def test_connect_timeout_when_the_process_never_answers() -> None:
+    silent = MCPServerSpec(
+        name="silent", command=sys.executable, args=("-c", "import time; time.sleep(30)"), connect_timeout=0.5
+    )
+    c = MCPClient(silent)
+    with pytest.raises(MCPTimeoutError, match=r"MCP connect failed for server 'silent' \(stdio\)"):
+        c.connect()
+    assert not c.connected
+
+
+def test_close_is_idempotent_and_use_reopens() -> None:
+    c = MCPClient(_stdio_spec("reopen"))
+    c.connect()
+    c.close()
+    c.close()
+    assert not c.connected
+    assert c.call_tool("echo", {"text": "again"})["structuredContent"] == {"result": "again"}
+    assert c.connects == 2
+    c.close()
+
+
+def test_no_server_process_left_after_close() -> None:
+    c = MCPClient(_stdio_spec("reaped"))
+    pid = c.call_tool("pid", {})["structuredContent"]["result"]
+    c.close()
+    assert wait_until(lambda: not _alive(pid)), f"server process {pid} still runs after close()"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes (its parent, the SDK, reaps it).
+    status = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout
+    return bool(status.strip()) and not status.strip().startswith("Z")
+
+
+# --------------------------------------------------------------------------- network transports
+
+
+@pytest.mark.parametrize("transport", ["sse", "streamable_http"])
+def test_http_transports_send_headers_and_call(transport: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_TEST_TOKEN", "tok-123")
+    with http_server(transport) as url:
+        spec = MCPServerSpec(
+            name=f"net-{transport}", transport=transport, url=url, headers={"X-Token": "${MCP_TEST_TOKEN}"}
+        )
+        c = MCPClient(spec)
+        try:
+            header = c.call_tool("request_header", {"name": "X-Token"})["structuredContent"]
+            assert header == {"result": "tok-123"}
+            assert c.list_tools_page("8").tools[0]["name"] == "request_header"
+        finally:
+            c.close()
+
+
+def test_unreachable_url_fails_naming_the_transport() -> None:
+    c = MCPClient(
+        MCPServerSpec(
+            name="nowhere", transport="streamable_http", url="http://127.0.0.1:9/mcp", connect_timeout=5
+        )
+    )
+    with pytest.raises(MCPClientError) as info:
+        c.list_tools_page()
+    assert "(streamable_http)" in str(info.value) and "Check `url`" in str(info.value)
