@@ -1,0 +1,272 @@
+"""Tests of fms_dgt/core/tools/loaders/mcp.py: our server (stdio, SSE, streamable HTTP) and the
+reference server ``@modelcontextprotocol/server-everything``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from support.mcp_harness import (
+    SERVER_SCRIPT,
+    everything_command,
+    everything_http_server,
+    http_server,
+    listening_addresses,
+    stdio_kwargs,
+    wait_until,
+)
+
+from fms_dgt.config import build_registry
+from fms_dgt.core.tools.data_objects import ToolCall
+from fms_dgt.core.tools.engines.mcp import MCPToolEngine
+from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
+from fms_dgt.core.tools.mcp_client import clear_connections, get_connection
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import ConfigError, LoadError
+
+OUR_TOOLS = {
+    "forecast",
+    "add",
+    "echo",
+    "raw_json",
+    "media",
+    "fail",
+    "sleep",
+    "pid",
+    "request_header",
+    "add_tool",
+    "remove_tool",
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_connections() -> Iterator[None]:
+    yield
+    clear_connections()
+
+
+@pytest.fixture(scope="module")
+def stdio_registry() -> Iterator[ToolRegistry]:
+    loader = MCPToolLoader(server="ours", **stdio_kwargs())
+    with ToolRegistry(loaders=[loader]) as registry:
+        yield registry
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def test_loads_every_page_over_stdio(stdio_registry: ToolRegistry) -> None:
+    assert {t.name for t in stdio_registry} == OUR_TOOLS  # 11 tools over 3 pages of 4
+    assert stdio_registry.namespaces() == ["ours"]
+    [loader] = stdio_registry.loaders
+    assert loader.report.tools == len(OUR_TOOLS) and not loader.report.problems
+
+
+def test_input_and_output_schemas(stdio_registry: ToolRegistry) -> None:
+    forecast = stdio_registry.get("ours::forecast")
+    assert forecast.parameters["required"] == ["city"]
+    assert forecast.parameters["properties"]["days"]["type"] == "integer"
+    assert set(forecast.output_parameters["properties"]) == {"city", "celsius", "conditions"}
+    assert stdio_registry.get("ours::raw_json").output_parameters == {}
+
+
+def test_title_annotations_and_meta_kept_in_metadata(stdio_registry: ToolRegistry) -> None:
+    metadata = stdio_registry.get("ours::forecast").metadata
+    assert metadata["kind"] == "mcp" and metadata["server"] == "ours" and metadata["transport"] == "stdio"
+    assert metadata["title"] == "Weather forecast"
+    assert metadata["annotations"]["readOnlyHint"] is True
+    assert metadata["meta"] == {"category": "weather"}
+    assert metadata["source"].startswith("mcp:ours#/tools/")
+
+
+def test_namespace_from_config() -> None:
+    loader = MCPToolLoader(
+        server="ns-test", namespace="weather_api", **stdio_kwargs(argv=["--page-size", "50"])
+    )
+    try:
+        tools = loader.load()
+    finally:
+        loader.close()
+    assert {t.namespace for t in tools} == {"weather_api"}
+    assert {t.metadata["server"] for t in tools} == {"ns-test"}
+
+
+def test_cursor_that_does_not_advance_is_an_error() -> None:
+    loader = MCPToolLoader(server="looping", **stdio_kwargs(argv=["--bad-cursor"]))
+    try:
+        with pytest.raises(LoadError, match="pagination does not advance") as info:
+            loader.load()
+    finally:
+        loader.close()
+    assert info.value.source == "looping"
+
+
+def test_unreachable_server_is_a_load_error_naming_it() -> None:
+    loader = MCPToolLoader(server="down", transport="sse", url="http://127.0.0.1:9/sse", connect_timeout=5)
+    with pytest.raises(LoadError, match=r"MCP connect failed for server 'down' \(sse\)"):
+        loader.load()
+    loader.close()
+
+
+def test_bad_tool_definitions_are_skipped_and_reported() -> None:
+    loader = MCPToolLoader(server="conv", command="unused")
+    raw: list[dict[str, Any]] = [
+        {"name": "ok", "inputSchema": {"type": "object", "properties": {"x": {"type": "int"}}}},
+        {"name": "bad::name", "inputSchema": {"type": "object"}},
+        {"name": "not_object", "inputSchema": {"type": "array"}},
+    ]
+    tools = [t for i, r in enumerate(raw) if (t := loader._convert(r, i)) is not None]
+    assert [t.name for t in tools] == ["ok"]
+    assert tools[0].parameters["properties"]["x"] == {"type": "integer"}
+    assert tools[0].metadata["normalised"]  # the dialect fix is recorded
+    assert [p.pointer for p in loader.report.skipped] == ["/tools/1", "/tools/2"]
+
+
+# --------------------------------------------------------------------------- config
+
+
+def test_config_entry_builds_an_mcp_loader(tmp_path: Path) -> None:
+    config = {
+        "tools": {
+            "registry": [
+                {
+                    "type": "mcp",
+                    "server": "cfg",
+                    "command": sys.executable,
+                    "args": [str(SERVER_SCRIPT), "--page-size", "3"],
+                    "cwd": str(tmp_path),
+                }
+            ]
+        }
+    }
+    with build_registry(config) as registry:
+        assert {t.name for t in registry} == OUR_TOOLS
+
+
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        ({"type": "mcp", "server": "x", "command": "c", "port": 1}, "unknown key 'port'"),
+        ({"type": "mcp", "command": "c"}, "missing key 'server'"),
+        ({"type": "mcp", "server": "x", "transport": "sse"}, "missing url"),
+        ({"type": "mcp", "server": "x", "command": "c", "args": "a b"}, "invalid args"),
+    ],
+)
+def test_bad_config_entries(entry: dict[str, Any], fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment) as info:
+        build_registry({"tools": {"registry": [entry]}})
+    assert info.value.yaml_path is not None and info.value.yaml_path.startswith("tools.registry[0]")
+
+
+# --------------------------------------------------------------------------- sessions, refresh, staleness
+
+
+def test_refresh_reuses_the_session_and_picks_up_a_list_change() -> None:
+    loader = MCPToolLoader(server="changing", **stdio_kwargs())
+    with ToolRegistry(loaders=[loader]) as registry:
+        client = loader.client
+        assert client is not None and not registry.stale
+        client.call_tool("add_tool", {"name": "brand_new"})
+        assert wait_until(lambda: registry.stale), "list_changed did not mark the registry stale"
+        report = registry.refresh()
+        assert list(report.added) == ["changing::brand_new"]
+        assert not registry.stale
+        assert registry.get("changing::brand_new").description == "Added at run time: brand_new."
+        assert loader.client is client and client.connects == 1
+
+
+def test_auto_refresh_updates_the_bound_registry() -> None:
+    loader = MCPToolLoader(server="auto", auto_refresh=True, **stdio_kwargs())
+    with ToolRegistry(loaders=[loader]) as registry:
+        loader.bind_registry(registry)
+        assert loader.client is not None
+        loader.client.call_tool("add_tool", {"name": "appears_by_itself"})
+        assert wait_until(lambda: "auto::appears_by_itself" in registry), "the registry was not refreshed"
+        loader.client.call_tool("remove_tool", {"name": "echo"})
+        assert wait_until(lambda: "auto::echo" not in registry)
+
+
+def test_loaders_naming_the_same_server_share_one_session() -> None:
+    first = MCPToolLoader(server="twin", namespace="a", **stdio_kwargs())
+    second = MCPToolLoader(server="twin", namespace="b", **stdio_kwargs())
+    with ToolRegistry(loaders=[first, second]) as registry:
+        assert first.client is second.client
+        assert first.client is not None and first.client.connects == 1
+        assert registry.namespaces() == ["a", "b"]
+    assert get_connection("twin") is None  # the last release closed and unregistered it
+
+
+@pytest.mark.parametrize("transport", ["sse", "streamable_http"])
+def test_network_transports_load_and_notify(transport: str) -> None:
+    with http_server(transport) as url:
+        loader = MCPToolLoader(server=f"net-{transport}", transport=transport, url=url)
+        with ToolRegistry(loaders=[loader]) as registry:
+            assert {t.name for t in registry} == OUR_TOOLS
+            assert registry.get(f"net-{transport}::forecast").metadata["transport"] == transport
+            assert loader.client is not None
+            loader.client.call_tool("add_tool", {"name": "over_http"})
+            assert wait_until(lambda: registry.stale)
+            assert list(registry.refresh().added) == [f"net-{transport}::over_http"]
+
+
+@pytest.mark.parametrize("protocol", ["legacy"])
+def test_handshake_era_protocol_also_notifies(protocol: str) -> None:
+    loader = MCPToolLoader(server="legacy", protocol=protocol, **stdio_kwargs())
+    with ToolRegistry(loaders=[loader]) as registry:
+        assert loader.client is not None and loader.client.protocol_version == "2025-11-25"
+        loader.client.call_tool("add_tool", {"name": "legacy_tool"})
+        assert wait_until(lambda: registry.stale)
+
+
+# --------------------------------------------------------------------------- the reference server
+
+
+@pytest.fixture(scope="module")
+def everything() -> Path:
+    command = everything_command()
+    if command is None:
+        pytest.skip("npm is not available to install @modelcontextprotocol/server-everything")
+    return command
+
+
+def _check_everything(registry: ToolRegistry, namespace: str) -> None:
+    names = {t.name for t in registry}
+    assert {"echo", "get-sum", "get-structured-content", "get-tiny-image"} <= names
+    structured = registry.get(f"{namespace}::get-structured-content")
+    assert structured.output_parameters["type"] == "object"
+    with MCPToolEngine(registry) as engine:
+        engine.setup("s")
+        echo, total = engine.execute(
+            "s",
+            [
+                ToolCall(f"{namespace}::echo", {"message": "hello"}),
+                ToolCall(f"{namespace}::get-sum", {"a": 2, "b": 5}),
+            ],
+        )
+    assert echo.ok and "hello" in str(echo.result)
+    assert total.ok and "7" in str(total.result)
+
+
+def test_reference_server_over_stdio(everything: Path) -> None:
+    loader = MCPToolLoader(server="everything", command=str(everything), args=["stdio"])
+    with ToolRegistry(loaders=[loader]) as registry:
+        _check_everything(registry, "everything")
+        metadata = registry.get("everything::echo").metadata
+        assert metadata["title"] == "Echo Tool" and "readOnlyHint" in metadata["annotations"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", ["sse", "streamable_http"])
+def test_reference_server_over_http_bound_to_loopback(
+    everything: Path, transport: str, tmp_path: Path
+) -> None:
+    with everything_http_server(transport, tmp_path) as url:
+        port = urlparse(url).port
+        assert port is not None and listening_addresses(port) == {"127.0.0.1"}
+        loader = MCPToolLoader(server=f"everything-{transport}", transport=transport, url=url)
+        with ToolRegistry(loaders=[loader]) as registry:
+            _check_everything(registry, f"everything-{transport}")
