@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import base64
 import os
+from pathlib import Path
 from typing import Any, TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -135,8 +136,10 @@ def _register_behaviour_tools(server: PagedServer) -> None:
         raise ToolError(message)
 
     @server.tool()
-    async def sleep(seconds: float) -> float:
-        """Sleep, then return the seconds slept."""
+    async def sleep(seconds: float, marker: str = "") -> float:
+        """Sleep, then return the seconds slept (first creating the file ``marker``, if given)."""
+        if marker:
+            Path(marker).touch()
         await asyncio.sleep(seconds)
         return seconds
 

@@ -1,0 +1,210 @@
+"""Tests of fms_dgt/core/tools/engines/mcp.py against our test server as a real subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from support.mcp_harness import stdio_kwargs, wait_until
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.mcp import MCPToolEngine, map_call_result
+from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
+from fms_dgt.core.tools.mcp_client import clear_connections, get_connection
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.plugins import get_tool_engine_class
+
+CALL = ToolCall("ns::t", {}, "c1")
+
+
+@pytest.fixture(scope="module")
+def registry() -> Iterator[ToolRegistry]:
+    loader = MCPToolLoader(server="eng", reconnect_backoff=0.1, **stdio_kwargs())
+    with ToolRegistry(loaders=[loader]) as reg:
+        yield reg
+    clear_connections()
+
+
+@pytest.fixture
+def engine(registry: ToolRegistry) -> Iterator[MCPToolEngine]:
+    with MCPToolEngine(registry) as eng:
+        eng.setup("s")
+        yield eng
+
+
+def _one(engine: MCPToolEngine, name: str, **arguments: object) -> ToolResult:
+    [result] = engine.execute("s", [ToolCall(f"eng::{name}", dict(arguments))])
+    return result
+
+
+# --------------------------------------------------------------------------- result mapping
+
+
+def test_structured_content_wins_over_text() -> None:
+    raw = {"content": [{"type": "text", "text": '{"a": 1}'}], "structuredContent": {"a": 2}, "isError": False}
+    result = map_call_result(CALL, raw, server="x")
+    assert result.result == {"a": 2} and result.ok
+    assert result.metadata == {"is_error": False, "server": "x"}
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (['{"k": [1, 2]}'], {"k": [1, 2]}),
+        (["plain words"], "plain words"),
+        (["42", "not json"], [42, "not json"]),
+        ([], None),
+    ],
+)
+def test_text_content_is_json_decoded_when_it_is_json(texts: list[str], expected: object) -> None:
+    raw = {"content": [{"type": "text", "text": t} for t in texts]}
+    assert map_call_result(CALL, raw).result == expected
+
+
+def test_is_error_becomes_the_error() -> None:
+    raw = {"content": [{"type": "text", "text": "bad input"}], "isError": True}
+    result = map_call_result(CALL, raw)
+    assert result.error == "bad input" and result.result is None and not result.ok
+    assert map_call_result(CALL, {"content": [], "isError": True}).error is not None
+
+
+def test_other_blocks_and_meta_go_to_metadata() -> None:
+    image = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+    raw = {"content": [{"type": "text", "text": "see"}, image], "_meta": {"trace": "t1"}}
+    result = map_call_result(CALL, raw)
+    assert result.result == "see"
+    assert result.metadata["content"] == [image] and result.metadata["meta"] == {"trace": "t1"}
+
+
+# --------------------------------------------------------------------------- execution
+
+
+def test_registered_as_the_mcp_engine() -> None:
+    assert get_tool_engine_class("mcp") is MCPToolEngine
+
+
+def test_execute_maps_results_from_the_server(engine: MCPToolEngine) -> None:
+    forecast, raw_json, failed = engine.execute(
+        "s",
+        [
+            ToolCall("eng::forecast", {"city": "Oslo", "days": 2}, "a"),
+            ToolCall("eng::raw_json", {"key": "n", "value": 7}, "b"),
+            ToolCall("eng::fail", {"message": "boom"}, "c"),
+        ],
+    )
+    assert forecast.result == {"city": "Oslo", "celsius": 23.5, "conditions": "sunny"}
+    assert forecast.call_id == "a" and forecast.name == "eng::forecast"
+    assert raw_json.result == {"n": 7}
+    assert failed.error is not None and "boom" in failed.error
+    assert engine.get_session_state("s")["calls"][0]["result"]["result"]["city"] == "Oslo"
+
+
+def test_media_blocks_are_kept(engine: MCPToolEngine) -> None:
+    result = _one(engine, "media")
+    assert result.result == "see attachments"
+    kinds = [block["type"] for block in result.metadata["content"]]
+    assert kinds == ["image", "audio", "resource_link", "resource"]
+
+
+def test_timeout_is_a_result_error_not_an_exception(registry: ToolRegistry) -> None:
+    with MCPToolEngine(registry, timeout=0.3) as engine:
+        engine.setup("s")
+        result = _one(engine, "sleep", seconds=5)
+    assert result.error is not None and "tools/call sleep" in result.error and "'eng'" in result.error
+    assert result.metadata["error_type"] == "MCPTimeoutError"
+
+
+def test_tool_without_a_connection_is_a_result_error() -> None:
+    orphan = Tool("lost", "gone", metadata={"kind": "mcp", "server": "never-loaded"})
+    with MCPToolEngine(ToolRegistry([orphan])) as engine:
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("gone::lost", {})])
+    assert (
+        result.error is not None and "no connection is registered for server 'never-loaded'" in result.error
+    )
+
+
+def test_engine_shares_the_loader_session(registry: ToolRegistry, engine: MCPToolEngine) -> None:
+    client = get_connection("eng")
+    assert client is not None and registry.loaders[0].client is client  # type: ignore[attr-defined]
+    before = client.connects
+    assert _one(engine, "echo", text="x").ok
+    assert client.connects == before and client.refs == 2
+
+
+def test_calls_from_several_threads(engine: MCPToolEngine) -> None:
+    def work(i: int) -> object:
+        session = f"t{i}"
+        engine.setup(session)
+        [result] = engine.execute(session, [ToolCall("eng::add", {"a": i, "b": 0.5})])
+        engine.teardown(session)
+        return result.result
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        totals = list(pool.map(work, range(40)))
+    assert totals == [{"total": i + 0.5} for i in range(40)]
+
+
+def test_a_batch_runs_in_parallel_on_one_session(engine: MCPToolEngine) -> None:
+    calls = [ToolCall("eng::echo", {"text": str(i)}, str(i)) for i in range(20)]
+    results = engine.execute("s", calls)
+    assert [r.result for r in results] == [{"result": str(i)} for i in range(20)]
+    assert [r.call_id for r in results] == [str(i) for i in range(20)]
+
+
+def test_inside_a_running_event_loop(engine: MCPToolEngine) -> None:
+    async def caller() -> tuple[object, object]:
+        [sync] = engine.execute("s", [ToolCall("eng::echo", {"text": "sync"})])
+        [native] = await engine.execute_async("s", [ToolCall("eng::echo", {"text": "async"})])
+        return sync.result, native.result
+
+    assert asyncio.run(caller()) == ({"result": "sync"}, {"result": "async"})
+
+
+def test_kill_the_server_mid_run_and_the_next_call_reconnects(engine: MCPToolEngine) -> None:
+    client = get_connection("eng")
+    assert client is not None
+    connects = client.connects
+    pid = _one(engine, "pid").result["result"]  # type: ignore[index]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_until(lambda: not client.connected)
+    after = _one(engine, "pid")
+    assert after.ok and after.result["result"] != pid  # type: ignore[index]
+    assert client.connects == connects + 1
+
+
+def test_kill_during_a_call_reports_it_then_recovers(engine: MCPToolEngine, tmp_path: Path) -> None:
+    client = get_connection("eng")
+    assert client is not None
+    pid = _one(engine, "pid").result["result"]  # type: ignore[index]
+    marker = tmp_path / "sleeping"
+    results: list[ToolResult] = []
+    slow = threading.Thread(
+        target=lambda: results.append(_one(engine, "sleep", seconds=60, marker=str(marker)))
+    )
+    slow.start()
+    assert wait_until(marker.exists), "the slow call never reached the server"
+    os.kill(pid, signal.SIGKILL)
+    slow.join(60)
+    assert results and results[0].error is not None and "connection dropped" in results[0].error
+    assert _one(engine, "echo", text="back").result == {"result": "back"}
+
+
+def test_session_stays_open_while_the_engine_holds_it() -> None:
+    loader = MCPToolLoader(server="held", **stdio_kwargs(argv=["--page-size", "20"]))
+    registry = ToolRegistry(loaders=[loader])
+    engine = MCPToolEngine(registry)
+    engine.setup("s")
+    assert engine.execute("s", [ToolCall("held::echo", {"text": "1"})])[0].ok
+    registry.close()  # the loader lets go; the engine still holds the connection
+    client = get_connection("held")
+    assert client is not None and client.connected and client.refs == 1
+    assert engine.execute("s", [ToolCall("held::echo", {"text": "2"})])[0].result == {"result": "2"}
+    engine.close()
+    assert get_connection("held") is None and not client.connected
