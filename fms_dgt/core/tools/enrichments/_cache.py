@@ -1,0 +1,196 @@
+"""On-disk caches for enrichments: content-addressed vectors and whole-artifact states.
+
+Layout under the cache directory::
+
+    <cache_dir>/<enrichment>/<settings hash>/vectors/shard-<hash>.npz   keys + float32 rows
+    <cache_dir>/<enrichment>/<settings hash>/states/<pool hash>.npz       a complete artifact state
+
+The settings hash covers every option that changes the result (encoder, model, dimension...), so
+two configurations never read each other's entries. Vector keys are hashes of exactly the text an
+encoder sees. Every file is written to a temporary name in the same directory and renamed with
+``os.replace``, which is atomic: several processes may fill the same cache at once, and a reader
+sees a complete file or none. Shards are content-addressed, so two processes that compute the same
+vectors write the same name and one rename wins harmlessly; readers skip files that vanish under
+them (compaction) and simply recompute what they could not read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.enrichments.base import stable_hash
+
+__all__ = ["StateStore", "VectorStore", "atomic_savez"]
+
+_MAX_SHARDS = 32
+
+
+def atomic_savez(path: Path, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+    """Write ``arrays`` to ``path`` (``.npz``) through a temporary file and an atomic rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)  # type: ignore[arg-type]
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _read_npz(path: Path) -> dict[str, npt.NDArray[np.generic]] | None:
+    """The arrays of an ``.npz`` file, or None when it vanished or cannot be read."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+        return None
+
+
+class VectorStore:
+    """Float32 vectors by string key, stored as append-only shards.
+
+    Args:
+        directory: the ``vectors`` directory of one enrichment setting.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _shards(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(self.directory.glob("shard-*.npz"))
+
+    def load(self, keys: Sequence[str]) -> tuple[npt.NDArray[np.float32] | None, list[int]]:
+        """Look ``keys`` up.
+
+        Returns:
+            ``(rows, missing)``: ``rows`` has one row per key (zeros where missing) or is None when
+            nothing was found; ``missing`` lists the positions of keys not in the cache.
+        """
+        wanted: dict[str, list[int]] = {}
+        for position, key in enumerate(keys):
+            wanted.setdefault(key, []).append(position)
+        rows: npt.NDArray[np.float32] | None = None
+        for shard in self._shards():
+            rows = self._fill(shard, wanted, rows, len(keys))
+            if not wanted:
+                break
+        missing = sorted(p for positions in wanted.values() for p in positions)
+        return rows, missing
+
+    @staticmethod
+    def _fill(
+        shard: Path,
+        wanted: dict[str, list[int]],
+        rows: npt.NDArray[np.float32] | None,
+        count: int,
+    ) -> npt.NDArray[np.float32] | None:
+        data = _read_npz(shard)
+        if data is None or "keys" not in data or "vectors" not in data:
+            return rows
+        vectors = data["vectors"].astype(np.float32, copy=False)
+        for row, key in enumerate(data["keys"].tolist()):
+            positions = wanted.pop(key, None)
+            if positions is None:
+                continue
+            if rows is None:
+                rows = np.zeros((count, vectors.shape[1]), dtype=np.float32)
+            rows[positions] = vectors[row]
+        return rows
+
+    def store(self, keys: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
+        """Add vectors (one row per key) as a new shard, compacting when shards pile up."""
+        if not keys:
+            return
+        name = f"shard-{stable_hash(sorted(keys))}.npz"
+        atomic_savez(self.directory / name, {"keys": np.asarray(keys), "vectors": vectors})
+        shards = self._shards()
+        if len(shards) > _MAX_SHARDS:
+            self._compact(shards)
+
+    def _compact(self, shards: list[Path]) -> None:
+        keys: list[str] = []
+        parts: list[npt.NDArray[np.float32]] = []
+        seen: set[str] = set()
+        for shard in shards:
+            data = _read_npz(shard)
+            if data is None:
+                continue
+            fresh = [i for i, k in enumerate(data["keys"].tolist()) if k not in seen]
+            seen.update(data["keys"][fresh].tolist())
+            keys.extend(data["keys"][fresh].tolist())
+            parts.append(data["vectors"][fresh].astype(np.float32, copy=False))
+        if not parts:
+            return
+        target = self.directory / f"shard-{stable_hash(sorted(keys))}.npz"
+        atomic_savez(target, {"keys": np.asarray(keys), "vectors": np.concatenate(parts)})
+        for shard in shards:
+            if shard != target:
+                with contextlib.suppress(OSError):
+                    shard.unlink()
+
+    def clear(self) -> None:
+        """Remove every shard (``force: true``)."""
+        for shard in self._shards():
+            with contextlib.suppress(OSError):
+                shard.unlink()
+
+
+class StateStore:
+    """Complete artifact states by key, plus "the most recent state" for incremental updates.
+
+    Args:
+        directory: the ``states`` directory of one enrichment setting.
+        keep: how many states to keep (older ones are deleted after a write).
+    """
+
+    def __init__(self, directory: Path, keep: int = 4) -> None:
+        self.directory = directory
+        self.keep = keep
+
+    def get(self, key: str) -> dict[str, npt.NDArray[np.generic]] | None:
+        """The state stored under ``key``, or None."""
+        return _read_npz(self.directory / f"{key}.npz")
+
+    def latest(self) -> dict[str, npt.NDArray[np.generic]] | None:
+        """The most recently written state, or None."""
+        for path in self._by_age():
+            data = _read_npz(path)
+            if data is not None:
+                return data
+        return None
+
+    def put(self, key: str, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+        """Store a state and drop the oldest beyond :attr:`keep`."""
+        atomic_savez(self.directory / f"{key}.npz", arrays)
+        for old in self._by_age()[self.keep :]:
+            with contextlib.suppress(OSError):
+                old.unlink()
+
+    def _by_age(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        stamped = []
+        for path in self.directory.glob("*.npz"):
+            with contextlib.suppress(OSError):
+                stamped.append((path.stat().st_mtime_ns, path.name, path))
+        return [p for _, _, p in sorted(stamped, reverse=True)]
+
+    def clear(self) -> None:
+        """Remove every state (``force: true``)."""
+        for path in self._by_age():
+            with contextlib.suppress(OSError):
+                path.unlink()
