@@ -202,6 +202,7 @@ TOOL_LOADERS: PluginRegistry[type] = PluginRegistry(
         "inline": f"{_LOADERS}.inline",
         "mcp": f"{_LOADERS}.mcp",
         "rest": f"{_LOADERS}.rest",
+        "function": f"{_ENGINES}.function",
     },
 )
 TOOL_ENRICHMENTS: PluginRegistry[type] = PluginRegistry(

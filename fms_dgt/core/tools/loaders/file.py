@@ -379,8 +379,10 @@ class ToolConverter:
     def _metadata(
         self, fields: Mapping[str, Any], entry: _Entry, notes: list[str], locations: dict[str, str]
     ) -> dict[str, Any]:
-        metadata: dict[str, Any] = dict(fields.get("metadata_extra", {}))
-        metadata["kind"] = self.kind
+        own = fields.get("metadata")
+        metadata: dict[str, Any] = dict(own) if isinstance(own, dict) else {}
+        metadata.update(fields.get("metadata_extra", {}))
+        metadata.setdefault("kind", self.kind)
         metadata["source"] = f"{self.source}#{entry.pointer or '/'}"
         if entry.record is not None:
             metadata["record"] = entry.record
@@ -388,7 +390,11 @@ class ToolConverter:
             metadata["normalised"] = notes
         if locations:
             metadata["parameter_locations"] = locations
-        extra = {k: v for k, v in fields.items() if k not in _USED_KEYS}
+        extra = {
+            k: v
+            for k, v in fields.items()
+            if k not in _USED_KEYS or (k == "metadata" and not isinstance(v, dict))
+        }
         if extra:
             metadata["extra"] = extra
         return metadata
@@ -396,10 +402,14 @@ class ToolConverter:
 
 _USED_KEYS = frozenset(
     {
+        "metadata",
         "name",
         "namespace",
         "description",
         "metadata_extra",
+        # Derived fields written by `fms-dgt tools list --json`; recomputed on load.
+        "qualified_name",
+        "fingerprint",
         *_INPUT_SCHEMA_KEYS,
         *_INPUT_FLAT_KEYS,
         *_OUTPUT_KEYS,

@@ -14,6 +14,10 @@ from fms_dgt.errors import DuplicateToolError, LoadError
 from fms_dgt.io import HAS_LIBYAML, StrictYAMLLoader
 
 PARAMS = {"type": "object", "properties": {"q": {"type": "string"}}}
+# The same check as Draft202012Validator.check_schema, with the meta-schema validator built once.
+META = Draft202012Validator(
+    Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+)
 
 
 def _write(tmp_path: Path, name: str, content: Any) -> Path:
@@ -224,6 +228,24 @@ def test_empty_and_wrong_files_are_errors_not_empty_registries(tmp_path: Path) -
         FileToolLoader(_write(tmp_path, "s.yaml", "just a string\n")).load()
 
 
+def test_exported_tools_load_back_identically(tmp_path: Path) -> None:
+    from fms_dgt.cli import main
+
+    source = Path(__file__).resolve().parents[4] / "data" / "weather_tools.yaml"
+    original = ToolRegistry.from_file(source)
+    exported = tmp_path / "export.json"
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["tools", "list", str(source), "--json"]) == 0
+    exported.write_text(buffer.getvalue())
+    again = ToolRegistry.from_file(exported)
+    strip = lambda t: {**t.to_dict(), "metadata": {k: v for k, v in t.metadata.items() if k != "source"}}  # noqa: E731
+    assert [strip(t) for t in again] == [strip(t) for t in original]
+
+
 def test_libyaml_is_used_when_available() -> None:
     assert hasattr(yaml, "CSafeLoader") == HAS_LIBYAML
     if HAS_LIBYAML:
@@ -274,8 +296,8 @@ def test_corpus_toolsets_load_with_expected_counts(corpus: Path, relative: str) 
     else:
         assert len(tools) == len(yaml.load(path.read_text(), Loader=yaml.CSafeLoader))
     for tool in tools:
-        Draft202012Validator.check_schema(tool.parameters)
-        Draft202012Validator.check_schema(tool.output_parameters)
+        META.validate(tool.parameters)
+        META.validate(tool.output_parameters)
         assert tool.parameters["type"] == "object"
 
 

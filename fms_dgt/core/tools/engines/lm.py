@@ -1,0 +1,230 @@
+"""The ``lm`` engine: tool results simulated by a language model.
+
+Calls an OpenAI-compatible ``/chat/completions`` endpoint. The prompt describes the tool (name,
+description, input and output schemas), the call's arguments and the session's earlier calls and
+results, so simulated results stay consistent within a session. When the tool has
+``output_parameters`` the request asks for ``response_format: json_schema`` with that schema, and
+the reply is validated against it (a violation is a failed call).
+
+``errors`` injects failures on purpose, drawn from the run's seed (so the same run injects the same
+failures): ``network_error`` (the call fails as if the service were unreachable),
+``unparseable_result`` (the result is cut-off text) and ``schema_violation`` (a required field of
+the result is removed). Injected failures are marked in ``metadata["injected"]``.
+
+The API key is read from the environment variable named by ``api_key_env`` and never logged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
+from fms_dgt.core.tools.engines.mock import call_seed
+from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.errors import ConfigError
+from fms_dgt.plugins import register_tool_engine
+
+if TYPE_CHECKING:
+    import httpx2 as httpx
+
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["LMToolEngine"]
+
+_ERROR_KINDS = ("network_error", "unparseable_result", "schema_violation")
+_SYSTEM = (
+    "You simulate the backend of a software tool. Reply with the tool's result only, as JSON, "
+    "consistent with the tool's description, its output schema, the arguments and the earlier "
+    "results of this session. Never explain."
+)
+
+
+@register_tool_engine("lm")
+class LMToolEngine(ToolEngine):
+    """Results from an OpenAI-compatible chat model.
+
+    Args:
+        registry: the tools.
+        base_url: the API root (``http://127.0.0.1:8000/v1``); ``/chat/completions`` is appended.
+        model: the model name.
+        api_key_env: environment variable holding the API key (optional for local servers).
+        temperature: sampling temperature.
+        seed: seed of error injection (and sent to the endpoint).
+        errors: probability per injected failure kind (``network_error``, ``unparseable_result``,
+            ``schema_violation``).
+        history: how many earlier calls of the session go into the prompt.
+        request_timeout: seconds per HTTP request.
+        max_workers: batch parallelism.
+        policy: call policy.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.0,
+        seed: int = 0,
+        errors: Mapping[str, float] | None = None,
+        history: int = 8,
+        request_timeout: float = 60.0,
+        max_workers: int = 4,
+        policy: CallPolicy | None = None,
+    ) -> None:
+        super().__init__(registry, max_workers=max_workers, policy=policy)
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.temperature = temperature
+        self.seed = seed
+        self.errors = _check_rates(errors or {})
+        self.history = history
+        self.request_timeout = request_timeout
+        self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
+
+    def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+        """Ask the model for the result (or inject a failure)."""
+        rng = random.Random(call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name))
+        injected = self._draw(rng)
+        if injected == "network_error":
+            return ToolResult(
+                call.call_id,
+                call.name,
+                error="network error: the service did not answer (injected)",
+                metadata={"injected": injected},
+            )
+        value = self._ask(tool, call, state)
+        if injected == "unparseable_result":
+            text = json.dumps(value, ensure_ascii=False)
+            return ToolResult(
+                call.call_id,
+                call.name,
+                result=text[: max(1, len(text) // 2)],
+                metadata={"injected": injected},
+            )
+        if injected == "schema_violation":
+            return ToolResult(
+                call.call_id, call.name, result=_violate(value, tool), metadata={"injected": injected}
+            )
+        return ToolResult(call.call_id, call.name, result=value, metadata={"model": self.model})
+
+    def _draw(self, rng: random.Random) -> str | None:
+        roll = rng.random()
+        for kind in _ERROR_KINDS:
+            roll -= self.errors.get(kind, 0.0)
+            if roll < 0:
+                return kind
+        return None
+
+    def _ask(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> Any:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "messages": [
+                {"role": "system", "content": _SYSTEM},
+                {"role": "user", "content": self._prompt(tool, call, state)},
+            ],
+        }
+        if tool.output_parameters:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "tool_result", "schema": tool.output_parameters},
+            }
+        content = self._post(body)
+        try:
+            value = json.loads(content)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"the model's reply is not JSON: {content[:200]!r}") from exc
+        if tool.output_parameters:
+            reason = get_validator(tool.output_parameters).explain(value)
+            if reason is not None:
+                raise ValueError(f"the model's result violates the output schema: {reason}")
+        return value
+
+    def _prompt(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> str:
+        earlier = state.get("calls", [])[-self.history :] if self.history else []
+        lines = [
+            f"Tool: {tool.qualified_name}",
+            f"Description: {tool.description}",
+            f"Input schema: {json.dumps(tool.parameters, sort_keys=True)}",
+        ]
+        if tool.output_parameters:
+            lines.append(f"Output schema: {json.dumps(tool.output_parameters, sort_keys=True)}")
+        for item in earlier:
+            lines.append(
+                f"Earlier call: {json.dumps(item['call'], sort_keys=True)} -> "
+                f"{json.dumps(item['result'].get('result'), sort_keys=True)}"
+            )
+        lines.append(f"Arguments: {json.dumps(call.arguments, sort_keys=True)}")
+        return "\n".join(lines)
+
+    def _post(self, body: dict[str, Any]) -> str:
+        import httpx2 as httpx
+
+        try:
+            response = self._http().post(f"{self.base_url}/chat/completions", json=body)
+        except httpx.TransportError as exc:
+            raise RetryableError(
+                f"cannot reach the model endpoint {self.base_url}: {type(exc).__name__}"
+            ) from exc
+        if response.status_code == 429 or response.status_code >= 500:
+            raise RetryableError(f"model endpoint {self.base_url} answered {response.status_code}")
+        if response.status_code >= 400:
+            raise ValueError(
+                f"model endpoint {self.base_url} answered {response.status_code}: {response.text[:200]}"
+            )
+        try:
+            return str(response.json()["choices"][0]["message"]["content"])
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise ValueError(f"unexpected reply from {self.base_url}: {response.text[:200]!r}") from exc
+
+    def _http(self) -> httpx.Client:
+        import httpx2 as httpx
+
+        with self._client_lock:
+            if self._client is None:
+                headers = {}
+                key = os.environ.get(self.api_key_env)
+                if key:
+                    headers["Authorization"] = f"Bearer {key}"
+                self._client = httpx.Client(headers=headers, timeout=self.request_timeout)
+            return self._client
+
+    def close(self) -> None:
+        """Close the HTTP client and every session."""
+        super().close()
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+
+def _check_rates(errors: Mapping[str, float]) -> dict[str, float]:
+    unknown = [k for k in errors if k not in _ERROR_KINDS]
+    if unknown:
+        raise ConfigError(
+            f"unknown error kind {unknown[0]!r} for the lm engine: use {', '.join(_ERROR_KINDS)}"
+        )
+    rates = {k: float(v) for k, v in errors.items()}
+    if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1:
+        raise ConfigError(
+            "invalid error rates for the lm engine: each must be >= 0 and they must sum to <= 1"
+        )
+    return rates
+
+
+def _violate(value: Any, tool: Tool) -> Any:
+    required = tool.output_parameters.get("required", [])
+    if isinstance(value, dict) and required:
+        return {k: v for k, v in value.items() if k != required[0]}
+    return {"unexpected": value}

@@ -1,0 +1,116 @@
+"""The ``mock`` engine: offline, deterministic results (the default engine).
+
+For each call, in order of precedence:
+
+1. a per-tool entry in ``results`` (qualified name -> value or template),
+2. the tool's own manifest settings (``metadata["mock_result"]`` / ``metadata["mock_template"]``),
+3. the engine-wide ``template`` or ``result``,
+4. a value **synthesised from** ``output_parameters`` that validates against it (a small
+   ``{"status": "ok"}`` object when the tool declares no output schema).
+
+Templates are strings, lists or mappings whose strings may contain ``{{ argument }}``; a string
+that is exactly one placeholder becomes the argument's value itself (not its text). Synthesis is
+seeded from (engine seed, session id, call id, tool, arguments), so the same run gives the same
+results in any process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
+from fms_dgt.core.tools.synth import synthesise
+from fms_dgt.plugins import register_tool_engine
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["MockToolEngine", "render_template"]
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
+
+
+def render_template(template: Any, arguments: Mapping[str, Any]) -> Any:
+    """Fill ``{{ name }}`` placeholders from ``arguments`` (recursively in lists and mappings)."""
+    if isinstance(template, str):
+        whole = _PLACEHOLDER.fullmatch(template.strip())
+        if whole:
+            return arguments.get(whole.group(1))
+        return _PLACEHOLDER.sub(lambda m: _text(arguments.get(m.group(1))), template)
+    if isinstance(template, list):
+        return [render_template(t, arguments) for t in template]
+    if isinstance(template, Mapping):
+        return {k: render_template(v, arguments) for k, v in template.items()}
+    return template
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def call_seed(*parts: Any) -> int:
+    """A seed from stable parts (independent of ``PYTHONHASHSEED``)."""
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+@register_tool_engine("mock")
+class MockToolEngine(ToolEngine):
+    """Deterministic offline results.
+
+    Args:
+        registry: the tools.
+        seed: base seed of synthesised results.
+        result: a static result for every tool.
+        template: a template over the arguments for every tool.
+        results: per qualified name, a static result or template.
+        max_workers: batch parallelism.
+        policy: call policy.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        seed: int = 0,
+        result: Any = None,
+        template: Any = None,
+        results: Mapping[str, Any] | None = None,
+        max_workers: int = 1,
+        policy: CallPolicy | None = None,
+    ) -> None:
+        super().__init__(registry, max_workers=max_workers, policy=policy)
+        self.seed = seed
+        self.result = result
+        self.template = template
+        self.results = dict(results or {})
+
+    def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+        """A result from the first configured source (see module docstring)."""
+        value, source = self._value(tool, call, state)
+        return ToolResult(call.call_id, call.name, result=value, metadata={"mock": source})
+
+    def _value(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> tuple[Any, str]:
+        args = call.arguments
+        if tool.qualified_name in self.results:
+            return render_template(self.results[tool.qualified_name], args), "results"
+        if "mock_template" in tool.metadata:
+            return render_template(tool.metadata["mock_template"], args), "tool template"
+        if "mock_result" in tool.metadata:
+            return tool.metadata["mock_result"], "tool result"
+        if self.template is not None:
+            return render_template(self.template, args), "template"
+        if self.result is not None:
+            return self.result, "result"
+        seed = call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name, args)
+        if not tool.output_parameters:
+            return {"status": "ok"}, "default"
+        return synthesise(
+            tool.output_parameters, random.Random(seed), optional_probability=0.7
+        ), "synthesised"

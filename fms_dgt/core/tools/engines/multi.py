@@ -1,0 +1,130 @@
+"""The ``multi`` engine: one engine for a whole registry, dispatching each call.
+
+Dispatch order for a call named N whose tool has kind K (DESIGN.md):
+
+1. a handler registered for the name N (:func:`~fms_dgt.core.tools.engines.base.register_tool`);
+2. the engine routed for N's namespace (the ``engine:`` key of the ``tools.registry`` entry that
+   produced the namespace, or ``routes`` given in code);
+3. the handler registered for kind K (:func:`~fms_dgt.core.tools.engines.base.register_tool_handler`,
+   ``*`` for any kind), else the built-in engine of the kind: ``file`` -> ``mock``,
+   ``function`` -> ``function``, ``mcp`` -> ``mcp``, ``rest`` -> ``rest``;
+4. else the call fails with ``No handler registered for tool: N (kind: K)``.
+
+The multi engine's policy (validation, coercion, timeouts, retries, blocklist) applies to every
+call; routed engines contribute their ``call``. ``metadata["engine"]`` of each result says which
+route ran it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine, call_handler, get_tool, get_tool_handler
+from fms_dgt.errors import ConfigError
+from fms_dgt.plugins import TOOL_ENGINES, register_tool_engine
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["BUILTIN_KIND_ENGINES", "MultiToolEngine"]
+
+#: The engine that runs a kind when no handler is registered for it.
+BUILTIN_KIND_ENGINES = {"file": "mock", "function": "function", "mcp": "mcp", "rest": "rest"}
+
+
+@register_tool_engine("multi")
+class MultiToolEngine(ToolEngine):
+    """Routes calls to named engines, handlers and built-in kind engines.
+
+    Args:
+        registry: the tools.
+        engines: name -> engine instance (what ``engine:`` keys in the config refer to).
+        routes: namespace -> engine name; defaults to ``registry.engine_routes``.
+        max_workers: batch parallelism.
+        policy: call policy applied to every call.
+
+    Raises:
+        ConfigError: a route names an engine that is not given.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        engines: Mapping[str, ToolEngine] | None = None,
+        routes: Mapping[str, str] | None = None,
+        max_workers: int = 8,
+        policy: CallPolicy | None = None,
+    ) -> None:
+        super().__init__(registry, max_workers=max_workers, policy=policy)
+        self.engines = dict(engines or {})
+        self.routes = dict(routes if routes is not None else registry.engine_routes)
+        missing = sorted({e for e in self.routes.values() if e not in self.engines})
+        if missing:
+            raise ConfigError(
+                f"unknown engine {missing[0]!r} in a tools.registry entry: define it under tools.engines "
+                f"(defined: {', '.join(sorted(self.engines)) or 'none'})."
+            )
+        self._kind_engines: dict[str, ToolEngine] = {}
+        self._kind_lock = threading.Lock()
+
+    def route(self, tool: Tool) -> tuple[str, Any]:
+        """``(label, handler or engine)`` that runs ``tool``, or ``("", None)`` if nothing does."""
+        handler = get_tool(tool.qualified_name)
+        if handler is not None:
+            return f"handler:{tool.qualified_name}", handler
+        routed = self.routes.get(tool.namespace)
+        if routed is not None:
+            return routed, self.engines[routed]
+        handler = get_tool_handler(tool.kind)
+        if handler is not None:
+            return f"kind-handler:{tool.kind}", handler
+        builtin = self._kind_engine(tool.kind)
+        if builtin is not None:
+            return BUILTIN_KIND_ENGINES[tool.kind], builtin
+        return "", None
+
+    def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+        """Dispatch one call (see module docstring)."""
+        label, target = self.route(tool)
+        if target is None:
+            return ToolResult(
+                call.call_id,
+                call.name,
+                error=f"No handler registered for tool: {call.name} (kind: {tool.kind})",
+            )
+        sub_state = self._sub_state(label, target, state)
+        result = call_handler(target, tool, call, sub_state)
+        result.metadata.setdefault("engine", label)
+        return result
+
+    def _sub_state(self, label: str, target: Any, state: dict[str, Any]) -> dict[str, Any]:
+        states = state.setdefault("engines", {})
+        if label not in states:
+            initial = (
+                target.initial_state(state.get("session_id", "")) if isinstance(target, ToolEngine) else {}
+            )
+            states[label] = initial
+        sub: dict[str, Any] = states[label]
+        return sub
+
+    def _kind_engine(self, kind: str) -> ToolEngine | None:
+        name = BUILTIN_KIND_ENGINES.get(kind)
+        if name is None:
+            return None
+        with self._kind_lock:
+            engine = self._kind_engines.get(kind)
+            if engine is None:
+                engine = TOOL_ENGINES.get(name)(self.registry)
+                self._kind_engines[kind] = engine
+            return engine
+
+    def close(self) -> None:
+        """Close this engine, the built-in kind engines it made, and the engines it was given."""
+        super().close()
+        for engine in [*self._kind_engines.values(), *self.engines.values()]:
+            engine.close()
+        self._kind_engines.clear()

@@ -1,0 +1,351 @@
+"""Synthesis of values that validate against a JSON Schema.
+
+Used by the mock engine (results from ``output_parameters``) and by the generation job (arguments
+from ``parameters``). Generation is deterministic for a given :class:`random.Random`; the caller
+seeds it from stable inputs (run seed, session, call). Supported: ``type`` (and type lists),
+``enum``/``const``, ``format`` (date, date-time, time, email, uri, uuid, ipv4, hostname),
+numeric bounds and ``multipleOf``, string lengths and ``pattern`` (through a small regex sampler),
+objects (required properties always, optional ones sometimes, ``additionalProperties``), arrays
+(``items``, ``prefixItems``, length bounds, ``uniqueItems``), ``anyOf``/``oneOf``/``allOf`` and
+local ``$ref``. Property names steer strings toward plausible values (``city`` -> a city name).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import string
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.errors import DGTError
+
+__all__ = ["SynthesisError", "synthesise"]
+
+_MAX_DEPTH = 6
+
+_WORDS = ["alpha", "river", "orbit", "maple", "signal", "harbor", "ember", "quartz", "meadow", "atlas"]
+_HINTS: dict[str, list[str]] = {
+    "city": ["Lisbon", "Nairobi", "Osaka", "Toronto", "Lyon", "Valparaiso"],
+    "country": ["Portugal", "Kenya", "Japan", "Canada", "France", "Chile"],
+    "name": ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson"],
+    "title": ["Quarterly review", "Team lunch", "Design sync", "Release planning"],
+    "query": ["weather tomorrow", "best pizza nearby", "python dataclasses", "train to Porto"],
+    "keyword": ["solar", "budget", "marathon", "vaccines"],
+    "currency": ["USD", "EUR", "JPY", "GBP"],
+    "language": ["en", "fr", "pt", "ja"],
+    "symbol": ["AAPL", "MSFT", "IBM", "NVDA"],
+    "status": ["active", "pending", "closed"],
+    "location": ["Lisbon, PT", "Nairobi, KE", "Osaka, JP"],
+    "address": ["1 Main Street", "42 Rua Augusta", "7 Queen St"],
+    "message": ["See you at noon.", "The report is ready.", "Running ten minutes late."],
+    "description": ["A short description.", "Details to follow."],
+}
+
+
+class SynthesisError(DGTError):
+    """No valid value could be synthesised for a schema (e.g. contradictory constraints)."""
+
+
+def synthesise(
+    schema: Any,
+    rng: random.Random,
+    *,
+    name: str = "",
+    optional_probability: float = 0.5,
+    attempts: int = 5,
+) -> Any:
+    """A value valid against ``schema``.
+
+    Args:
+        schema: a Draft 2020-12 schema.
+        rng: the random source (seed it for reproducibility).
+        name: the property name the value is for (steers plausible strings).
+        optional_probability: chance that an optional object property is filled.
+        attempts: tries before giving up on schemas the generator does not fully understand.
+
+    Raises:
+        SynthesisError: no valid value was found in ``attempts`` tries.
+    """
+    validator = get_validator(schema) if isinstance(schema, dict) else None
+    generator = _Generator(rng, schema if isinstance(schema, dict) else {}, optional_probability)
+    value: Any = None
+    for _ in range(attempts):
+        value = generator.value(schema, name, 0)
+        if validator is None or validator.is_valid(value):
+            return value
+    reason = validator.explain(value) if validator is not None else None
+    raise SynthesisError(
+        f"cannot synthesise a value for {name or 'the schema'}: {reason}. Simplify or fix the "
+        "schema's constraints."
+    )
+
+
+class _Generator:
+    def __init__(self, rng: random.Random, root: Mapping[str, Any], optional_probability: float):
+        self.rng = rng
+        self.root = root
+        self.optional_probability = optional_probability
+
+    def value(self, schema: Any, name: str, depth: int) -> Any:
+        if schema is True or not isinstance(schema, Mapping) or not schema:
+            return self._scalar_for_name(name)
+        if "$ref" in schema:
+            return self.value(self._resolve(schema), name, depth + 1)
+        if "const" in schema:
+            return schema["const"]
+        if isinstance(schema.get("enum"), list) and schema["enum"]:
+            return self.rng.choice(schema["enum"])
+        for key in ("anyOf", "oneOf"):
+            if isinstance(schema.get(key), list) and schema[key]:
+                branch = self.rng.choice(schema[key])
+                rest = {k: v for k, v in schema.items() if k != key}
+                return self.value(_merge(rest, branch), name, depth + 1)
+        if isinstance(schema.get("allOf"), list):
+            merged = dict(schema)
+            for part in merged.pop("allOf"):
+                merged = _merge(merged, part)
+            return self.value(merged, name, depth + 1)
+        return self._typed(schema, self._pick_type(schema), name, depth)
+
+    def _resolve(self, schema: Mapping[str, Any]) -> Any:
+        ref = str(schema["$ref"])
+        node: Any = self.root
+        if not ref.startswith("#"):
+            return {}
+        for part in ref.lstrip("#/").split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(node, Mapping) or part not in node:
+                return {}
+            node = node[part]
+        return node
+
+    def _pick_type(self, schema: Mapping[str, Any]) -> str:
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            non_null = [k for k in kind if k != "null"]
+            return self.rng.choice(non_null) if non_null else "null"
+        if isinstance(kind, str):
+            return kind
+        if "properties" in schema or "required" in schema:
+            return "object"
+        if "items" in schema or "prefixItems" in schema:
+            return "array"
+        return "string"
+
+    def _typed(self, schema: Mapping[str, Any], kind: str, name: str, depth: int) -> Any:
+        if kind == "object":
+            return self._object(schema, depth)
+        if kind == "array":
+            return self._array(schema, name, depth)
+        if kind in ("integer", "number"):
+            return self._number(schema, kind == "integer")
+        if kind == "boolean":
+            return self.rng.random() < 0.5
+        if kind == "null":
+            return None
+        return self._string(schema, name)
+
+    def _object(self, schema: Mapping[str, Any], depth: int) -> dict[str, Any]:
+        props: Mapping[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", ()))
+        out: dict[str, Any] = {}
+        for key, sub in props.items():
+            deep = depth >= _MAX_DEPTH
+            if key in required or (not deep and self.rng.random() < self.optional_probability):
+                out[key] = self.value(sub, key, depth + 1)
+        for key in required - set(out):
+            extra = schema.get("additionalProperties", True)
+            out[key] = self.value(extra if isinstance(extra, Mapping) else {}, key, depth + 1)
+        return out
+
+    def _array(self, schema: Mapping[str, Any], name: str, depth: int) -> list[Any]:
+        prefix = list(schema.get("prefixItems", []))
+        low = max(int(schema.get("minItems", 1 if depth < _MAX_DEPTH else 0)), len(prefix))
+        high = int(schema.get("maxItems", max(low, 3)))
+        count = self.rng.randint(low, max(low, min(high, low + 2)))
+        items = schema.get("items", {})
+        out = [
+            self.value(prefix[i], name, depth + 1)
+            if i < len(prefix)
+            else self.value(items, _singular(name), depth + 1)
+            for i in range(count)
+        ]
+        if schema.get("uniqueItems"):
+            out = _unique(out)
+        return out
+
+    def _number(self, schema: Mapping[str, Any], integer: bool) -> int | float:
+        low, high = _bounds(schema, integer)
+        step = schema.get("multipleOf")
+        if isinstance(step, (int, float)) and step > 0:
+            first, last = math.ceil(low / step), math.floor(high / step)
+            if first <= last:
+                value = self.rng.randint(first, last) * step
+                return int(value) if integer else value
+        if integer:
+            return self.rng.randint(math.ceil(low), math.floor(high))
+        return round(self.rng.uniform(low, high), 2)
+
+    def _string(self, schema: Mapping[str, Any], name: str) -> str:
+        fmt = schema.get("format")
+        if isinstance(fmt, str) and fmt in _FORMATS:
+            return _FORMATS[fmt](self.rng)
+        if isinstance(schema.get("pattern"), str):
+            sampled = sample_pattern(schema["pattern"], self.rng)
+            if sampled is not None:
+                return sampled
+        text = str(self._scalar_for_name(name))
+        low = int(schema.get("minLength", 0))
+        high = int(schema.get("maxLength", max(low, len(text))))
+        while len(text) < low:
+            text += self.rng.choice(string.ascii_lowercase)
+        return text[:high]
+
+    def _scalar_for_name(self, name: str) -> str:
+        key = name.lower()
+        for hint, values in _HINTS.items():
+            if hint in key:
+                return self.rng.choice(values)
+        if key.endswith("id") or key.endswith("_ids"):
+            return f"{key.rstrip('s').replace('_', '-') or 'id'}-{self.rng.randint(1000, 9999)}"
+        return f"{self.rng.choice(_WORDS)}-{self.rng.randint(1, 999)}"
+
+
+def _merge(base: Mapping[str, Any], extra: Any) -> dict[str, Any]:
+    if not isinstance(extra, Mapping):
+        return dict(base)
+    merged = {**base, **extra}
+    if "properties" in base and "properties" in extra:
+        merged["properties"] = {**base["properties"], **extra["properties"]}
+    if "required" in base and "required" in extra:
+        merged["required"] = list(dict.fromkeys([*base["required"], *extra["required"]]))
+    return merged
+
+
+def _bounds(schema: Mapping[str, Any], integer: bool) -> tuple[float, float]:
+    low = float(schema.get("minimum", -math.inf))
+    high = float(schema.get("maximum", math.inf))
+    if "exclusiveMinimum" in schema:
+        low = max(low, float(schema["exclusiveMinimum"]) + (1 if integer else 1e-6))
+    if "exclusiveMaximum" in schema:
+        high = min(high, float(schema["exclusiveMaximum"]) - (1 if integer else 1e-6))
+    if math.isinf(low) and math.isinf(high):
+        low, high = (1, 100)
+    elif math.isinf(low):
+        low = high - 100
+    elif math.isinf(high):
+        high = low + 100
+    return low, high
+
+
+def _singular(name: str) -> str:
+    return name[:-1] if name.endswith("s") else name
+
+
+def _unique(values: list[Any]) -> list[Any]:
+    seen: list[Any] = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+    return seen
+
+
+_FORMATS = {
+    "date": lambda r: f"2026-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
+    "date-time": lambda r: (
+        f"2026-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T"
+        f"{r.randint(0, 23):02d}:{r.choice((0, 15, 30, 45)):02d}:00Z"
+    ),
+    "time": lambda r: f"{r.randint(0, 23):02d}:{r.choice((0, 15, 30, 45)):02d}:00Z",
+    "email": lambda r: f"{r.choice(('ada', 'grace', 'alan', 'kat'))}{r.randint(1, 99)}@example.com",
+    "uri": lambda r: f"https://example.com/{r.choice(_WORDS)}/{r.randint(1, 999)}",
+    "url": lambda r: f"https://example.com/{r.choice(_WORDS)}",
+    "uuid": lambda r: str(uuid.UUID(int=r.getrandbits(128), version=4)),
+    "ipv4": lambda r: f"192.0.2.{r.randint(1, 254)}",
+    "hostname": lambda r: f"{r.choice(_WORDS)}.example.com",
+}
+
+
+# ---------------------------------------------------------------- a small regex sampler
+
+
+def sample_pattern(pattern: str, rng: random.Random) -> str | None:
+    """A string matching ``pattern`` (searched, as JSON Schema does), or None if unsupported."""
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        parsed = sre_parse.parse(pattern)
+    except (ImportError, re.error, AttributeError):
+        return None
+    try:
+        text = "".join(_emit(parsed, rng))
+    except _Unsupported:
+        return None
+    return text if re.search(pattern, text) else None
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _emit(tokens: Any, rng: random.Random) -> list[str]:
+    out: list[str] = []
+    for op, arg in tokens:
+        out.extend(_emit_one(str(op), arg, rng))
+    return out
+
+
+def _emit_one(op: str, arg: Any, rng: random.Random) -> list[str]:
+    if op == "LITERAL":
+        return [chr(arg)]
+    if op == "ANY":
+        return [rng.choice(string.ascii_letters)]
+    if op == "IN":
+        return [_from_class(arg, rng)]
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, high, sub = arg
+        count = rng.randint(low, min(high, low + 3)) if high != sre_maxrepeat() else rng.randint(low, low + 3)
+        return [c for _ in range(count) for c in _emit(sub, rng)]
+    if op == "SUBPATTERN":
+        return _emit(arg[-1], rng)
+    if op == "BRANCH":
+        return _emit(rng.choice(arg[1]), rng)
+    if op == "AT":
+        return []
+    raise _Unsupported(op)
+
+
+def sre_maxrepeat() -> int:
+    from re import _constants  # type: ignore[attr-defined]
+
+    return int(_constants.MAXREPEAT)
+
+
+_CATEGORIES = {
+    "CATEGORY_DIGIT": string.digits,
+    "CATEGORY_WORD": string.ascii_letters + string.digits + "_",
+    "CATEGORY_SPACE": " ",
+}
+
+
+def _from_class(items: Any, rng: random.Random) -> str:
+    choices: list[str] = []
+    for op, arg in items:
+        kind = str(op)
+        if kind == "NEGATE":
+            raise _Unsupported(kind)
+        if kind == "LITERAL":
+            choices.append(chr(arg))
+        elif kind == "RANGE":
+            choices.extend(chr(c) for c in range(arg[0], min(arg[1], arg[0] + 60) + 1))
+        elif kind == "CATEGORY" and str(arg) in _CATEGORIES:
+            choices.extend(_CATEGORIES[str(arg)])
+        else:
+            raise _Unsupported(kind)
+    if not choices:
+        raise _Unsupported("empty class")
+    return rng.choice(choices)

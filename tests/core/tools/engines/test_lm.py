@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.engines.base import CallPolicy
+from fms_dgt.core.tools.engines.lm import LMToolEngine
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import ConfigError
+from tests.support.chat_server import serve
+
+STOCK = Tool(
+    "quote",
+    "fin",
+    parameters={"type": "object", "properties": {"symbol": {"type": "string"}}, "required": ["symbol"]},
+    output_parameters={"type": "object", "properties": {"price": {"type": "number"}}, "required": ["price"]},
+)
+
+
+def _reply(body: dict[str, Any]) -> Any:
+    prompt = body["messages"][-1]["content"]
+    arguments = json.loads(prompt.rsplit("Arguments: ", 1)[1])
+    return {"price": 100.0 + len(arguments["symbol"])}
+
+
+def test_results_come_from_the_endpoint_with_schema_and_history(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DGT_TEST_KEY", "sk-secret")
+    with serve(_reply) as server:
+        engine = LMToolEngine(
+            ToolRegistry([STOCK]), base_url=server.url, model="sim", api_key_env="DGT_TEST_KEY"
+        )
+        engine.setup("s")
+        first, second = (
+            engine.execute("s", [ToolCall("fin::quote", {"symbol": s})])[0] for s in ("IBM", "NVDA")
+        )
+        engine.close()
+    assert first.result == {"price": 103.0} and second.result == {"price": 104.0}
+    request = server.requests[1]
+    assert request["model"] == "sim"
+    assert request["response_format"]["json_schema"]["schema"] == STOCK.output_parameters
+    assert (
+        "Earlier call" in request["messages"][-1]["content"] and "IBM" in request["messages"][-1]["content"]
+    )
+    assert server.headers[0]["Authorization"] == "Bearer sk-secret"
+    assert "sk-secret" not in json.dumps([first.to_dict(), second.to_dict()])
+
+
+def test_schema_violations_and_garbage_become_errors() -> None:
+    with serve(lambda body: {"price": "cheap"}) as server:
+        engine = LMToolEngine(ToolRegistry([STOCK]), base_url=server.url, model="m")
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "X"})])
+    assert "violates the output schema" in str(result.error)
+    with serve(lambda body: "not json at all") as server:
+        engine = LMToolEngine(ToolRegistry([STOCK]), base_url=server.url, model="m")
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "X"})])
+    assert "not JSON" in str(result.error)
+
+
+def test_server_errors_are_retried() -> None:
+    with serve(_reply) as server:
+        server.status = [503, 429]
+        engine = LMToolEngine(
+            ToolRegistry([STOCK]), base_url=server.url, model="m", policy=CallPolicy(retries=2, backoff=0.001)
+        )
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "AB"})])
+    assert result.result == {"price": 102.0} and result.metadata["attempts"] == 3
+
+
+def test_error_injection_is_seeded_and_marked() -> None:
+    calls = [ToolCall("fin::quote", {"symbol": "S"}, f"c{i}") for i in range(60)]
+    rates = {"network_error": 0.2, "unparseable_result": 0.2, "schema_violation": 0.2}
+
+    def run(seed: int) -> list[str | None]:
+        with serve(_reply) as server:
+            engine = LMToolEngine(
+                ToolRegistry([STOCK]),
+                base_url=server.url,
+                model="m",
+                seed=seed,
+                errors=rates,
+                policy=CallPolicy(validate_results="off"),
+            )
+            engine.setup("s")
+            results = engine.execute("s", calls)
+            engine.close()
+        return [r.metadata.get("injected") for r in results]
+
+    first = run(1)
+    assert first == run(1) and first != run(2)
+    assert {"network_error", "unparseable_result", "schema_violation", None} == set(first)
+    with pytest.raises(ConfigError, match="unknown error kind"):
+        LMToolEngine(ToolRegistry([STOCK]), base_url="http://x", model="m", errors={"timeout": 0.1})

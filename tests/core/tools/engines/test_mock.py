@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.engines.mock import MockToolEngine, render_template
+from fms_dgt.core.tools.registry import ToolRegistry
+
+REPO = Path(__file__).resolve().parents[4]
+OUT = {
+    "type": "object",
+    "required": ["temp", "when"],
+    "properties": {
+        "temp": {"type": "number", "minimum": -30, "maximum": 45},
+        "when": {"type": "string", "format": "date"},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["sun", "rain"]}, "maxItems": 2},
+    },
+}
+WEATHER = Tool(
+    "weather",
+    "w",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+    output_parameters=OUT,
+)
+ECHO = Tool("echo", "w", metadata={"mock_template": {"said": "{{ text }}", "line": "you said {{text}}"}})
+PLAIN = Tool("plain", "w")
+
+
+def _run(engine: MockToolEngine, session: str, calls: list[ToolCall]) -> list[object]:
+    engine.setup(session)
+    try:
+        return [r.result for r in engine.execute(session, calls)]
+    finally:
+        engine.teardown(session)
+
+
+def test_synthesised_results_validate_and_are_deterministic() -> None:
+    registry = ToolRegistry([WEATHER])
+    calls = [
+        ToolCall("w::weather", {"city": c}, f"c{i}") for i, c in enumerate(["Lisbon", "Oslo", "Lima"] * 5)
+    ]
+    first = _run(MockToolEngine(registry, seed=7), "s1", calls)
+    validator = Draft202012Validator(OUT)
+    assert all(validator.is_valid(r) for r in first)
+    assert first == _run(MockToolEngine(registry, seed=7), "s1", calls)
+    assert first != _run(MockToolEngine(registry, seed=8), "s1", calls)
+    assert first != _run(MockToolEngine(registry, seed=7), "s2", calls)
+
+
+def test_determinism_across_processes_and_hash_seeds() -> None:
+    code = (
+        "from fms_dgt.core.tools.engines.mock import MockToolEngine;"
+        "from fms_dgt.core.tools.data_objects import ToolCall;"
+        "from fms_dgt.core.tools.registry import ToolRegistry;"
+        "r = ToolRegistry.from_file('data/weather_tools.yaml'); e = MockToolEngine(r, seed=3); e.setup('s');"
+        "print(e.execute('s', [ToolCall('weather_api::geocode_city', {'city': 'Oslo'}, 'x')])[0].result)"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin"},
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outs) == 1 and "latitude" in outs.pop()
+
+
+def test_templates_static_results_and_precedence() -> None:
+    registry = ToolRegistry([WEATHER, ECHO, PLAIN])
+    engine = MockToolEngine(registry, result={"static": True}, results={"w::weather": {"t": "{{city}}"}})
+    results = _run(
+        engine,
+        "s",
+        [
+            ToolCall("w::weather", {"city": "Rome"}),
+            ToolCall("w::echo", {"text": [1, 2]}),
+            ToolCall("w::plain", {}),
+        ],
+    )
+    assert results == [{"t": "Rome"}, {"said": [1, 2], "line": "you said [1, 2]"}, {"static": True}]
+    assert _run(MockToolEngine(registry), "s", [ToolCall("w::plain", {})]) == [{"status": "ok"}]
+    assert render_template(["{{a}}", {"k": "{{ b }}!"}], {"a": 1, "b": "x"}) == [1, {"k": "x!"}]

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import (
+    ToolEngine,
+    clear_tool_handlers,
+    clear_tools,
+    get_tool,
+    get_tool_handler,
+    register_tool,
+    register_tool_handler,
+)
+from fms_dgt.core.tools.engines.mock import MockToolEngine
+from fms_dgt.core.tools.engines.multi import MultiToolEngine
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import ConfigError
+
+
+@pytest.fixture(autouse=True)
+def clean_handlers() -> Iterator[None]:
+    clear_tools()
+    clear_tool_handlers()
+    yield
+    clear_tools()
+    clear_tool_handlers()
+
+
+class Named(ToolEngine):
+    def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+        state["n"] = state.get("n", 0) + 1
+        return ToolResult(call.call_id, call.name, result={"by": "routed", "n": state["n"]})
+
+
+def _registry() -> ToolRegistry:
+    return ToolRegistry.from_config(
+        {
+            "tools": {
+                "registry": [
+                    {
+                        "type": "inline",
+                        "namespace": "a",
+                        "engine": "sim",
+                        "tools": [{"name": "t"}, {"name": "u", "namespace": "a2"}],
+                    },
+                    {"type": "inline", "namespace": "b", "tools": [{"name": "t"}]},
+                    {
+                        "type": "inline",
+                        "namespace": "c",
+                        "tools": [{"name": "t", "metadata": {"kind": "custom"}}],
+                    },
+                ]
+            }
+        }
+    )
+
+
+def test_dispatch_order_name_then_route_then_kind_then_error() -> None:
+    registry = _registry()
+    engine = MultiToolEngine(registry, engines={"sim": Named(registry)})
+    engine.setup("s")
+    calls = [ToolCall(n, {}) for n in ("a::t", "a2::u", "b::t", "c::t")]
+    results = engine.execute("s", calls)
+    assert [r.metadata["engine"] for r in results[:3]] == ["sim", "sim", "mock"]
+    assert results[1].result == {"by": "routed", "n": 2}  # routed by the namespace actually produced
+    assert results[3].error == "No handler registered for tool: c::t (kind: custom)"
+
+    register_tool_handler("custom", lambda args: "by kind")
+    register_tool("a::t", type("Obj", (), {"execute": lambda self, args: "by name"})())
+    results = engine.execute("s", calls)
+    assert [r.result for r in (results[0], results[3])] == ["by name", "by kind"]
+    assert get_tool("a::t") is not None and get_tool_handler("custom") is not None
+    register_tool_handler("*", lambda args: "anything")
+    clear_tool_handlers()
+    assert get_tool_handler("custom") is None
+
+
+def test_wildcard_kind_handler() -> None:
+    registry = _registry()
+    register_tool_handler("*", lambda args: "wildcard")
+    engine = MultiToolEngine(registry, engines={"sim": MockToolEngine(registry)})
+    engine.setup("s")
+    assert engine.execute("s", [ToolCall("c::t", {})])[0].result == "wildcard"
+
+
+def test_unknown_routed_engine_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown engine 'sim'"):
+        MultiToolEngine(_registry())
