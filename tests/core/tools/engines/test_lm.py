@@ -4,13 +4,13 @@ import json
 from typing import Any
 
 import pytest
+from support.chat_server import serve
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
 from fms_dgt.core.tools.engines.base import CallPolicy
 from fms_dgt.core.tools.engines.lm import LMToolEngine
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError
-from tests.support.chat_server import serve
 
 STOCK = Tool(
     "quote",
