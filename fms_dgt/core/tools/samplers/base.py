@@ -1,0 +1,298 @@
+"""The :class:`ToolSampler` contract, the :class:`ToolSample` result and :func:`get_tool_sampler`.
+
+A sampler picks the tools of one scenario. Every sampler:
+
+* is built with ``get_tool_sampler(name, registry=..., **config)`` (the keys of its YAML entry) and
+  checks at construction that the artifacts it reads exist, naming the enrichment to add;
+* returns from ``sample(k)`` **exactly** ``k`` tools in a meaningful order, with the dataflow edges
+  between them, or raises :class:`~fms_dgt.errors.SamplingError` carrying the partial sample;
+* is **deterministic**: a sampler seed plus a call seed fix the result in any process, whatever
+  ``PYTHONHASHSEED`` (seeds go through SHA-256, never ``hash()``; no global random state);
+* is **thread-safe**: everything derived from the registry is built in ``__init__``; ``sample()``
+  only reads it and uses a private ``random.Random`` per call.
+
+Without a call seed, calls are numbered by an atomic counter, so a serial sequence of calls is
+reproducible too; pass ``seed=`` to make each call independent of order (e.g. across threads).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, overload
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments.dataflow import Edge
+from fms_dgt.errors import SamplingError
+from fms_dgt.plugins import get_tool_sampler_class
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["GraphToolSampler", "Seed", "ToolSample", "ToolSampler", "derive_seed", "get_tool_sampler"]
+
+Seed = int | str
+
+_MASK = (1 << 64) - 1
+
+
+def _seed_int(seed: Seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, str)):
+        raise SamplingError(f"invalid seed {seed!r}: use an integer or a string.")
+    if isinstance(seed, int):
+        return seed & _MASK
+    return int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "little")
+
+
+def derive_seed(sampler_seed: Seed, call_seed: Seed) -> int:
+    """A 64-bit seed from a sampler seed and a call seed (splitmix64 mixing; stable everywhere)."""
+    x = (_seed_int(sampler_seed) * 0x9E3779B97F4A7C15 + _seed_int(call_seed) + 0x632BE59BD9B4E019) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+class ToolSample(Sequence[Tool]):
+    """The tools of one scenario, in order, and the dataflow edges between them.
+
+    It is a sequence of :class:`Tool`; ``edges`` says which output of which tool feeds which input
+    of which other tool, so a generator can wire arguments.
+
+    Attributes:
+        tools: the sampled tools, in the sampler's order (chain: call order; fan_out: seed first;
+            fan_in: sink last; dag: a topological order).
+        edges: dataflow edges among the sampled tools (empty for samplers that use none).
+        seed: the seed that reproduces this sample with the same sampler.
+    """
+
+    __slots__ = ("edges", "seed", "tools")
+
+    def __init__(self, tools: Sequence[Tool], edges: Sequence[Edge] = (), seed: int = 0) -> None:
+        self.tools = tuple(tools)
+        self.edges = tuple(edges)
+        self.seed = seed
+
+    @overload
+    def __getitem__(self, index: int) -> Tool: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Tool, ...]: ...
+    def __getitem__(self, index: int | slice) -> Tool | tuple[Tool, ...]:
+        return self.tools[index]
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self.tools)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolSample):
+            return NotImplemented
+        return self.tools == other.tools and self.edges == other.edges
+
+    def __hash__(self) -> int:
+        return hash((self.tools, self.edges))
+
+    def __repr__(self) -> str:
+        names = ", ".join(t.qualified_name for t in self.tools)
+        return f"ToolSample([{names}], {len(self.edges)} edges)"
+
+    @property
+    def names(self) -> list[str]:
+        """Qualified names of the tools, in order."""
+        return [t.qualified_name for t in self.tools]
+
+
+class ToolSampler(ABC):
+    """Base class of samplers.
+
+    Args:
+        registry: the registry to sample from (its artifacts are read once, here).
+        k: default number of tools per sample.
+        seed: the sampler's seed (an integer or a string).
+
+    Class attributes:
+        required_artifacts: artifact keys that must be in ``registry.artifacts``; each is written
+            by the enrichment of the same name.
+        overridable: keys that ``sample(**overrides)`` accepts besides ``k`` and ``seed``.
+    """
+
+    required_artifacts: ClassVar[tuple[str, ...]] = ()
+    overridable: ClassVar[tuple[str, ...]] = ()
+    plugin_name: ClassVar[str] = ""
+
+    def __init__(self, registry: ToolRegistry, *, k: int = 3, seed: Seed = 0) -> None:
+        self.registry = registry.snapshot()
+        self.k = self._check_k(k)
+        self.seed = seed
+        _seed_int(seed)
+        self._calls = itertools.count()
+        self._check_artifacts()
+
+    @property
+    def name(self) -> str:
+        """The registered name, or the class name."""
+        return self.plugin_name or type(self).__name__
+
+    def _check_artifacts(self) -> None:
+        artifacts = self.registry.artifacts
+        for key in self.required_artifacts:
+            if key not in artifacts:
+                raise SamplingError(
+                    f"missing artifact {key!r} for sampler {self.name!r}: the registry was built "
+                    f"without it. Add the '{key}' enrichment (tools.enrichments: [{{type: {key}}}])."
+                )
+
+    def _check_k(self, k: Any) -> int:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise SamplingError(f"invalid k {k!r} for sampler {self.name!r}: use a positive integer.")
+        return k
+
+    def sample(self, k: int | None = None, *, seed: Seed | None = None, **overrides: Any) -> ToolSample:
+        """Exactly ``k`` tools (the sampler's default when None).
+
+        Args:
+            k: number of tools.
+            seed: call seed; the same sampler seed and call seed give the same sample anywhere.
+            **overrides: per-call values of the keys in :attr:`overridable`.
+
+        Raises:
+            SamplingError: exactly ``k`` tools cannot be found (``error.tools`` holds the best
+                partial sample), or an override is unknown.
+        """
+        count = self.k if k is None else self._check_k(k)
+        unknown = [key for key in overrides if key not in self.overridable]
+        if unknown:
+            allowed = ", ".join(("k", "seed", *self.overridable))
+            raise SamplingError(
+                f"unknown option {unknown[0]!r} for sampler {self.name!r}: allowed are {allowed}."
+            )
+        call_seed = next(self._calls) if seed is None else seed
+        mixed = derive_seed(self.seed, call_seed)
+        return self._draw(count, random.Random(mixed), mixed, overrides)
+
+    @abstractmethod
+    def _draw(self, k: int, rng: random.Random, seed: int, overrides: Mapping[str, Any]) -> ToolSample:
+        """Draw one sample of exactly ``k`` tools using only ``rng`` for randomness."""
+
+    def _fail(self, k: int, partial: Sequence[Tool], why: str, fix: str) -> SamplingError:
+        return SamplingError(
+            f"cannot sample {k} tools with {self.name!r}: {why}. {fix}", requested=k, tools=partial
+        )
+
+
+def get_tool_sampler(name: str, *, registry: ToolRegistry, **config: Any) -> ToolSampler:
+    """Build the sampler registered under ``name`` with the keys of its YAML entry.
+
+    Raises:
+        UnknownPluginError: no sampler has that name.
+        SamplingError: a key is not accepted by the sampler, or a required artifact is missing.
+    """
+    cls = get_tool_sampler_class(name)
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    accepted = [p for p in params if p not in ("self", "registry")]
+    for key in config:
+        if key not in accepted:
+            raise SamplingError(
+                f"unknown key {key!r} for sampler {name!r}: accepted keys are {', '.join(accepted)}."
+            )
+    sampler: ToolSampler = cls(registry, **config)
+    return sampler
+
+
+class GraphToolSampler(ToolSampler):
+    """Base of the samplers that walk the ``dataflow`` graph.
+
+    Built once in ``__init__``: per node, its distinct successor and predecessor nodes (best edge
+    first, one overload per qualified name, never the node's own name) and the edges of every
+    connected pair.
+
+    Args:
+        registry: registry with a ``dataflow`` artifact.
+        k: default number of tools per sample.
+        seed: the sampler's seed.
+        namespaces: only sample tools of these namespaces (all when None).
+        max_attempts: fresh starting points tried before giving up.
+    """
+
+    required_artifacts = ("dataflow",)
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        k: int = 3,
+        seed: Seed = 0,
+        namespaces: Sequence[str] | None = None,
+        max_attempts: int = 64,
+    ) -> None:
+        super().__init__(registry, k=k, seed=seed)
+        from fms_dgt.core.tools.enrichments.dataflow import DataflowGraph
+
+        graph = self.registry.artifacts["dataflow"]
+        if not isinstance(graph, DataflowGraph):
+            raise SamplingError(
+                f"invalid artifact 'dataflow' for sampler {self.name!r}: got {type(graph).__name__}, "
+                "not a DataflowGraph. Use the built-in dataflow enrichment."
+            )
+        self.graph = graph
+        self.max_attempts = max(1, int(max_attempts))
+        self.tools = graph.tools
+        allowed = _allowed(graph.tools, namespaces, self.name)
+        qids: dict[str, int] = {}
+        self.qid = tuple(qids.setdefault(t.qualified_name, len(qids)) for t in graph.tools)
+        self.succ = tuple(self._neighbours(graph.successors(n), n, allowed) for n in range(len(graph.tools)))
+        self.pred = tuple(
+            self._neighbours(graph.predecessors(n), n, allowed) for n in range(len(graph.tools))
+        )
+        self.pair_edges = _pair_edges(graph, allowed)
+        self.nodes = tuple(n for n in range(len(graph.tools)) if allowed[n])
+
+    def _neighbours(self, nodes: Sequence[int], node: int, allowed: Sequence[bool]) -> tuple[int, ...]:
+        if not allowed[node]:
+            return ()
+        seen = {self.qid[node]}
+        kept = []
+        for other in nodes:
+            if allowed[other] and self.qid[other] not in seen:
+                seen.add(self.qid[other])
+                kept.append(other)
+        return tuple(kept)
+
+    def _edges(self, pairs: Sequence[tuple[int, int]]) -> list[Edge]:
+        found: list[Edge] = []
+        for pair in pairs:
+            found.extend(self.pair_edges.get(pair, ()))
+        return found
+
+    def _result(self, nodes: Sequence[int], pairs: Sequence[tuple[int, int]], seed: int) -> ToolSample:
+        return ToolSample([self.tools[n] for n in nodes], self._edges(pairs), seed)
+
+
+def _allowed(tools: Sequence[Tool], namespaces: Sequence[str] | None, sampler: str) -> list[bool]:
+    if namespaces is None:
+        return [True] * len(tools)
+    if isinstance(namespaces, str):
+        namespaces = [namespaces]
+    known = {t.namespace for t in tools}
+    unknown = [n for n in namespaces if n not in known]
+    if unknown:
+        raise SamplingError(
+            f"unknown namespace {unknown[0]!r} for sampler {sampler!r}: the registry has "
+            f"{', '.join(sorted(known)) or 'no namespaces'}. Fix the namespaces key."
+        )
+    wanted = set(namespaces)
+    return [t.namespace in wanted for t in tools]
+
+
+def _pair_edges(graph: Any, allowed: Sequence[bool]) -> dict[tuple[int, int], tuple[Edge, ...]]:
+    pairs: dict[tuple[int, int], list[Edge]] = {}
+    src, dst = graph.src.tolist(), graph.dst.tolist()
+    for edge_id, (a, b) in enumerate(zip(src, dst, strict=True)):
+        if allowed[a] and allowed[b]:
+            pairs.setdefault((a, b), []).append(graph.edge(edge_id))
+    return {pair: tuple(edges) for pair, edges in pairs.items()}
