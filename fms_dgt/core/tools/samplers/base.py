@@ -33,7 +33,15 @@ from fms_dgt.plugins import get_tool_sampler_class
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["GraphToolSampler", "Seed", "ToolSample", "ToolSampler", "derive_seed", "get_tool_sampler"]
+__all__ = [
+    "GraphToolSampler",
+    "Seed",
+    "ToolSample",
+    "ToolSampler",
+    "below",
+    "derive_seed",
+    "get_tool_sampler",
+]
 
 Seed = int | str
 
@@ -46,6 +54,14 @@ def _seed_int(seed: Seed) -> int:
     if isinstance(seed, int):
         return seed & _MASK
     return int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "little")
+
+
+def below(rng: random.Random, n: int) -> int:
+    """A random integer in ``range(n)``: ``int(random() * n)``, several times cheaper than ``randrange``.
+
+    The bias is below ``n / 2**53``, far under anything a sample size could show.
+    """
+    return int(rng.random() * n)
 
 
 def derive_seed(sampler_seed: Seed, call_seed: Seed) -> int:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample
+from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample, below
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class ChainSampler(GraphToolSampler):
 
     def _draw(self, k: int, rng: random.Random, seed: int, overrides: Mapping[str, Any]) -> ToolSample:
         if k == 1 and self.nodes:
-            return self._result([self.nodes[rng.randrange(len(self.nodes))]], [], seed)
+            return self._result([self.nodes[below(rng, len(self.nodes))]], [], seed)
         if not self.starts:
             raise self._fail(
                 k,
@@ -57,7 +57,7 @@ class ChainSampler(GraphToolSampler):
             )
         best: list[int] = []
         for _ in range(self.max_attempts):
-            path = self._walk(self.starts[rng.randrange(len(self.starts))], k, rng)
+            path = self._walk(self.starts[below(rng, len(self.starts))], k, rng)
             if len(path) == k:
                 return self._result(path, list(itertools.pairwise(path)), seed)
             best = path if len(path) > len(best) else best
@@ -91,7 +91,7 @@ class ChainSampler(GraphToolSampler):
 def _pop_random(options: list[int], rng: random.Random, used: set[int], qid: Sequence[int]) -> int | None:
     """Remove and return a random option whose name is not used yet (None when none is left)."""
     while options:
-        i = rng.randrange(len(options))
+        i = below(rng, len(options))
         node = options[i]
         options[i] = options[-1]
         options.pop()

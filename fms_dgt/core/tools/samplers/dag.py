@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample
+from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample, below
 from fms_dgt.errors import SamplingError
 from fms_dgt.plugins import register_tool_sampler
 
@@ -95,7 +95,7 @@ class DagSampler(GraphToolSampler):
             )
         best: list[int] = []
         for _ in range(self.max_attempts):
-            root = pool[rng.randrange(len(pool))]
+            root = pool[below(rng, len(pool))]
             growth = self._grow(_Growth(root, self.qid[root]), k, rng, depth, width)
             if len(growth.nodes) == k:
                 return self._finish(growth, seed)
@@ -123,12 +123,12 @@ class DagSampler(GraphToolSampler):
     ) -> tuple[int, int] | None:
         """A few O(1) random proposals; most steps succeed here."""
         for _ in range(_QUICK_TRIES):
-            anchor = growth.nodes[rng.randrange(len(growth.nodes))]
+            anchor = growth.nodes[below(rng, len(growth.nodes))]
             down = rng.random() < 0.5
             options = self.succ[anchor] if down else self.pred[anchor]
             if not options:
                 continue
-            node = options[rng.randrange(len(options))]
+            node = options[below(rng, len(options))]
             level = growth.level[anchor] + (1 if down else -1)
             if self.qid[node] not in growth.used and growth.fits(level, depth, width):
                 return node, level
@@ -151,7 +151,7 @@ class DagSampler(GraphToolSampler):
                         found[node] = level
         if not found:
             return None
-        node = sorted(found)[rng.randrange(len(found))]
+        node = sorted(found)[below(rng, len(found))]
         return node, found[node]
 
     def _finish(self, growth: _Growth, seed: int) -> ToolSample:

@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample
+from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample, below
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def pick_hub(hubs: Sequence[int], degrees: Sequence[int], need: int, rng: random
     first = bisect.bisect_left(degrees, need)
     if first == len(hubs):
         return None
-    return hubs[first + rng.randrange(len(hubs) - first)]
+    return hubs[first + below(rng, len(hubs) - first)]
 
 
 @register_tool_sampler("tc/fan_out")

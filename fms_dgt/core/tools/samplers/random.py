@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.samplers.base import Seed, ToolSample, ToolSampler
+from fms_dgt.core.tools.samplers.base import Seed, ToolSample, ToolSampler, below
 from fms_dgt.errors import SamplingError
 from fms_dgt.plugins import register_tool_sampler
 
@@ -168,7 +168,7 @@ def _pick(
         index = _fresh_index(len(groups[ns]), used, rng)
         used.add(index)
         group = groups[ns][index]
-        picked.append(group[rng.randrange(len(group))] if len(group) > 1 else group[0])
+        picked.append(group[below(rng, len(group))] if len(group) > 1 else group[0])
         if len(used) == len(groups[ns]):
             del live[slot]
             kept = [w for n, w in zip(names, weights, strict=True) if n in live]
@@ -180,8 +180,8 @@ def _fresh_index(size: int, used: set[int], rng: random.Random) -> int:
     """A uniformly random index in ``range(size)`` not in ``used`` (which is never all of it)."""
     if 2 * len(used) < size:
         while True:
-            index = rng.randrange(size)
+            index = below(rng, size)
             if index not in used:
                 return index
     remaining = [i for i in range(size) if i not in used]
-    return remaining[rng.randrange(len(remaining))]
+    return remaining[below(rng, len(remaining))]
