@@ -17,7 +17,8 @@ What it offers, for the loader and engine tests:
   2026-era ones);
 * ``media`` (image, audio, resource-link and embedded-resource blocks) and ``raw_json`` (text that
   is JSON, no structured content);
-* ``--bad-cursor``: every page answers the same cursor, to test the loop guard.
+* ``--bad-cursor``: every page answers the same cursor, to test the loop guard;
+* ``--latency S``: every answer comes S seconds late (a server across a slow network).
 
 The server binds to 127.0.0.1 only.
 """
@@ -68,10 +69,12 @@ class Sum(TypedDict):
 class PagedServer(MCPServer):
     """``MCPServer`` whose ``tools/list`` is paginated (the stock one returns everything at once)."""
 
-    def __init__(self, name: str, *, page_size: int, bad_cursor: bool) -> None:
+    def __init__(self, name: str, *, page_size: int, bad_cursor: bool, latency: float = 0.0) -> None:
         super().__init__(name, log_level="WARNING")
         self.page_size = page_size
         self.bad_cursor = bad_cursor
+        if latency > 0:
+            self.middleware.append(_Delay(latency))
 
     async def _handle_list_tools(self, ctx: Any, params: PaginatedRequestParams | None) -> ListToolsResult:
         tools = await self.list_tools()
@@ -82,9 +85,20 @@ class PagedServer(MCPServer):
         return ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
 
 
-def build_server(page_size: int = 4, bad_cursor: bool = False) -> PagedServer:
+class _Delay:
+    """Middleware that answers every message ``seconds`` late, like a server across a slow network."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        await asyncio.sleep(self.seconds)
+        return await call_next(ctx)
+
+
+def build_server(page_size: int = 4, bad_cursor: bool = False, latency: float = 0.0) -> PagedServer:
     """The test server with all its tools registered."""
-    server = PagedServer("fms-test", page_size=page_size, bad_cursor=bad_cursor)
+    server = PagedServer("fms-test", page_size=page_size, bad_cursor=bad_cursor, latency=latency)
     _register_data_tools(server)
     _register_behaviour_tools(server)
     _register_list_tools(server)
@@ -191,8 +205,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--page-size", type=int, default=4)
     parser.add_argument("--bad-cursor", action="store_true")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     args = parser.parse_args()
-    server = build_server(args.page_size, args.bad_cursor)
+    server = build_server(args.page_size, args.bad_cursor, args.latency)
     if args.transport == "stdio":
         server.run("stdio")
     else:

@@ -30,6 +30,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
+import functools
 import itertools
 import logging
 import sys
@@ -430,7 +431,8 @@ async def _sdk_streams(spec: MCPServerSpec) -> AsyncIterator[tuple[Any, Any]]:
         from mcp.client.sse import sse_client
 
         headers = _interpolated_headers(spec)
-        async with sse_client(spec.url or "", headers=headers, timeout=spec.connect_timeout) as streams:
+        sse = sse_client(spec.url or "", headers, spec.connect_timeout, httpx_client_factory=_http_client)
+        async with sse as streams:
             yield streams
     else:
         async with _streamable_http_streams(spec) as streams:
@@ -445,9 +447,29 @@ async def _streamable_http_streams(spec: MCPServerSpec) -> AsyncIterator[tuple[A
     read_timeout = max(spec.call_timeout, spec.list_timeout) + _SYNC_GRACE
     timeout = httpx2.Timeout(spec.connect_timeout, read=read_timeout)
     # The transport leaves a client it was given open, so this context owns it.
-    http_client = httpx2.AsyncClient(headers=_interpolated_headers(spec), timeout=timeout)
+    http_client = _http_client(headers=_interpolated_headers(spec), timeout=timeout)
     async with http_client, streamable_http_client(spec.url or "", http_client=http_client) as streams:
         yield streams
+
+
+def _http_client(
+    headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+) -> Any:  # an httpx2.AsyncClient (the SDK's ``McpHttpClientFactory`` signature)
+    import httpx2
+
+    kwargs: dict[str, Any] = {"headers": headers, "verify": _ssl_context(), "auth": auth}
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    return httpx2.AsyncClient(**kwargs)
+
+
+@functools.cache
+def _ssl_context() -> Any:
+    # Loading the CA bundle costs ~70 ms of CPU; per client, that alone would serialise the
+    # concurrent loading of several HTTP servers on the one event-loop thread.
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 # --------------------------------------------------------------------------- one open session

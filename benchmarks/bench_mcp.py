@@ -1,0 +1,195 @@
+"""MCP benchmarks (issue: MCP loader and engine).
+
+Prints, with baselines measured in the same run:
+
+1. Per-call latency of ``MCPToolEngine.execute`` on a persistent stdio session to our test server
+   (target: median under 3 ms), beside the cost of opening a fresh session for every call (start
+   the server, handshake, call, close), which is what loaders that do not keep sessions pay.
+2. Loading 8 MCP servers listed in one config: total time against the slowest single server
+   (target: under 2x) and against the sum of the singles (what a sequential load would take).
+   Three settings: servers behind 100 ms of network latency (the waiting a concurrent load
+   overlaps), servers on loopback, and stdio servers started by the load. The last two are bound
+   by CPU on a small machine: every load spends CPU in the client and the server (a stdio server
+   spends over a second starting Python and the SDK), and 8 loads need 8 times that CPU, which no
+   client can overlap beyond the number of cores; the table prints that floor.
+
+Run: ``python benchmarks/bench_mcp.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fms_dgt.config import build_registry
+from fms_dgt.core.tools.data_objects import ToolCall
+from fms_dgt.core.tools.engines.mcp import MCPToolEngine
+from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
+from fms_dgt.core.tools.mcp_client import MCPClient, MCPServerSpec, clear_connections
+from fms_dgt.core.tools.registry import ToolRegistry
+
+REPO = Path(__file__).resolve().parents[1]
+SERVER = REPO / "tests" / "support" / "mcp_server.py"
+PERSISTENT_CALLS = 500
+FRESH_CALLS = 5
+SERVERS = 8
+LATENCY = 0.1  # seconds a simulated remote server adds to each answer
+
+
+def stdio_entry(name: str) -> dict[str, Any]:
+    return {"type": "mcp", "server": name, "command": sys.executable, "args": [str(SERVER)]}
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:9.2f} ms"
+
+
+def bench_persistent_call() -> tuple[float, float]:
+    """Median and 90th percentile of one execute() on an open session."""
+    loader = MCPToolLoader(server="bench", command=sys.executable, args=[str(SERVER)])
+    with ToolRegistry(loaders=[loader]) as registry, MCPToolEngine(registry) as engine:
+        engine.setup("s")
+        call = [ToolCall("bench::add", {"a": 1, "b": 2})]
+        for _ in range(50):  # warm-up: compiled validators, first-call paths
+            engine.execute("s", call)
+        times = []
+        for _ in range(PERSISTENT_CALLS):
+            start = time.perf_counter()
+            [result] = engine.execute("s", call)
+            times.append(time.perf_counter() - start)
+            if not result.ok:
+                raise SystemExit(f"benchmark call failed: {result.error}")
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.9)]
+
+
+def bench_fresh_session_call() -> float:
+    """Median of open session + call + close, the no-session-reuse baseline."""
+    times = []
+    for i in range(FRESH_CALLS):
+        start = time.perf_counter()
+        client = MCPClient(MCPServerSpec(name=f"fresh-{i}", command=sys.executable, args=(str(SERVER),)))
+        client.call_tool("add", {"a": 1, "b": 2})
+        client.close()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def load_config(entries: list[dict[str, Any]]) -> float:
+    start = time.perf_counter()
+    with build_registry({"tools": {"registry": entries}}) as registry:
+        elapsed = time.perf_counter() - start
+        if len(registry) == 0:
+            raise SystemExit("benchmark load returned no tools")
+    clear_connections()
+    return elapsed
+
+
+def compare_loads(make_entry: Callable[[int, str], dict[str, Any]]) -> tuple[float, float, float]:
+    """(all servers in one config, slowest single server, sum of the singles)."""
+    singles = [load_config([make_entry(i, f"single-{i}")]) for i in range(SERVERS)]
+    together = load_config([make_entry(i, f"multi-{i}") for i in range(SERVERS)])
+    return together, max(singles), sum(singles)
+
+
+def stdio_loads() -> tuple[tuple[float, float, float], float]:
+    """Loads of 8 stdio servers, and the CPU seconds one server process spends starting."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = compare_loads(lambda _i, name: stdio_entry(name))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return result, cpu / (2 * SERVERS)
+
+
+@contextmanager
+def http_servers(latency: float) -> Iterator[list[str]]:
+    """8 of our servers over streamable HTTP on loopback, started before any timing."""
+    ports = [free_port() for _ in range(SERVERS)]
+    argv = [
+        sys.executable,
+        str(SERVER),
+        "--transport",
+        "streamable-http",
+        "--latency",
+        str(latency),
+        "--port",
+    ]
+    processes = [subprocess.Popen([*argv, str(p)], stderr=subprocess.DEVNULL) for p in ports]
+    try:
+        for port in ports:
+            wait_for_port(port)
+        yield [f"http://127.0.0.1:{p}/mcp" for p in ports]
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"benchmark server on port {port} did not start")
+
+
+def http_loads(latency: float) -> tuple[float, float, float]:
+    with http_servers(latency) as urls:
+        return compare_loads(
+            lambda i, name: {"type": "mcp", "server": name, "transport": "streamable_http", "url": urls[i]}
+        )
+
+
+def report_loads(label: str, together: float, slowest: float, total: float) -> None:
+    ratio = together / slowest
+    verdict = "ok" if ratio < 2 else "MISSED"
+    sequential = f"({total / together:.1f}x the one-config load)"
+    print(f"  {label}")
+    print(f"    {'all servers, one config':<42} {ms(together)}")
+    print(f"    {'slowest single server':<42} {ms(slowest)}  (ratio {ratio:.2f}x, target < 2x: {verdict})")
+    print(f"    {'sum of single servers (sequential)':<42} {ms(total)}  {sequential}")
+
+
+def main() -> None:
+    print("MCP benchmarks (our test server: tests/support/mcp_server.py)")
+    median, p90 = bench_persistent_call()
+    fresh = bench_fresh_session_call()
+    verdict = "ok" if median < 0.003 else "MISSED"
+    print("\n1. tools/call through MCPToolEngine.execute (stdio)")
+    print(f"  {'persistent session, median':<44} {ms(median)}  (target < 3 ms: {verdict})")
+    print(f"  {'persistent session, p90':<44} {ms(p90)}")
+    print(f"  {'fresh session per call, median (baseline)':<44} {ms(fresh)}  ({fresh / median:.0f}x slower)")
+    print(f"\n2. loading {SERVERS} MCP servers listed in one config")
+    report_loads(f"streamable_http, servers {LATENCY * 1000:.0f} ms away (I/O-bound)", *http_loads(LATENCY))
+    report_loads("streamable_http on loopback, no latency (CPU-bound)", *http_loads(0.0))
+    (together, slowest, total), cpu = stdio_loads()
+    report_loads("stdio (each load starts its server process)", together, slowest, total)
+    cores = os.cpu_count() or 1
+    floor = SERVERS * cpu / cores
+    print(
+        f"    one server process spends {cpu * 1000:.0f} ms of CPU starting; {SERVERS} of them on {cores} "
+        f"cores need >= {floor * 1000:.0f} ms whatever the client does"
+    )
+    print(f"    {'one-config load / max(slowest, CPU floor)':<42} {together / max(slowest, floor):9.2f} x")
+
+
+if __name__ == "__main__":
+    main()
