@@ -13,7 +13,8 @@ Result mapping (``ToolResult``):
 * Other content blocks (image, audio, resource links, embedded resources) go to
   ``metadata["content"]``; the result's ``_meta`` to ``metadata["meta"]``.
 * ``isError: true`` becomes ``error`` (the tool's text). A protocol failure, a timeout or a lost
-  connection also becomes ``error`` (and is logged); :meth:`execute` never raises because of a call.
+  connection also becomes ``error`` (and is logged; the last two are retried when the call policy
+  has ``retries``); :meth:`execute` never raises because of a call.
 
 Example::
 
@@ -31,8 +32,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.engines.base import ToolEngine
-from fms_dgt.core.tools.mcp_client import MCPClient, MCPClientError, get_connection
+from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
+from fms_dgt.core.tools.mcp_client import (
+    MCPClient,
+    MCPClientError,
+    MCPConnectionLost,
+    MCPTimeoutError,
+    get_connection,
+)
 from fms_dgt.plugins import register_tool_engine
 
 if TYPE_CHECKING:
@@ -47,20 +54,30 @@ log = logging.getLogger(__name__)
 class MCPToolEngine(ToolEngine):
     """Execute MCP tools on their servers' shared sessions.
 
+    The policy's ``timeout`` bounds each ``tools/call`` on the MCP session itself (the request is
+    cancelled on the server); without one, the server's ``call_timeout`` applies. Timeouts and
+    dropped connections are retried when the policy has ``retries``.
+
     Args:
         registry: the tools (MCP tools carry ``metadata["server"]``).
         max_workers: parallel calls within one ``execute`` batch.
-        timeout: seconds per call; default: the server's ``call_timeout``.
+        policy: call policy (timeout, retries, validation...).
     """
 
-    def __init__(self, registry: ToolRegistry, *, max_workers: int = 8, timeout: float | None = None) -> None:
-        super().__init__(registry, max_workers=max_workers)
-        self.timeout = timeout
+    def __init__(
+        self, registry: ToolRegistry, *, max_workers: int = 8, policy: CallPolicy | None = None
+    ) -> None:
+        super().__init__(registry, max_workers=max_workers, policy=policy)
         self._clients: dict[str, MCPClient] = {}
         self._clients_lock = threading.Lock()
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        """Run ``tools/call`` for one matched call; failures come back as ``ToolResult.error``."""
+        """Run ``tools/call`` for one matched call.
+
+        Raises:
+            MCPTimeoutError: no answer within the timeout (a ``TimeoutError``, retried by policy).
+            RetryableError: the connection dropped during the call.
+        """
         server = tool.metadata.get("server")
         if not isinstance(server, str) or not server:
             return _failure(call, _no_server_message(tool), {})
@@ -68,11 +85,20 @@ class MCPToolEngine(ToolEngine):
         if client is None:
             return _failure(call, _no_connection_message(tool, server), {"server": server})
         try:
-            raw = client.call_tool(tool.name, call.arguments, timeout=self.timeout)
+            raw = client.call_tool(tool.name, call.arguments, timeout=self.policy.timeout)
+        except MCPConnectionLost as exc:
+            raise RetryableError(str(exc)) from exc
+        except MCPTimeoutError:
+            raise
         except MCPClientError as exc:
             log.warning("%s", exc)
             return _failure(call, str(exc), {"server": server, "error_type": type(exc).__name__})
         return map_call_result(call, raw, server=server)
+
+    def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+        # The base class enforces policy.timeout by abandoning the call in a worker thread; an MCP
+        # request can be cancelled instead, so call() passes the timeout to the session.
+        return self.call(tool, call, state)
 
     def _client(self, server: str) -> MCPClient | None:
         with self._clients_lock:

@@ -14,6 +14,7 @@ import pytest
 from support.mcp_harness import stdio_kwargs, wait_until
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import CallPolicy
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine, map_call_result
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
 from fms_dgt.core.tools.mcp_client import clear_connections, get_connection
@@ -113,11 +114,25 @@ def test_media_blocks_are_kept(engine: MCPToolEngine) -> None:
 
 
 def test_timeout_is_a_result_error_not_an_exception(registry: ToolRegistry) -> None:
-    with MCPToolEngine(registry, timeout=0.3) as engine:
+    with MCPToolEngine(registry, policy=CallPolicy(timeout=0.3)) as engine:
         engine.setup("s")
         result = _one(engine, "sleep", seconds=5)
-    assert result.error is not None and "tools/call sleep" in result.error and "'eng'" in result.error
-    assert result.metadata["error_type"] == "MCPTimeoutError"
+    assert result.error is not None and "MCPTimeoutError" in result.error
+    assert "tools/call sleep" in result.error and "'eng'" in result.error
+    assert _one_fresh(registry, "echo", text="alive").ok  # the session survived
+
+
+def test_timeouts_are_retried_by_policy(registry: ToolRegistry) -> None:
+    with MCPToolEngine(registry, policy=CallPolicy(timeout=0.2, retries=1, backoff=0.01)) as engine:
+        engine.setup("s")
+        result = _one(engine, "sleep", seconds=5)
+    assert result.error is not None and result.metadata["attempts"] == 2
+
+
+def _one_fresh(registry: ToolRegistry, name: str, **arguments: object) -> ToolResult:
+    with MCPToolEngine(registry) as engine:
+        engine.setup("s")
+        return _one(engine, name, **arguments)
 
 
 def test_tool_without_a_connection_is_a_result_error() -> None:
@@ -193,6 +208,7 @@ def test_kill_during_a_call_reports_it_then_recovers(engine: MCPToolEngine, tmp_
     os.kill(pid, signal.SIGKILL)
     slow.join(60)
     assert results and results[0].error is not None and "connection dropped" in results[0].error
+    assert "RetryableError" in results[0].error
     assert _one(engine, "echo", text="back").result == {"result": "back"}
 
 
