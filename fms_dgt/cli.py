@@ -5,7 +5,8 @@
     fms-dgt tools list SOURCE [--namespace NS] [--json]
     fms-dgt tools show SOURCE QUALIFIED_NAME
     fms-dgt tools validate SOURCE [--strict]
-    fms-dgt run CONFIG
+    fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
+    fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
 
 SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
 message, not a traceback, and exit with status 1 (2 for usage errors).
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fms_dgt.core.tools.wire import FORMATS
 from fms_dgt.errors import DGTError, LoadError
 
 __all__ = ["main"]
@@ -41,8 +43,19 @@ def _parser() -> argparse.ArgumentParser:
     validate = tools.add_parser("validate", help="load a source and report every problem")
     validate.add_argument("source")
     validate.add_argument("--strict", action="store_true", help="warnings also fail")
-    run = commands.add_parser("run", help="run the job of a config (today: load and summarise)")
+    run = commands.add_parser("run", help="generate tool-calling records from a config")
     run.add_argument("config")
+    run.add_argument("-n", "--count", type=int, help="number of records (overrides generation.count)")
+    run.add_argument("--seed", type=int, help="run seed (overrides generation.seed)")
+    run.add_argument("--out", help="output directory (overrides generation.output_dir)")
+    run.add_argument("--format", choices=FORMATS, help="provider layout of the records")
+    run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
+    export = tools.add_parser("export", help="print tools in a provider's tool format")
+    export.add_argument("source")
+    export.add_argument("--format", choices=FORMATS, default="openai")
+    export.add_argument("--strict", action="store_true", help="OpenAI strict-mode schemas")
+    export.add_argument("--namespace", help="only this namespace")
     return parser
 
 
@@ -119,28 +132,40 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    with _registry(args.config) as registry:
-        print(
-            f"registry from {args.config}: {len(registry)} tools in {len(registry.namespaces())} namespaces"
-        )
-        for namespace in registry.namespaces():
-            tools = registry.tools(namespace)
-            with_outputs = sum(1 for t in tools if t.output_parameters)
-            route = registry.engine_routes.get(namespace, "-")
-            print(
-                f"  {namespace:<24} {len(tools):>6} tools  {with_outputs:>6} with output "
-                f"schemas  engine: {route}"
-            )
-        for loader in registry.loaders:
-            report = loader.report
-            if report.problems or report.folded:
-                print(f"  {report.source}: {len(report.problems)} problem(s), {report.folded} folded")
-        if registry.artifacts:
-            print(f"  artifacts: {', '.join(sorted(registry.artifacts))}")
+    from fms_dgt.databuilders.tool_calling.job import run_job
+
+    summary = run_job(
+        args.config,
+        count=args.count,
+        seed=args.seed,
+        out=args.out,
+        fmt=args.format,
+        resume=args.resume,
+        overwrite=args.overwrite,
+    )
+    total = sum(summary.timing.values()) or 1e-9
+    split = ", ".join(f"{k} {v / total:.0%}" for k, v in summary.timing.items())
+    print(
+        f"written {summary.written}, rejected {summary.rejected}"
+        + (f", {summary.skipped} already done" if summary.skipped else "")
+    )
+    print(f"tools covered: {len(summary.tool_coverage)}, edges covered: {len(summary.edge_coverage)}")
+    print(f"time {total:.2f} s ({split})")
+    for reason, count in sorted(summary.reasons.items()):
+        print(f"  rejected for {reason}: {count}")
     return 0
 
 
-_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "validate": _cmd_validate}
+def _cmd_export(args: argparse.Namespace) -> int:
+    from fms_dgt.core.tools.wire import project_tools
+
+    with _registry(args.source) as registry:
+        payload, codec = project_tools(registry.tools(args.namespace), args.format, strict=args.strict)
+        print(json.dumps({"tools": payload, "name_map": codec.name_map}, indent=2, ensure_ascii=False))
+    return 0
+
+
+_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "validate": _cmd_validate, "export": _cmd_export}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -95,6 +95,7 @@ class Tool:
     output_parameters: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+    _output_fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_part(self.name, "name")
@@ -124,6 +125,17 @@ class Tool:
 
             value = fingerprint(self.parameters)
             object.__setattr__(self, "_fingerprint", value)
+        return value
+
+    @property
+    def output_fingerprint(self) -> str:
+        """Semantic fingerprint of ``output_parameters`` (memoised)."""
+        value = self._output_fingerprint
+        if value is None:
+            from fms_dgt.core.tools.schema import fingerprint
+
+            value = fingerprint(self.output_parameters)
+            object.__setattr__(self, "_output_fingerprint", value)
         return value
 
     @property

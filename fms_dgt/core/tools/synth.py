@@ -12,6 +12,7 @@ local ``$ref``. Property names steer strings toward plausible values (``city`` -
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -57,6 +58,7 @@ def synthesise(
     name: str = "",
     optional_probability: float = 0.5,
     attempts: int = 5,
+    fingerprint: str | None = None,
 ) -> Any:
     """A value valid against ``schema``.
 
@@ -66,18 +68,24 @@ def synthesise(
         name: the property name the value is for (steers plausible strings).
         optional_probability: chance that an optional object property is filled.
         attempts: tries before giving up on schemas the generator does not fully understand.
+        fingerprint: the schema's fingerprint when known (saves recomputing it for the cache).
 
     Raises:
         SynthesisError: no valid value was found in ``attempts`` tries.
     """
-    validator = get_validator(schema) if isinstance(schema, dict) else None
+    validator = get_validator(schema, fingerprint) if isinstance(schema, dict) else None
     generator = _Generator(rng, schema if isinstance(schema, dict) else {}, optional_probability)
     value: Any = None
+    reason: str | None = None
     for _ in range(attempts):
-        value = generator.value(schema, name, 0)
+        try:
+            value = generator.value(schema, name, 0)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            reason = f"contradictory or unsupported constraints ({exc})"
+            continue
         if validator is None or validator.is_valid(value):
             return value
-    reason = validator.explain(value) if validator is not None else None
+        reason = validator.explain(value) if validator is not None else None
     raise SynthesisError(
         f"cannot synthesise a value for {name or 'the schema'}: {reason}. Simplify or fix the "
         "schema's constraints."
@@ -275,11 +283,8 @@ _FORMATS = {
 
 def sample_pattern(pattern: str, rng: random.Random) -> str | None:
     """A string matching ``pattern`` (searched, as JSON Schema does), or None if unsupported."""
-    try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
-
-        parsed = sre_parse.parse(pattern)
-    except (ImportError, re.error, AttributeError):
+    parsed = _parse(pattern)
+    if parsed is None:
         return None
     try:
         text = "".join(_emit(parsed, rng))
@@ -290,6 +295,16 @@ def sample_pattern(pattern: str, rng: random.Random) -> str | None:
 
 class _Unsupported(Exception):
     pass
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(pattern: str) -> Any:
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        return sre_parse.parse(pattern)
+    except (ImportError, re.error, AttributeError):
+        return None
 
 
 def _emit(tokens: Any, rng: random.Random) -> list[str]:

@@ -362,7 +362,14 @@ class ToolEngine(ABC):
             )
         result = self._run(state, call, call_id)
         result.call_id = call_id
-        state.setdefault("calls", []).append({"call": call.to_dict(), "result": result.to_dict()})
+        # History entries share the call's and result's values (no deep copy on the hot path);
+        # get_session_state() hands out deep copies.
+        state.setdefault("calls", []).append(
+            {
+                "call": {"name": call.name, "arguments": call.arguments, "call_id": call_id},
+                "result": {"result": result.result, "error": result.error},
+            }
+        )
         return result
 
     def _blocked(self, name: str) -> bool:
@@ -442,7 +449,8 @@ class ToolEngine(ABC):
         mode = self.policy.validate_results
         if mode == "off" or not tool.output_parameters:
             return
-        reason = get_validator(tool.output_parameters).explain(result.result)
+        validator = get_validator(tool.output_parameters, tool.output_fingerprint)
+        reason = None if validator.is_valid(result.result) else validator.explain(result.result)
         result.metadata["output_validation"] = "ok" if reason is None else reason
         if reason is not None and mode == "error":
             result.error = f"result of {tool.qualified_name} violates its output schema: {reason}"

@@ -111,6 +111,10 @@ class MockToolEngine(ToolEngine):
         seed = call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name, args)
         if not tool.output_parameters:
             return {"status": "ok"}, "default"
-        return synthesise(
-            tool.output_parameters, random.Random(seed), optional_probability=0.7
-        ), "synthesised"
+        value = synthesise(
+            tool.output_parameters,
+            random.Random(seed),
+            optional_probability=0.7,
+            fingerprint=tool.output_fingerprint,
+        )
+        return value, "synthesised"

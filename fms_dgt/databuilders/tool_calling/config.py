@@ -1,0 +1,198 @@
+"""The ``generation:`` block of a config, and the engines of ``tools.engines``.
+
+::
+
+    generation:
+      seed: 7                    # --seed overrides
+      count: 100                 # -n overrides
+      output_dir: ../out/demo    # --out overrides; relative to the config file
+      format: openai             # openai | openai-responses | anthropic | gemini (--format)
+      strict: false              # OpenAI strict-mode schemas in the records
+      policy: {validate_results: warn}   # call policy of the job's engine (see engines)
+      text: {type: template}     # or {type: llm, base_url: ..., model: ..., api_key_env: ...}
+      scenarios:
+        - name: chains
+          weight: 2              # relative frequency (default 1)
+          sampler: {type: tc/chain, k: 3, seed: 1}
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.config import Config
+from fms_dgt.core.tools.engines.base import POLICY_KEYS, CallPolicy, ToolEngine
+from fms_dgt.core.tools.wire import FORMATS
+from fms_dgt.errors import ConfigError
+from fms_dgt.plugins import TOOL_ENGINES
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["GenerationConfig", "Scenario", "build_engines", "parse_generation"]
+
+_GENERATION_KEYS = ("seed", "count", "output_dir", "format", "strict", "policy", "text", "scenarios")
+_SCENARIO_KEYS = ("name", "weight", "sampler")
+_TEXT_KEYS = ("type", "base_url", "model", "api_key_env", "temperature", "request_timeout")
+
+
+@dataclass(slots=True, kw_only=True)
+class Scenario:
+    """One kind of record: a sampler and how often to use it."""
+
+    name: str
+    sampler: str
+    sampler_config: dict[str, Any]
+    weight: float = 1.0
+
+
+@dataclass(slots=True, kw_only=True)
+class GenerationConfig:
+    """The parsed ``generation:`` block."""
+
+    seed: int = 0
+    count: int = 10
+    output_dir: Path = Path("out")
+    format: str = "openai"
+    strict: bool = False
+    policy: CallPolicy = field(default_factory=CallPolicy)
+    text: dict[str, Any] = field(default_factory=lambda: {"type": "template"})
+    scenarios: list[Scenario] = field(default_factory=list)
+
+
+def _error(message: str, config: Config, where: str) -> ConfigError:
+    return ConfigError(message, path=config.label, yaml_path=where)
+
+
+def _check_keys(block: Mapping[str, Any], allowed: tuple[str, ...], config: Config, where: str) -> None:
+    for key in block:
+        if key not in allowed:
+            raise _error(
+                f"unknown key {key!r}: allowed keys are {', '.join(allowed)}", config, f"{where}.{key}"
+            )
+
+
+def parse_generation(config: Config) -> GenerationConfig:
+    """The validated ``generation:`` block (defaults when absent: one random scenario)."""
+    block = config.data.get("generation") or {}
+    if not isinstance(block, Mapping):
+        raise _error("invalid generation block: expected a mapping", config, "generation")
+    _check_keys(block, _GENERATION_KEYS, config, "generation")
+    out = GenerationConfig(
+        seed=_integer(block.get("seed", 0), config, "generation.seed"),
+        count=_integer(block.get("count", 10), config, "generation.count"),
+        output_dir=Path(config.resolve_path(str(block.get("output_dir", "out")))),
+        format=str(block.get("format", "openai")),
+        strict=bool(block.get("strict", False)),
+        policy=_policy(block.get("policy") or {}, config),
+        text=_text(block.get("text") or {"type": "template"}, config),
+        scenarios=_scenarios(block.get("scenarios"), config),
+    )
+    if out.format not in FORMATS:
+        raise _error(
+            f"unknown format {out.format!r}: use one of {', '.join(FORMATS)}", config, "generation.format"
+        )
+    return out
+
+
+def _integer(value: Any, config: Config, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _error(f"invalid value {value!r}: expected a non-negative integer", config, where)
+    return value
+
+
+def _policy(block: Any, config: Config) -> CallPolicy:
+    if not isinstance(block, Mapping):
+        raise _error("invalid policy: expected a mapping", config, "generation.policy")
+    _check_keys(block, POLICY_KEYS, config, "generation.policy")
+    try:
+        return CallPolicy(**block)
+    except ConfigError as exc:
+        raise _error(str(exc), config, "generation.policy") from exc
+
+
+def _text(block: Any, config: Config) -> dict[str, Any]:
+    if not isinstance(block, Mapping) or block.get("type") not in ("template", "llm"):
+        raise _error(
+            "invalid text: expected {type: template} or {type: llm, base_url, model}",
+            config,
+            "generation.text",
+        )
+    _check_keys(block, _TEXT_KEYS, config, "generation.text")
+    if block["type"] == "llm" and not (block.get("base_url") and block.get("model")):
+        raise _error("text type llm needs base_url and model", config, "generation.text")
+    return dict(block)
+
+
+def _scenarios(entries: Any, config: Config) -> list[Scenario]:
+    if entries is None:
+        return [Scenario(name="random", sampler="tc/random", sampler_config={"k": 2})]
+    if not isinstance(entries, list) or not entries:
+        raise _error("invalid scenarios: expected a non-empty list", config, "generation.scenarios")
+    scenarios = []
+    for index, entry in enumerate(entries):
+        where = f"generation.scenarios[{index}]"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("sampler"), Mapping):
+            raise _error("invalid scenario: expected {name, sampler: {type: ...}, weight}", config, where)
+        _check_keys(entry, _SCENARIO_KEYS, config, where)
+        sampler = dict(entry["sampler"])
+        kind = sampler.pop("type", None)
+        if not isinstance(kind, str):
+            raise _error("missing sampler type (e.g. tc/chain)", config, f"{where}.sampler.type")
+        weight = entry.get("weight", 1)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
+            raise _error(f"invalid weight {weight!r}: expected a positive number", config, f"{where}.weight")
+        scenarios.append(
+            Scenario(
+                name=str(entry.get("name", kind)), sampler=kind, sampler_config=sampler, weight=float(weight)
+            )
+        )
+    return scenarios
+
+
+def build_engines(config: Config, registry: ToolRegistry) -> dict[str, ToolEngine]:
+    """The engines of ``tools.engines`` (name -> engine), each over ``registry``.
+
+    An entry's policy keys (``timeout``, ``retries``, ``blocklist``...) form its call policy; the
+    other keys are the engine's constructor arguments (a key both accept goes to both).
+    """
+    block = config.tools_block().get("engines") or {}
+    if not isinstance(block, Mapping):
+        raise _error(
+            "invalid tools.engines: expected a mapping of name -> {type: ...}", config, "tools.engines"
+        )
+    engines: dict[str, ToolEngine] = {}
+    for name, entry in block.items():
+        engines[str(name)] = _engine(str(name), entry, config, registry)
+    return engines
+
+
+def _engine(name: str, entry: Any, config: Config, registry: ToolRegistry) -> ToolEngine:
+    where = f"tools.engines.{name}"
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("type"), str):
+        raise _error("invalid engine: expected a mapping with 'type:'", config, where)
+    try:
+        cls = TOOL_ENGINES.get(entry["type"])
+    except Exception as exc:
+        raise _error(str(exc), config, f"{where}.type") from exc
+    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
+    own = {k: v for k, v in entry.items() if k != "type" and (k not in POLICY_KEYS or k in params)}
+    unknown = [k for k in own if k not in params]
+    if unknown:
+        accepted = ", ".join(p for p in params if p not in ("self", "registry", "policy"))
+        raise _error(
+            f"unknown key {unknown[0]!r} for engine {entry['type']!r}: accepted keys are {accepted}, "
+            f"and the policy keys {', '.join(POLICY_KEYS)}",
+            config,
+            f"{where}.{unknown[0]}",
+        )
+    try:
+        policy = CallPolicy(**{k: v for k, v in entry.items() if k in POLICY_KEYS})
+        engine: ToolEngine = cls(registry, **own, policy=policy)
+    except (ConfigError, TypeError) as exc:
+        raise _error(f"invalid engine {name!r}: {exc}", config, where) from exc
+    return engine

@@ -1,0 +1,531 @@
+"""The ``fms-dgt run`` generation job: tool-calling training records from a config.
+
+For each record index ``i`` (everything below is seeded from the run seed and ``i`` only, so the
+same config and seed give byte-identical output, and a resumed run continues exactly):
+
+1. pick a scenario (weighted) and **sample** its tools with the scenario's sampler;
+2. **plan** the calls along the sampled topology: a tool is called after every sampled tool that
+   feeds it; tools that do not depend on each other are called in parallel (one assistant turn);
+3. **synthesise** schema-valid arguments; an argument fed by an earlier call's output along a
+   dataflow edge takes that output's value (when it validates), the rest are what the user says;
+4. **execute** the calls through the engine in a session (torn down in ``finally``);
+5. **validate** the record (every call names a registry tool of the record and its arguments
+   validate) and **write** it, or write the reason to ``rejects.jsonl``.
+
+Records are JSON Lines in the chosen provider layout (OpenAI chat by default: ``tools`` plus
+``messages`` with the user turn, assistant tool calls, tool results and the final answer) with a
+``metadata`` object: index, seeds, scenario, sampler, qualified names, ``name_map`` (provider name
+-> qualified name), edges used and the engine of every call. Writes are appended and flushed per
+record, so a crash loses at most the record in flight; ``resume`` continues after the last record.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import IO, Any
+
+from fms_dgt.config import Config, build_registry, load_config
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import ToolEngine
+from fms_dgt.core.tools.engines.mock import call_seed
+from fms_dgt.core.tools.engines.multi import MultiToolEngine
+from fms_dgt.core.tools.samplers.base import ToolSample, ToolSampler, get_tool_sampler
+from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.synth import SynthesisError, synthesise
+from fms_dgt.core.tools.wire import FORMATS, Message, NameCodec, WireError, convert_messages, project_tool
+from fms_dgt.databuilders.tool_calling.config import (
+    GenerationConfig,
+    Scenario,
+    build_engines,
+    parse_generation,
+)
+from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
+from fms_dgt.errors import ConfigError, DGTError
+
+__all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary", "run_job"]
+
+RECORDS = "records.jsonl"
+REJECTS = "rejects.jsonl"
+SUMMARY = "summary.json"
+PHASES = ("sampling", "arguments", "execution", "validation", "writing")
+
+
+class RejectedRecord(DGTError):
+    """A record failed validation or could not be built; it goes to ``rejects.jsonl``."""
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """What a run produced."""
+
+    written: int = 0
+    rejected: int = 0
+    skipped: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    tool_coverage: Counter[str] = field(default_factory=Counter)
+    edge_coverage: Counter[str] = field(default_factory=Counter)
+    timing: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The deterministic part (no timings), as written to ``summary.json``."""
+        return {
+            "written": self.written,
+            "rejected": self.rejected,
+            "resumed_over": self.skipped,
+            "reject_reasons": dict(sorted(self.reasons.items())),
+            "tool_coverage": dict(sorted(self.tool_coverage.items())),
+            "edge_coverage": dict(sorted(self.edge_coverage.items())),
+        }
+
+
+@dataclass(slots=True)
+class _Step:
+    tools: list[Tool]
+    calls: list[ToolCall] = field(default_factory=list)
+    results: list[ToolResult] = field(default_factory=list)
+
+
+class GenerationJob:
+    """Builds the registry, engines and samplers of a config and writes records.
+
+    Args:
+        config: config file or mapping.
+        count: number of records (overrides ``generation.count``).
+        seed: run seed (overrides ``generation.seed``).
+        out: output directory (overrides ``generation.output_dir``).
+        fmt: provider layout (overrides ``generation.format``).
+        resume: continue an interrupted run in ``out`` instead of refusing to overwrite it.
+        overwrite: replace earlier output in ``out``.
+        progress: stream for progress (a bar on a terminal, lines otherwise); None for silence.
+    """
+
+    def __init__(
+        self,
+        config: str | PathLike[str] | Mapping[str, Any],
+        *,
+        count: int | None = None,
+        seed: int | None = None,
+        out: str | PathLike[str] | None = None,
+        fmt: str | None = None,
+        resume: bool = False,
+        overwrite: bool = False,
+        progress: IO[str] | None = None,
+    ) -> None:
+        self.config: Config = load_config(config)
+        self.settings = self._settings(parse_generation(self.config), count, seed, out, fmt)
+        self.resume = resume
+        self.overwrite = overwrite
+        self.progress = progress
+        self.registry = build_registry(self.config)
+        try:
+            self.engine = self._engine()
+            self.samplers = [self._sampler(s) for s in self.settings.scenarios]
+        except BaseException:
+            self.registry.close()
+            raise
+        self.text: TextWriter = make_text_writer(self.settings.text)
+        self._projected: dict[tuple[str, str], dict[str, Any]] = {}
+
+    @staticmethod
+    def _settings(
+        settings: GenerationConfig,
+        count: int | None,
+        seed: int | None,
+        out: str | PathLike[str] | None,
+        fmt: str | None,
+    ) -> GenerationConfig:
+        if count is not None:
+            settings.count = count
+        if seed is not None:
+            settings.seed = seed
+        if out is not None:
+            settings.output_dir = Path(out)
+        if fmt is not None:
+            if fmt not in FORMATS:
+                raise ConfigError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+            settings.format = fmt
+        return settings
+
+    def _engine(self) -> ToolEngine:
+        engines = build_engines(self.config, self.registry)
+        return MultiToolEngine(self.registry, engines=engines, max_workers=1, policy=self.settings.policy)
+
+    def _sampler(self, scenario: Scenario) -> ToolSampler:
+        options = {"seed": self.settings.seed, **scenario.sampler_config}
+        try:
+            return get_tool_sampler(scenario.sampler, registry=self.registry, **options)
+        except DGTError as exc:
+            raise ConfigError(
+                f"invalid sampler of scenario {scenario.name!r}: {exc}",
+                path=self.config.label,
+                yaml_path="generation.scenarios",
+            ) from exc
+
+    # ------------------------------------------------------------------ the run
+
+    def run(self) -> RunSummary:
+        """Generate every record not yet written; returns the summary (also in ``summary.json``)."""
+        out = self.settings.output_dir
+        out.mkdir(parents=True, exist_ok=True)
+        done = self._prepare_output(out)
+        summary = RunSummary(skipped=len(done))
+        todo = [i for i in range(self.settings.count) if i not in done]
+        with (
+            (out / RECORDS).open("a", encoding="utf-8") as records,
+            (out / REJECTS).open("a", encoding="utf-8") as rejects,
+        ):
+            for position, index in enumerate(todo, 1):
+                self._one(index, records, rejects, summary)
+                self._report(position, len(todo), summary)
+        self._finish(summary)
+        return summary
+
+    def _prepare_output(self, out: Path) -> set[int]:
+        paths = [out / RECORDS, out / REJECTS]
+        existing = [p for p in paths if p.exists() and p.stat().st_size]
+        if existing and not (self.resume or self.overwrite):
+            raise ConfigError(
+                f"output exists in {out}: pass --resume to continue that run or --overwrite to replace it"
+            )
+        if self.overwrite:
+            for path in paths:
+                path.unlink(missing_ok=True)
+            return set()
+        return set().union(*(_indices(p) for p in paths))
+
+    def _one(self, index: int, records: IO[str], rejects: IO[str], summary: RunSummary) -> None:
+        try:
+            record = self.build_record(index, summary)
+        except DGTError as exc:
+            reason = type(exc).__name__
+            summary.rejected += 1
+            summary.reasons[reason] += 1
+            _append(rejects, {"index": index, "reason": reason, "detail": str(exc)})
+            return
+        started = time.perf_counter()
+        _append(records, record)
+        summary.timing["writing"] += time.perf_counter() - started
+        summary.written += 1
+        for name in record["metadata"]["tools"]:
+            summary.tool_coverage[name] += 1
+        for edge in record["metadata"]["edges"]:
+            summary.edge_coverage[
+                f"{edge['source']}.{edge['output']} -> {edge['target']}.{edge['input']}"
+            ] += 1
+
+    def build_record(self, index: int, summary: RunSummary | None = None) -> dict[str, Any]:
+        """The record of one index (deterministic).
+
+        Raises:
+            DGTError: sampling, argument synthesis or validation failed (the reason is recorded).
+        """
+        timing = summary.timing if summary is not None else dict.fromkeys(PHASES, 0.0)
+        rng = random.Random(call_seed(self.settings.seed, index))
+        started = time.perf_counter()
+        scenario_index = _weighted(rng, [s.weight for s in self.settings.scenarios])
+        scenario = self.settings.scenarios[scenario_index]
+        sample = self.samplers[scenario_index].sample(seed=f"{self.settings.seed}:{index}")
+        timing["sampling"] += time.perf_counter() - started
+        steps, wired, given = self._execute(sample, rng, index, timing)
+        started = time.perf_counter()
+        record = self._record(index, scenario, sample, steps, wired, given, rng)
+        timing["validation"] += time.perf_counter() - started
+        return record
+
+    # ------------------------------------------------------------------ plan, arguments, execution
+
+    def _execute(
+        self, sample: ToolSample, rng: random.Random, index: int, timing: dict[str, float]
+    ) -> tuple[list[_Step], dict[int, dict[str, str]], list[dict[str, Any]]]:
+        feeds = _feeds(sample)
+        steps = [_Step([sample.tools[p] for p in level]) for level in _levels(len(sample.tools), feeds)]
+        positions = [p for level in _levels(len(sample.tools), feeds) for p in level]
+        results_by_position: dict[int, ToolResult] = {}
+        wired: dict[int, dict[str, str]] = {}
+        given: dict[int, dict[str, Any]] = {}
+        session = f"{self.settings.seed}-{index}"
+        self.engine.setup(session)
+        try:
+            cursor = 0
+            for step in steps:
+                started = time.perf_counter()
+                level_positions = positions[cursor : cursor + len(step.tools)]
+                cursor += len(step.tools)
+                for position, tool in zip(level_positions, step.tools, strict=True):
+                    args, wired[position] = self._arguments(
+                        tool, feeds.get(position, []), results_by_position, sample, rng
+                    )
+                    given[position] = {k: v for k, v in args.items() if k not in wired[position]}
+                    step.calls.append(ToolCall(tool.qualified_name, args, f"call_{index}_{position}"))
+                timing["arguments"] += time.perf_counter() - started
+                started = time.perf_counter()
+                step.results = self.engine.execute(session, step.calls)
+                timing["execution"] += time.perf_counter() - started
+                results_by_position.update(zip(level_positions, step.results, strict=True))
+        finally:
+            self.engine.teardown(session)
+        order = positions
+        return steps, {order.index(p): w for p, w in wired.items()}, [given[p] for p in order]
+
+    def _arguments(
+        self,
+        tool: Tool,
+        feeds: Sequence[tuple[int, str, str]],
+        results: Mapping[int, ToolResult],
+        sample: ToolSample,
+        rng: random.Random,
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        try:
+            args = synthesise(tool.parameters, rng, optional_probability=0.5, fingerprint=tool.fingerprint)
+        except SynthesisError as exc:
+            raise RejectedRecord(f"cannot synthesise arguments for {tool.qualified_name}: {exc}") from exc
+        wired: dict[str, str] = {}
+        props = tool.parameters.get("properties", {})
+        for source, output, target_input in feeds:
+            value = _output_value(results.get(source), output)
+            schema = props.get(target_input)
+            if value is _MISSING or not isinstance(schema, dict):
+                continue
+            if get_validator(schema).is_valid(value):
+                candidate = {**args, target_input: value}
+                if get_validator(tool.parameters, tool.fingerprint).is_valid(candidate):
+                    args = candidate
+                    wired[target_input] = f"{sample.tools[source].qualified_name}.{output or '(result)'}"
+        return args, wired
+
+    # ------------------------------------------------------------------ the record
+
+    def _record(
+        self,
+        index: int,
+        scenario: Scenario,
+        sample: ToolSample,
+        steps: list[_Step],
+        wired: Mapping[int, Mapping[str, str]],
+        given: list[dict[str, Any]],
+        rng: random.Random,
+    ) -> dict[str, Any]:
+        calls = [c for s in steps for c in s.calls]
+        results = [r for s in steps for r in s.results]
+        ordered_tools = [t for s in steps for t in s.tools]
+        codec = NameCodec(t.qualified_name for t in sample.tools)
+        self._validate(calls, codec, sample)
+        messages = [Message("user", self.text.user_turn(ordered_tools, calls, given, rng))]
+        for step in steps:
+            messages.append(Message("assistant", "", step.calls))
+            messages.append(Message("tool", results=step.results))
+        messages.append(Message("assistant", self.text.final_turn(calls, results, rng)))
+        fmt = self.settings.format
+        body = convert_messages(messages, fmt, codec)
+        tools = [self._project(t, fmt, codec) for t in _distinct(sample.tools)]
+        record: dict[str, Any] = {
+            "tools": {"function_declarations": tools} if fmt == "gemini" else tools,
+            **body,
+        }
+        record["metadata"] = {
+            "index": index,
+            "seed": self.settings.seed,
+            "scenario": scenario.name,
+            "sampler": scenario.sampler,
+            "sample_seed": sample.seed,
+            "format": fmt,
+            "tools": [t.qualified_name for t in sample.tools],
+            "name_map": codec.name_map,
+            "edges": [
+                {
+                    "source": e.source.qualified_name,
+                    "output": e.output,
+                    "target": e.target.qualified_name,
+                    "input": e.input,
+                    "score": round(float(e.score), 4),
+                }
+                for e in sample.edges
+            ],
+            "wired": [dict(wired.get(i, {})) for i in range(len(calls))],
+            "engines": [r.metadata.get("engine") for r in results],
+            "errors": sum(1 for r in results if r.error is not None),
+        }
+        return record
+
+    def _project(self, tool: Tool, fmt: str, codec: NameCodec) -> dict[str, Any]:
+        key = (tool.qualified_name + "#" + tool.fingerprint, fmt)
+        projected = self._projected.get(key)
+        if projected is None:
+            projected = project_tool(tool, fmt, codec=codec, strict=self.settings.strict)
+            self._projected[key] = projected
+        name = codec.encode(tool.qualified_name)
+        return _renamed(projected, name)
+
+    def _validate(self, calls: Sequence[ToolCall], codec: NameCodec, sample: ToolSample) -> None:
+        allowed = {t.qualified_name for t in sample.tools}
+        for call in calls:
+            try:
+                name = codec.decode(codec.encode(call.name))
+                if name not in allowed:
+                    raise RejectedRecord(f"call {call.name} is not one of the record's tools")
+                self.registry.match(ToolCall(name, call.arguments))
+            except WireError as exc:
+                raise RejectedRecord(str(exc)) from exc
+
+    # ------------------------------------------------------------------ reporting
+
+    def _report(self, done: int, total: int, summary: RunSummary) -> None:
+        stream = self.progress
+        if stream is None or not total:
+            return
+        if stream.isatty():
+            filled = int(30 * done / total)
+            stream.write(
+                f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
+                f"written {summary.written} rejected {summary.rejected}"
+            )
+            if done == total:
+                stream.write("\n")
+        elif done == total or done % max(1, total // 10) == 0:
+            stream.write(
+                f"progress: {done}/{total} (written {summary.written}, rejected {summary.rejected})\n"
+            )
+        stream.flush()
+
+    def _finish(self, summary: RunSummary) -> None:
+        path = self.settings.output_dir / SUMMARY
+        temp = path.with_suffix(".tmp")
+        temp.write_text(json.dumps(summary.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        temp.replace(path)
+
+    def close(self) -> None:
+        """Close engines, text model client and registry (connections, sessions)."""
+        self.engine.close()
+        closer = getattr(self.text, "close", None)
+        if callable(closer):
+            closer()
+        self.registry.close()
+
+    def __enter__(self) -> GenerationJob:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_MISSING = object()
+
+
+def _output_value(result: ToolResult | None, output: str) -> Any:
+    if result is None or result.error is not None:
+        return _MISSING
+    if output == "":
+        return result.result
+    if isinstance(result.result, dict) and output in result.result:
+        return result.result[output]
+    return _MISSING
+
+
+def _feeds(sample: ToolSample) -> dict[int, list[tuple[int, str, str]]]:
+    """Target position -> (source position, output, input) along the sample's edges, forward only."""
+    position = {id(t): i for i, t in enumerate(sample.tools)}
+    feeds: dict[int, list[tuple[int, str, str]]] = {}
+    for edge in sample.edges:
+        source, target = position.get(id(edge.source)), position.get(id(edge.target))
+        if source is None or target is None:
+            source = _position_by_name(sample, edge.source)
+            target = _position_by_name(sample, edge.target)
+        if source is not None and target is not None and source < target:
+            feeds.setdefault(target, []).append((source, edge.output, edge.input))
+    return feeds
+
+
+def _position_by_name(sample: ToolSample, tool: Tool) -> int | None:
+    for i, candidate in enumerate(sample.tools):
+        if candidate.qualified_name == tool.qualified_name and candidate.fingerprint == tool.fingerprint:
+            return i
+    return None
+
+
+def _levels(count: int, feeds: Mapping[int, Sequence[tuple[int, str, str]]]) -> list[list[int]]:
+    """Positions grouped so that every tool comes after the tools feeding it."""
+    level = [0] * count
+    for position in range(count):
+        level[position] = max((level[s] + 1 for s, _, _ in feeds.get(position, [])), default=0)
+    groups: dict[int, list[int]] = {}
+    for position in range(count):
+        groups.setdefault(level[position], []).append(position)
+    return [groups[k] for k in sorted(groups)]
+
+
+def _weighted(rng: random.Random, weights: Sequence[float]) -> int:
+    roll = rng.random() * sum(weights)
+    for index, weight in enumerate(weights):
+        roll -= weight
+        if roll < 0:
+            return index
+    return len(weights) - 1
+
+
+def _distinct(tools: Sequence[Tool]) -> list[Tool]:
+    seen: set[str] = set()
+    out = []
+    for tool in tools:
+        if tool.qualified_name not in seen:
+            seen.add(tool.qualified_name)
+            out.append(tool)
+    return out
+
+
+def _renamed(projected: dict[str, Any], name: str) -> dict[str, Any]:
+    if "function" in projected:
+        return {**projected, "function": {**projected["function"], "name": name}}
+    return {**projected, "name": name}
+
+
+def _append(stream: IO[str], record: Mapping[str, Any]) -> None:
+    stream.write(json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
+    stream.flush()
+
+
+def _indices(path: Path) -> set[int]:
+    """Indices recorded in a JSON Lines file; a partial last line (a crash mid-write) is cut off."""
+    if not path.exists():
+        return set()
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]
+        path.write_bytes(data)
+    indices = set()
+    for line in data.decode("utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            indices.add(int(item["metadata"]["index"] if "metadata" in item else item["index"]))
+    return indices
+
+
+def run_job(
+    config: str | PathLike[str],
+    *,
+    count: int | None = None,
+    seed: int | None = None,
+    out: str | PathLike[str] | None = None,
+    fmt: str | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+) -> RunSummary:
+    """Run a config's job with progress on stderr; returns the summary."""
+    with GenerationJob(
+        config,
+        count=count,
+        seed=seed,
+        out=out,
+        fmt=fmt,
+        resume=resume,
+        overwrite=overwrite,
+        progress=sys.stderr,
+    ) as job:
+        return job.run()
