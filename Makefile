@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/fms-dgt run $(CONFIG)
+	$(VENV)/bin/fms-dgt run $(CONFIG) --overwrite
 
 test: $(STAMP)
 	$(PY) -m ruff check .
