@@ -219,6 +219,8 @@ class HashedEncoder(TextEncoder):
             g = batch.grams(n)
             gram_docs.append(batch.doc[g])
             gram_hashes.append(_fmix(batch.span_hash(g, g + n), _SALT_GRAM + n))
+        if not gram_docs:
+            return l2_normalise(words)
         chars = self._accumulate(len(texts), np.concatenate(gram_docs), np.concatenate(gram_hashes))
         return l2_normalise(self.word_weight * l2_normalise(words) + l2_normalise(chars))
 

@@ -1,0 +1,222 @@
+"""Tests for fms_dgt/core/tools/enrichments/dataflow.py."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments import dataflow
+from fms_dgt.core.tools.enrichments.dataflow import (
+    DataflowEnrichment,
+    DataflowGraph,
+    _input_fields,
+    _output_fields,
+    _tie_break,
+    type_compatibility,
+    type_key,
+)
+from fms_dgt.core.tools.enrichments.embeddings import quantise
+from fms_dgt.core.tools.loaders.file import FileToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import EnrichmentError
+
+
+def edges_of(graph: DataflowGraph) -> set[tuple[str, str, str, str]]:
+    return {
+        (e.source.qualified_name, e.output, e.target.qualified_name, e.input)
+        for n in range(len(graph.tools))
+        for e in graph.edges_from(n)
+    }
+
+
+def replicate(tools: list[Tool], copies: int) -> list[Tool]:
+    return [dataclasses.replace(t, namespace=f"{t.namespace}{c}") for c in range(copies) for t in tools]
+
+
+@pytest.mark.parametrize(
+    ("schema", "key"),
+    [
+        ({"type": "string"}, "string"),
+        ({"type": ["integer", "null"]}, "integer?"),
+        ({"anyOf": [{"type": "string"}, {"type": "integer"}]}, "integer|string"),
+        ({"type": "array", "items": {"type": "number"}}, "array<number>"),
+        ({"enum": ["a", "b"]}, "string"),
+        ({}, "any"),
+        ({"description": "no type"}, "any"),
+    ],
+)
+def test_type_key(schema: dict[str, Any], key: str) -> None:
+    assert type_key(schema) == key
+
+
+def test_type_compatibility_rules() -> None:
+    assert type_compatibility("string", "string") == 1.0
+    assert type_compatibility("integer", "number") == 0.9
+    assert type_compatibility("number", "integer") == 0.5
+    assert type_compatibility("string", "integer") == 0.0
+    assert type_compatibility("any", "integer") == 0.6
+    assert type_compatibility("integer?", "integer") == pytest.approx(0.9)
+    assert type_compatibility("integer", "integer?") == 1.0
+    assert type_compatibility("integer|string", "integer") == 0.5
+    assert type_compatibility("array<string>", "array<string>") == 1.0
+    assert type_compatibility("array<string>", "string") == 0.0
+
+
+def test_expected_handoffs_in_the_travel_tools(travel_registry: ToolRegistry) -> None:
+    found = edges_of(DataflowEnrichment().enrich(travel_registry))
+    assert ("accounts::find_user", "user_id", "flights::book_flight", "user_id") in found
+    assert ("flights::search_flights", "flight_id", "flights::book_flight", "flight_id") in found
+    assert ("flights::book_flight", "booking_id", "flights::cancel_booking", "booking_id") in found
+
+
+def test_tools_without_outputs_have_no_outgoing_edges(travel_registry: ToolRegistry) -> None:
+    graph = DataflowEnrichment().enrich(travel_registry)
+    forecast = graph.node(travel_registry.get("weather::forecast"))
+    assert graph.edges_from(forecast) == []
+    no_params = graph.node(travel_registry.get("accounts::list_recent_users"))
+    assert graph.edges_to(no_params) == []
+
+
+def test_overloads_are_distinct_nodes_and_never_feed_each_other(travel_registry: ToolRegistry) -> None:
+    graph = DataflowEnrichment(threshold=0.05).enrich(travel_registry)
+    by_id, by_code = travel_registry.overloads("flights::get_booking")
+    assert graph.node(by_id) != graph.node(by_code)
+    into_by_id = {e.input for e in graph.edges_to(graph.node(by_id))}
+    into_by_code = {e.input for e in graph.edges_to(graph.node(by_code))}
+    assert "booking_id" in into_by_id and "booking_id" not in into_by_code
+    for n in range(len(graph.tools)):
+        assert all(e.source.qualified_name != e.target.qualified_name for e in graph.edges_from(n))
+
+
+def test_forward_and_reverse_indexes_hold_the_same_edges(travel_registry: ToolRegistry) -> None:
+    graph = DataflowEnrichment(threshold=0.1).enrich(travel_registry)
+    forward = [e for n in range(len(graph.tools)) for e in graph.edges_from(n)]
+    reverse = [e for n in range(len(graph.tools)) for e in graph.edges_to(n)]
+    assert sorted(forward, key=repr) == sorted(reverse, key=repr)
+    assert all(0 < e.score <= 1 for e in forward)
+    for n in range(len(graph.tools)):
+        scores = [e.score for e in graph.edges_from(n)]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_threshold_and_max_neighbors_bound_the_edges(travel_registry: ToolRegistry) -> None:
+    loose = DataflowEnrichment(threshold=0.05, max_neighbors=1).enrich(travel_registry)
+    per_output: dict[tuple[int, str], int] = {}
+    for n in range(len(loose.tools)):
+        for e in loose.edges_from(n):
+            per_output[(n, e.output)] = per_output.get((n, e.output), 0) + 1
+    assert per_output and max(per_output.values()) == 1
+    strict = DataflowEnrichment(threshold=0.99).enrich(travel_registry)
+    assert all(e.score >= 0.99 for n in range(len(strict.tools)) for e in strict.edges_from(n))
+
+
+@pytest.mark.parametrize(("key", "value"), [("threshold", 0), ("threshold", 1.5), ("max_neighbors", 0), ("dim", 4)])
+def test_invalid_settings(key: str, value: Any) -> None:
+    with pytest.raises(EnrichmentError, match=f"invalid {key}"):
+        DataflowEnrichment(**{key: value})
+
+
+def test_empty_registry_gives_an_empty_graph() -> None:
+    graph = DataflowEnrichment().enrich(ToolRegistry([]))
+    assert len(graph) == 0 and graph.tools == ()
+
+
+def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
+    """A dense, per-parameter implementation of the same definition (small pools only)."""
+    enrichment = DataflowEnrichment(threshold=threshold, max_neighbors=max_neighbors)
+    outs = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in _output_fields(t)]
+    ins = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in _input_fields(t)]
+
+    def vectors(rows: list[Any]) -> Any:
+        sigs = [(n or t.name, str(s.get("description", "")), type_key(s)) for _, n, s, t in rows]
+        return quantise(enrichment._encode(sigs))
+
+    (ov, oinv), (iv, iinv) = vectors(outs), vectors(ins)
+    dots = (ov @ iv.T) * oinv[:, None] * iinv[None, :]
+    compat = np.array([[type_compatibility(type_key(o[2]), type_key(i[2])) for i in ins] for o in outs])
+    scores = (dots * compat.astype(np.float32)).astype(np.float32)
+    found = set()
+    for o, (ot, oname, _, otool) in enumerate(outs):
+        cands = [
+            (-scores[o, i], int(_tie_break(np.array([o]), np.array([i]))[0]), i)
+            for i, (_, _, _, itool) in enumerate(ins)
+            if itool.qualified_name != otool.qualified_name and scores[o, i] >= threshold
+        ]
+        for _, _, i in sorted(cands)[:max_neighbors]:
+            found.add((ot, oname, ins[i][0], ins[i][1], round(float(scores[o, i]), 5)))
+    return found
+
+
+def graph_edges(graph: DataflowGraph) -> set[tuple[Any, ...]]:
+    return {
+        (int(a), graph.names[o], int(b), graph.names[i], round(float(s), 5))
+        for a, o, b, i, s in zip(graph.src, graph.output, graph.dst, graph.input, graph.score, strict=True)
+    }
+
+
+def test_matches_a_dense_reference_with_ties(travel_tools: list[Tool], monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = replicate(travel_tools, 4)
+    monkeypatch.setattr(dataflow, "_CHUNK_CELLS", 64)
+    monkeypatch.setattr(dataflow, "_EXPAND_ROWS", 16)
+    graph = DataflowEnrichment(threshold=0.2, max_neighbors=3).enrich(ToolRegistry(tools))
+    assert graph_edges(graph) == reference_edges(tools, 0.2, 3)
+
+
+@pytest.mark.corpus
+def test_matches_a_dense_reference_on_real_tools(corpus: Path) -> None:
+    tools: list[Tool] = []
+    for path in sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json"))[:6]:
+        tools += FileToolLoader(path, namespace=path.stem).load()
+    tools = replicate(tools, 2)
+    graph = DataflowEnrichment(threshold=0.3, max_neighbors=4).enrich(ToolRegistry(tools))
+    assert len(graph) > 50
+    assert graph_edges(graph) == reference_edges(tools, 0.3, 4)
+
+
+def arrays(graph: DataflowGraph) -> list[list[Any]]:
+    return [a.tolist() for a in (graph.src, graph.dst, graph.output, graph.input, graph.score)]
+
+
+def test_cached_incremental_runs_equal_cold_runs(travel_tools: list[Tool], tmp_path: Path) -> None:
+    pool = replicate(travel_tools, 3)
+    grown = [*pool, *replicate(travel_tools, 5)[len(pool) :]]
+    shrunk = [t for t in grown if not t.namespace.startswith("accounts")]
+    for tools in (pool, grown, shrunk, grown):
+        cached = DataflowEnrichment(cache_dir=tmp_path, threshold=0.2).enrich(ToolRegistry(tools))
+        cold = DataflowEnrichment(threshold=0.2).enrich(ToolRegistry(tools))
+        assert arrays(cached) == arrays(cold)
+    assert list((tmp_path / "dataflow").glob("*/states/*.npz"))
+
+
+def test_incremental_run_scores_only_what_is_new(
+    travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pool = replicate(travel_tools, 3)
+    DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(pool))
+    scored: list[tuple[int, int]] = []
+    original = dataflow._Scorer._chunk
+
+    def counting(self: Any, out_sigs: Any, in_sigs: Any, width: Any) -> Any:
+        scored.append((len(out_sigs), len(in_sigs)))
+        return original(self, out_sigs, in_sigs, width)
+
+    monkeypatch.setattr(dataflow._Scorer, "_chunk", counting)
+    extra = Tool("brand_new", "extra", parameters={"type": "object", "properties": {"user_id": {"type": "string"}}})
+    DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry([*pool, extra]))
+    assert scored and sum(o * i for o, i in scored) < 40
+
+
+def test_force_ignores_the_cache(travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
+    calls: list[int] = []
+    original = dataflow._Scorer.rows
+    monkeypatch.setattr(dataflow._Scorer, "rows", lambda self, *a: calls.append(1) or original(self, *a))
+    DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
+    assert calls == []
+    DataflowEnrichment(cache_dir=tmp_path, force=True).enrich(ToolRegistry(travel_tools))
+    assert calls

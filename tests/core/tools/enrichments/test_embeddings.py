@@ -1,0 +1,162 @@
+"""Tests for fms_dgt/core/tools/enrichments/embeddings.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments.embeddings import (
+    EmbeddingsEnrichment,
+    HashedEncoder,
+    OpenAIEncoder,
+    SentenceTransformerEncoder,
+    TextEncoder,
+    ToolEmbeddings,
+    tool_text,
+)
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import EnrichmentError
+
+
+class CountingEncoder(TextEncoder):
+    """The hashed encoder, counting how many texts it was asked to encode."""
+
+    def __init__(self, dim: int = 64) -> None:
+        self.inner = HashedEncoder(dim=dim)
+        self.encoded: list[str] = []
+
+    def identity(self) -> dict[str, Any]:
+        return {"encoder": "counting", **self.inner.identity()}
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        self.encoded.extend(texts)
+        return self.inner.encode(texts)
+
+
+def cos(a: Any, b: Any) -> float:
+    return float(np.dot(a, b))
+
+
+def test_hashed_vectors_are_normalised_and_similar_texts_are_closer() -> None:
+    vectors = HashedEncoder().encode(
+        ["getWeather: current weather in a city", "get_weather_forecast for a city", "send an email", ""]
+    )
+    assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, atol=1e-5)
+    assert not vectors[3].any()
+    assert cos(vectors[0], vectors[1]) > cos(vectors[0], vectors[2]) + 0.2
+
+
+def test_camel_case_and_snake_case_give_the_same_words() -> None:
+    encoder = HashedEncoder(ngrams=())
+    camel, snake = encoder.encode(["getUserId", "get user id"])
+    assert cos(camel, snake) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_batches_do_not_change_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"tool number {i} does thing {i * 7}" for i in range(300)]
+    whole = HashedEncoder().encode(texts)
+    monkeypatch.setattr("fms_dgt.core.tools.enrichments.embeddings._BATCH_BYTES", 500)
+    assert np.array_equal(HashedEncoder().encode(texts), whole)
+
+
+def test_hashed_vectors_are_identical_in_other_processes() -> None:
+    code = (
+        "from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder;"
+        "import sys; sys.stdout.buffer.write(HashedEncoder(dim=32).encode(['Ünïcode café', 'x_y']).tobytes())"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": s}, capture_output=True, check=True
+        ).stdout
+        for s in ("0", "123")
+    }
+    assert runs == {HashedEncoder(dim=32).encode(["Ünïcode café", "x_y"]).tobytes()}
+
+
+def test_tool_text_covers_parameters_and_outputs(travel_tools: list[Tool]) -> None:
+    text = tool_text(next(t for t in travel_tools if t.name == "book_flight"))
+    assert "flight_id Identifier of the flight to book." in text
+    assert "booking_id Identifier of the new booking." in text
+
+
+def test_artifact_has_a_row_per_tool_including_overloads(travel_registry: ToolRegistry) -> None:
+    artifact = EmbeddingsEnrichment(dim=64).enrich(travel_registry)
+    assert isinstance(artifact, ToolEmbeddings)
+    assert artifact.matrix.shape == (11, 64)
+    first, second = travel_registry.overloads("flights::get_booking")
+    assert artifact.row(first) != artifact.row(second)
+    assert not artifact.matrix.flags.writeable
+
+
+def test_cache_encodes_only_new_tools(travel_tools: list[Tool], tmp_path: Path) -> None:
+    encoder = CountingEncoder()
+    EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(travel_tools[:6]))
+    assert len(encoder.encoded) == 6
+    cold = EmbeddingsEnrichment(encoder=CountingEncoder()).enrich(ToolRegistry(travel_tools))
+    encoder.encoded.clear()
+    warm = EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
+    assert len(encoder.encoded) == 5
+    assert set(encoder.encoded) == {tool_text(t) for t in travel_tools[6:]}
+    assert np.array_equal(warm.matrix, cold.matrix)
+
+
+def test_cache_is_keyed_by_content_and_settings(travel_tools: list[Tool], tmp_path: Path) -> None:
+    encoder = CountingEncoder()
+    EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
+    encoder.encoded.clear()
+    edited = [dataclasses.replace(travel_tools[0], description="Look a customer up by e-mail."), *travel_tools[1:]]
+    EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(edited))
+    assert encoder.encoded == [tool_text(edited[0])]
+    other = CountingEncoder(dim=32)
+    EmbeddingsEnrichment(encoder=other, cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
+    assert len(other.encoded) == 11
+
+
+def test_force_recomputes_everything(travel_tools: list[Tool], tmp_path: Path) -> None:
+    encoder = CountingEncoder()
+    EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
+    EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path, force=True).enrich(ToolRegistry(travel_tools))
+    assert len(encoder.encoded) == 22
+
+
+def test_registry_with_config_style_enrichment(travel_tools: list[Tool], tmp_path: Path) -> None:
+    registry = ToolRegistry(travel_tools, enrichments=[EmbeddingsEnrichment(cache_dir=tmp_path)])
+    assert isinstance(registry.artifacts["embeddings"], ToolEmbeddings)
+    assert list((tmp_path / "embeddings").glob("*/vectors/shard-*.npz"))
+
+
+def test_openai_encoder_talks_to_an_openai_compatible_server(stand_in: Any) -> None:
+    encoder = OpenAIEncoder("embed-small", stand_in.url, batch_size=2)
+    vectors = encoder.encode(["a", "bb", "ccc"])
+    assert vectors.tolist() == [[1, 1, 1], [2, 1, 0], [3, 1, 0]]
+    assert [body["input"] for _, body in stand_in.requests] == [["a", "bb"], ["ccc"]]
+    assert stand_in.requests[0][0] == "/v1/embeddings"
+    assert stand_in.requests[0][1]["model"] == "embed-small"
+
+
+def test_openai_encoder_reports_http_errors(stand_in: Any) -> None:
+    stand_in.status = 500
+    with pytest.raises(EnrichmentError, match="request failed to http://127.0.0.1.*/embeddings"):
+        OpenAIEncoder("m", stand_in.url).encode(["x"])
+
+
+def test_openai_settings_are_checked() -> None:
+    with pytest.raises(EnrichmentError, match="needs model and base_url"):
+        EmbeddingsEnrichment(encoder="openai")
+    with pytest.raises(EnrichmentError, match="unknown encoder 'bert'"):
+        EmbeddingsEnrichment(encoder="bert")
+
+
+def test_sentence_transformers_missing_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(EnrichmentError, match=r"pip install 'fms_dgt\[embeddings\]'"):
+        SentenceTransformerEncoder().encode(["x"])
