@@ -115,7 +115,9 @@ def test_threshold_and_max_neighbors_bound_the_edges(travel_registry: ToolRegist
     assert all(e.score >= 0.99 for n in range(len(strict.tools)) for e in strict.edges_from(n))
 
 
-@pytest.mark.parametrize(("key", "value"), [("threshold", 0), ("threshold", 1.5), ("max_neighbors", 0), ("dim", 4)])
+@pytest.mark.parametrize(
+    ("key", "value"), [("threshold", 0), ("threshold", 1.5), ("max_neighbors", 0), ("dim", 4)]
+)
 def test_invalid_settings(key: str, value: Any) -> None:
     with pytest.raises(EnrichmentError, match=f"invalid {key}"):
         DataflowEnrichment(**{key: value})
@@ -159,7 +161,9 @@ def graph_edges(graph: DataflowGraph) -> set[tuple[Any, ...]]:
     }
 
 
-def test_matches_a_dense_reference_with_ties(travel_tools: list[Tool], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_matches_a_dense_reference_with_ties(
+    travel_tools: list[Tool], monkeypatch: pytest.MonkeyPatch
+) -> None:
     tools = replicate(travel_tools, 4)
     monkeypatch.setattr(dataflow, "_CHUNK_CELLS", 64)
     monkeypatch.setattr(dataflow, "_EXPAND_ROWS", 16)
@@ -206,12 +210,16 @@ def test_incremental_run_scores_only_what_is_new(
         return original(self, out_sigs, in_sigs, width)
 
     monkeypatch.setattr(dataflow._Scorer, "_chunk", counting)
-    extra = Tool("brand_new", "extra", parameters={"type": "object", "properties": {"user_id": {"type": "string"}}})
+    extra = Tool(
+        "brand_new", "extra", parameters={"type": "object", "properties": {"user_id": {"type": "string"}}}
+    )
     DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry([*pool, extra]))
     assert scored and sum(o * i for o, i in scored) < 40
 
 
-def test_force_ignores_the_cache(travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_force_ignores_the_cache(
+    travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
     calls: list[int] = []
     original = dataflow._Scorer.rows

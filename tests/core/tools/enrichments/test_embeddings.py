@@ -75,7 +75,10 @@ def test_hashed_vectors_are_identical_in_other_processes() -> None:
     )
     runs = {
         subprocess.run(
-            [sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": s}, capture_output=True, check=True
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": s},
+            capture_output=True,
+            check=True,
         ).stdout
         for s in ("0", "123")
     }
@@ -113,7 +116,10 @@ def test_cache_is_keyed_by_content_and_settings(travel_tools: list[Tool], tmp_pa
     encoder = CountingEncoder()
     EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
     encoder.encoded.clear()
-    edited = [dataclasses.replace(travel_tools[0], description="Look a customer up by e-mail."), *travel_tools[1:]]
+    edited = [
+        dataclasses.replace(travel_tools[0], description="Look a customer up by e-mail."),
+        *travel_tools[1:],
+    ]
     EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path).enrich(ToolRegistry(edited))
     assert encoder.encoded == [tool_text(edited[0])]
     other = CountingEncoder(dim=32)

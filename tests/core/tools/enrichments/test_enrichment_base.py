@@ -77,3 +77,34 @@ def test_resolve_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
     assert resolve_cache_dir(tmp_path) == tmp_path
     monkeypatch.setenv("DGT_CACHE_DIR", str(tmp_path / "env"))
     assert resolve_cache_dir(None) == tmp_path / "env"
+
+
+def test_config_builds_enrichments_with_the_cache_dir(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from fms_dgt.config import build_registry
+
+    travel = Path(__file__).resolve().parents[4] / "data" / "sampling" / "travel.yaml"
+    registry = build_registry(
+        {
+            "tools": {
+                "registry": [{"type": "file", "path": str(travel)}],
+                "enrichments": [
+                    {"type": "neighbors", "k": 2},
+                    {"type": "embeddings", "dim": 64},
+                    {"type": "dataflow"},
+                ],
+                "cache_dir": str(tmp_path),
+            }
+        }
+    )
+    assert set(registry.artifacts) == {"embeddings", "neighbors", "dataflow"}
+    assert {p.name for p in tmp_path.iterdir()} == {"embeddings", "neighbors", "dataflow"}
+
+
+def test_config_rejects_unknown_enrichment_keys() -> None:
+    from fms_dgt.config import build_registry
+    from fms_dgt.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"unknown key 'treshold'.*tools.enrichments\[0\].treshold"):
+        build_registry({"tools": {"registry": [], "enrichments": [{"type": "dataflow", "treshold": 0.5}]}})
