@@ -151,7 +151,7 @@ def test_openai_encoder_talks_to_an_openai_compatible_server(stand_in: Any) -> N
 
 def test_openai_encoder_reports_http_errors(stand_in: Any) -> None:
     stand_in.status = 500
-    with pytest.raises(EnrichmentError, match="request failed to http://127.0.0.1.*/embeddings"):
+    with pytest.raises(EnrichmentError, match=r"request failed to http://127.0.0.1.*/embeddings"):
         OpenAIEncoder("m", stand_in.url).encode(["x"])
 
 

@@ -42,12 +42,12 @@ def test_runs_after_is_ignored_when_absent() -> None:
 
 
 def test_missing_dependency_names_the_enrichment() -> None:
-    with pytest.raises(EnrichmentError, match="'neighbors'.*embeddings"):
+    with pytest.raises(EnrichmentError, match=r"'neighbors'.*embeddings"):
         order_enrichments([make("neighbors", depends=("embeddings",))])
 
 
 def test_cycle_names_the_enrichments() -> None:
-    with pytest.raises(EnrichmentError, match="cyclic enrichments: .*a.*b"):
+    with pytest.raises(EnrichmentError, match=r"cyclic enrichments: .*a.*b"):
         order_enrichments([make("a", depends=("b",)), make("b", after=("a",))])
 
 

@@ -59,7 +59,7 @@ def test_registry_artifact_and_lookup(travel_tools: list[Tool], tmp_path: Path) 
 
 
 def test_needs_the_embeddings_enrichment(travel_tools: list[Tool]) -> None:
-    with pytest.raises(EnrichmentError, match="'neighbors'.*embeddings.*Add the enrichment"):
+    with pytest.raises(EnrichmentError, match=r"'neighbors'.*embeddings.*Add the enrichment"):
         ToolRegistry(travel_tools, enrichments=[NeighborsEnrichment()])
     with pytest.raises(EnrichmentError, match="missing artifact 'embeddings'"):
         NeighborsEnrichment().enrich(ToolRegistry(travel_tools))
