@@ -70,7 +70,10 @@ def test_console_script_errors_are_one_line_without_traceback(tmp_path: Path) ->
     assert "Traceback" not in result.stderr and "source not found" in result.stderr
 
 
-def test_run_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", DEMO]) == 0
-    out = capsys.readouterr().out
-    assert "tools in" in out and "weather_api" in out
+def test_run_refuses_to_overwrite_without_a_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "run")
+    assert main(["run", DEMO, "-n", "2", "--out", out]) == 0
+    assert main(["run", DEMO, "-n", "2", "--out", out]) == 1
+    assert "--resume" in capsys.readouterr().err
+    assert main(["run", DEMO, "-n", "3", "--out", out, "--resume"]) == 0
+    assert "written 1, rejected 0, 2 already done" in capsys.readouterr().out
