@@ -20,7 +20,6 @@ and marked) and without keywords its schema subset does not have.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import re
@@ -277,7 +276,8 @@ def _gemini_type(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def _input_schema(tool: Tool, bindings: Mapping[str, Any] | None, strict: bool) -> dict[str, Any]:
-    schema = _without_bound(copy.deepcopy(tool.parameters), (bindings or {}).keys())
+    # A JSON round trip copies plain JSON data several times faster than copy.deepcopy.
+    schema = _without_bound(json.loads(json.dumps(tool.parameters)), (bindings or {}).keys())
     return strict_schema(schema) if strict else schema
 
 
