@@ -1,0 +1,271 @@
+"""Reading OpenAPI documents and resolving ``$ref`` between them, with a security policy.
+
+A :class:`DocumentStore` owns every document of one spec: the root (a local file or an http(s) URL)
+and the files or URLs its ``$ref`` values point at, each parsed once. :meth:`DocumentStore.resolve`
+turns a reference into a :class:`Target` (the document and the JSON pointer inside it) and the node
+there, following chains of pure ``$ref`` nodes with cycle detection.
+
+Policy: a network ``$ref`` (or any relative ``$ref`` inside a document fetched by URL) is refused
+unless ``allow_remote_refs``; a file ``$ref`` may not leave the root document's directory tree
+unless ``allow_outside_refs``. URL fetches have a timeout and a size cap.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+
+from fms_dgt.errors import LoadError
+from fms_dgt.io import parse_yaml_text
+
+__all__ = ["CircularRefError", "DocumentStore", "RefError", "Target", "escape_pointer", "is_url"]
+
+MAX_REF_CHAIN = 64
+
+
+class RefError(LoadError):
+    """A ``$ref`` cannot be followed (missing target, refused by policy, unreadable file)."""
+
+
+class CircularRefError(RefError):
+    """A chain of pure ``$ref`` nodes leads back to itself (no schema at all).
+
+    Attributes:
+        target: the first target of the chain.
+    """
+
+    def __init__(self, message: str, target: Target) -> None:
+        self.target = target
+        super().__init__(message)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a resolved reference points: a document URI and a JSON pointer inside it."""
+
+    uri: str
+    pointer: str
+
+    @property
+    def ref(self) -> str:
+        """The absolute reference ``uri#pointer``."""
+        return f"{self.uri}#{self.pointer}"
+
+
+def is_url(value: str) -> bool:
+    """True for http(s) URLs."""
+    return value.startswith(("http://", "https://"))
+
+
+def escape_pointer(token: str) -> str:
+    """Escape one JSON pointer token (RFC 6901)."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+class DocumentStore:
+    """Every document of one spec, parsed once, plus reference resolution.
+
+    Args:
+        root: path or http(s) URL of the root document.
+        allow_remote_refs: follow ``$ref`` values that need the network.
+        allow_outside_refs: follow file ``$ref`` values that leave the root's directory tree.
+        timeout: seconds allowed for one URL fetch.
+        max_bytes: largest document accepted from a URL.
+    """
+
+    def __init__(
+        self,
+        root: str,
+        *,
+        allow_remote_refs: bool = False,
+        allow_outside_refs: bool = False,
+        timeout: float = 30.0,
+        max_bytes: int = 50_000_000,
+    ) -> None:
+        self.root_uri = root if is_url(root) else str(Path(root).resolve())
+        self.source = root
+        self.allow_remote_refs = allow_remote_refs
+        self.allow_outside_refs = allow_outside_refs
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self._root_dir = None if is_url(root) else Path(self.root_uri).parent
+        self._docs: dict[str, Any] = {}
+
+    @property
+    def root(self) -> Any:
+        """The parsed root document."""
+        return self.document(self.root_uri)
+
+    def document(self, uri: str) -> Any:
+        """The parsed document at ``uri`` (read on first use)."""
+        doc = self._docs.get(uri)
+        if doc is None and uri not in self._docs:
+            doc = self._read(uri)
+            self._docs[uri] = doc
+        return doc
+
+    def _read(self, uri: str) -> Any:
+        text = _fetch(uri, self.timeout, self.max_bytes) if is_url(uri) else _read_file(uri)
+        return parse_text(text, uri)
+
+    def resolve(self, ref: str, base: str) -> tuple[Target, Any]:
+        """Follow ``ref`` (relative to document ``base``) to the first node that is not a pure ``$ref``.
+
+        Raises:
+            RefError: the target is missing, refused, unreadable, or the chain is a cycle.
+        """
+        first = target = self.target(ref, base)
+        seen = {target}
+        for _ in range(MAX_REF_CHAIN):
+            node = self.node(target)
+            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str) and len(node) == 1):
+                return target, node
+            target = self.target(node["$ref"], target.uri)
+            if target in seen:
+                raise CircularRefError(
+                    f"circular $ref chain through {target.ref}: the reference points back at itself", first
+                )
+            seen.add(target)
+        raise RefError(f"$ref chain longer than {MAX_REF_CHAIN} starting at {ref!r}")
+
+    def target(self, ref: str, base: str) -> Target:
+        """The absolute :class:`Target` of ``ref`` read in document ``base``.
+
+        Raises:
+            RefError: the reference is refused by the security policy.
+        """
+        address, fragment = urldefrag(ref)
+        uri = base if not address else self._join(address, base)
+        pointer = unquote(fragment)
+        if pointer and not pointer.startswith("/"):
+            raise RefError(
+                f"unsupported $ref {ref!r}: only JSON pointer fragments (#/...) are supported, not anchors"
+            )
+        return Target(uri, pointer)
+
+    def _join(self, address: str, base: str) -> str:
+        if is_url(address) or is_url(base):
+            uri = urljoin(base, address) if is_url(base) else address
+            if not self.allow_remote_refs:
+                raise RefError(
+                    f"remote $ref refused: {uri}. Network references are off by default; set "
+                    "allow_remote_refs: true on the loader to follow them"
+                )
+            return uri
+        if urlsplit(address).scheme not in ("", "file"):
+            raise RefError(f"unsupported $ref scheme in {address!r}: use a relative file path or http(s)")
+        path = (Path(base).parent / unquote(urlsplit(address).path)).resolve()
+        if (
+            not self.allow_outside_refs
+            and self._root_dir is not None
+            and not path.is_relative_to(self._root_dir)
+        ):
+            raise RefError(
+                f"file $ref outside the spec's directory refused: {path}. Move the file under "
+                f"{self._root_dir} or set allow_outside_refs: true"
+            )
+        return str(path)
+
+    def node(self, target: Target) -> Any:
+        """The node at ``target``.
+
+        Raises:
+            RefError: the document cannot be read or the pointer does not exist in it.
+        """
+        try:
+            node = self.document(target.uri)
+        except LoadError as exc:
+            raise RefError(f"cannot read $ref target {target.uri}: {exc.reason}") from exc
+        for token in target.pointer.split("/")[1:]:
+            node = _step(node, _unescape(token), target)
+        return node
+
+
+def _step(node: Any, token: str, target: Target) -> Any:
+    if isinstance(node, dict):
+        if token in node:
+            return node[token]
+        if token.isdigit() and int(token) in node:  # YAML reads unquoted status codes as integers
+            return node[int(token)]
+    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        return node[int(token)]
+    raise RefError(
+        f"missing $ref target {target.ref}: no {token!r} there. Fix the reference or add the definition"
+    )
+
+
+def _read_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise LoadError("OpenAPI document not found: check the path", source=path) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LoadError(f"cannot read OpenAPI document: {exc}", source=path) from exc
+
+
+def parse_text(text: str, source: str) -> Any:
+    """Parse JSON or YAML text (JSON first when it looks like JSON, since it is much faster).
+
+    Raises:
+        LoadError: the text is neither (with line).
+    """
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            if source.lower().endswith(".json"):
+                raise LoadError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from exc
+    docs = parse_yaml_text(text, source)
+    if len(docs) != 1:
+        raise LoadError(
+            f"expected one YAML document, found {len(docs)}: an OpenAPI spec is a single document",
+            source=source,
+        )
+    return docs[0]
+
+
+def _fetch(url: str, timeout: float, max_bytes: int) -> str:
+    import httpx2 as httpx
+
+    try:
+        with (
+            httpx.Client(timeout=timeout, follow_redirects=True) as client,
+            client.stream("GET", url) as response,
+        ):
+            if response.status_code >= 400:
+                raise LoadError(
+                    f"cannot fetch OpenAPI document: HTTP {response.status_code}. Check the URL",
+                    source=url,
+                )
+            return _read_capped(response, url, max_bytes)
+    except httpx.HTTPError as exc:
+        raise LoadError(
+            f"cannot fetch OpenAPI document: {type(exc).__name__}: {exc}. Check the URL and network",
+            source=url,
+        ) from exc
+
+
+def _read_capped(response: Any, url: str, max_bytes: int) -> str:
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise LoadError(
+                f"OpenAPI document too large: more than {max_bytes} bytes. Raise max_bytes or "
+                "download the file and load it locally",
+                source=url,
+            )
+        chunks.append(chunk)
+    try:
+        return b"".join(chunks).decode(response.encoding or "utf-8")
+    except (LookupError, UnicodeDecodeError) as exc:
+        raise LoadError(f"cannot decode OpenAPI document: {exc}", source=url) from exc
