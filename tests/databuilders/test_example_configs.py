@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fms_dgt.databuilders.tool_calling.job import GenerationJob
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_llm_example_config_runs_against_a_local_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support.chat_server import serve
+
+    def reply(body: dict[str, Any]) -> Any:
+        if "response_format" in body:
+            return {
+                "temperature": 21.5,
+                "condition": "clear",
+                "latitude": 1.0,
+                "longitude": 2.0,
+                "days": [],
+                "events": [],
+            }
+        return "A line written by the model."
+
+    with serve(reply) as server:
+        monkeypatch.setenv("LLM_BASE_URL", server.url)
+        monkeypatch.setenv("LLM_MODEL", "stand-in")
+        with GenerationJob(REPO / "configs" / "llm_run.yaml", count=4, out=tmp_path) as job:
+            summary = job.run()
+    assert summary.written == 4
+    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert all(r["messages"][0]["content"] == "A line written by the model." for r in records)
+    engines = {e for r in records for e in r["metadata"]["engines"]}
+    assert engines == {"llm"}
+    assert any(body.get("response_format") for body in server.requests)
