@@ -11,7 +11,9 @@ This module imports no MCP, OpenAPI or HTTP library.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import gc
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -144,7 +146,8 @@ class ToolRegistry:
         self._enrichments = order_enrichments(enrichments)
         self._refresh_lock = threading.Lock()
         self._staged = False
-        self._index = self._build(self._load_all())
+        with _paused_gc():
+            self._index = self._build(self._load_all())
 
     # ------------------------------------------------------------------ construction paths
 
@@ -240,7 +243,8 @@ class ToolRegistry:
         with self._refresh_lock:
             old = self._index
             try:
-                new = self._build(self._load_all())
+                with _paused_gc():
+                    new = self._build(self._load_all())
             except Exception as exc:
                 raise RefreshError(
                     f"refresh failed: {exc}. The registry keeps its previous {len(old.tools)} "
@@ -391,6 +395,22 @@ class ToolRegistry:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def _paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a registry is built.
+
+    Loading creates hundreds of thousands of small containers and no cycles; each automatic
+    collection would rescan all of them, which made loading 100,000 tools about three times slower.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _result(future: Any, loader: ToolLoader) -> list[Tool]:
