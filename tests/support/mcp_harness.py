@@ -108,9 +108,13 @@ def _serving(
 
 
 @contextmanager
-def http_server(transport: str, *argv: str) -> Iterator[str]:
-    """Run our test server over ``sse`` or ``streamable_http``; yields its endpoint URL."""
-    port = free_port()
+def http_server(transport: str, *argv: str, port: int | None = None) -> Iterator[str]:
+    """Run our test server over ``sse`` or ``streamable_http`` on ``port`` (default: a free one).
+
+    Yields:
+        The endpoint URL.
+    """
+    port = port or free_port()
     flag = "sse" if transport == "sse" else "streamable-http"
     command = [sys.executable, str(SERVER_SCRIPT), "--transport", flag, "--port", str(port), *argv]
     with _serving(command, port):

@@ -71,6 +71,7 @@ TRANSPORTS: Final = ("stdio", "sse", "streamable_http")
 _TRANSPORT_ALIASES: Final = {"streamable-http": "streamable_http", "http": "streamable_http"}
 _PROTOCOL_MODES: Final = ("auto", "legacy")
 _CLOSE_TIMEOUT: Final = 10.0
+_SESSION_GONE: Final = ("session not found", "session terminated")
 # Margin the sync side waits beyond an operation's own timeout, so the loop-side timeout (which
 # cancels the request cleanly) normally fires first.
 _SYNC_GRACE: Final = 5.0
@@ -344,10 +345,26 @@ def _is_connection_lost(exc: BaseException) -> bool:
     leaf = _leaf(exc)
     if _sdk_error_code(leaf) == CONNECTION_CLOSED:
         return True
-    if "Session terminated" in str(leaf):  # streamable HTTP: the server forgot our session
+    # Streamable HTTP answers 404 once the server forgot our session (it restarted, or expired the
+    # session); the spec says to start a new one. The SDK surfaces it only as this text.
+    if any(text in str(leaf).lower() for text in _SESSION_GONE):
         return True
-    transport_errors = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
-    return isinstance(leaf, transport_errors | OSError | httpx2.TransportError)
+    transport_errors = (
+        anyio.ClosedResourceError,
+        anyio.BrokenResourceError,
+        anyio.EndOfStream,
+        OSError,
+        httpx2.TransportError,
+    )
+    return isinstance(leaf, transport_errors)
+
+
+def _never_ran(exc: BaseException) -> bool:
+    """True when a failed request certainly did not run on the server."""
+    import httpx2
+
+    leaf = _leaf(exc)
+    return isinstance(leaf, httpx2.ConnectError) or any(text in str(leaf).lower() for text in _SESSION_GONE)
 
 
 def _describe_exc(exc: BaseException) -> str:
@@ -674,8 +691,10 @@ class MCPClient:
     ) -> T:
         """Run ``send`` on a live session, reconnecting first when the transport has ended.
 
-        A connection lost *during* the request is retried only for idempotent operations: a
-        ``tools/call`` may have run, so it is reported and the next use reconnects.
+        A connection lost *during* the request is retried for idempotent operations, and for any
+        request the server provably did not run (it no longer knew the session, or the connection
+        was refused); otherwise a ``tools/call`` may have run, so it is reported and the next use
+        reconnects.
         """
         for attempt in itertools.count():
             session = await self._ensure_session()
@@ -687,7 +706,8 @@ class MCPClient:
                 if not (session.dead or _is_connection_lost(exc)):
                     raise self._error(operation, exc) from exc
                 session.dead = True
-                if not idempotent or attempt >= self.spec.reconnect_attempts:
+                retry = idempotent or _never_ran(exc)
+                if not retry or attempt >= self.spec.reconnect_attempts:
                     raise self._lost(operation, exc) from exc
                 log.info("MCP server %s: connection lost during %s; reconnecting", self.spec.name, operation)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -800,7 +820,7 @@ class MCPClient:
             ready.set_result(None)
             async with anyio.create_task_group() as group:
                 if self._wants_listen(client):
-                    group.start_soon(self._listen, client)
+                    group.start_soon(self._listen, client, session)
                 await session.stop.wait()
                 group.cancel_scope.cancel()
 
@@ -851,18 +871,24 @@ class MCPClient:
         tools = client.server_capabilities.tools
         return client.protocol_version in MODERN_PROTOCOL_VERSIONS and bool(tools and tools.list_changed)
 
-    async def _listen(self, client: Client) -> None:
+    async def _listen(self, client: Client, session: _Session) -> None:
         """Keep a ``subscriptions/listen`` stream open (2026-era sessions send changes only there).
 
         Its events are also handed to the message handler, which is where listeners are called, so
         this task only drains the stream.
         """
+        subscribed = False
         try:
             async with client.listen(tools_list_changed=True) as subscription:
+                subscribed = True
                 async for _event in subscription:
                     pass
         except Exception as exc:
             log.debug("MCP server %s: change subscription ended: %s", self.spec.name, _describe_exc(exc))
+        if subscribed and self._session is session:
+            # Without its stream the session would miss changes (the server may have restarted
+            # behind a stateless HTTP endpoint): the next use reconnects and subscribes again.
+            session.dead = True
 
     # ------------------------------------------------------------------ errors
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from support.mcp_harness import SERVER_SCRIPT, http_server, wait_until
+from support.mcp_harness import SERVER_SCRIPT, free_port, http_server, wait_until
 
 from fms_dgt.core.tools import mcp_client
 from fms_dgt.core.tools.mcp_client import (
@@ -274,6 +274,29 @@ def test_http_transports_send_headers_and_call(transport: str, monkeypatch: pyte
             header = c.call_tool("request_header", {"name": "X-Token"})["structuredContent"]
             assert header == {"result": "tok-123"}
             assert c.list_tools_page("8").tools[0]["name"] == "request_header"
+        finally:
+            c.close()
+
+
+@pytest.mark.parametrize(
+    ("transport", "protocol"),
+    [
+        ("streamable_http", "legacy"),
+        pytest.param("streamable_http", "auto", marks=pytest.mark.slow),
+        pytest.param("sse", "auto", marks=pytest.mark.slow),
+        pytest.param("sse", "legacy", marks=pytest.mark.slow),
+    ],
+)
+def test_restarted_http_server_is_reconnected_on_next_call(transport: str, protocol: str) -> None:
+    port = free_port()
+    with http_server(transport, port=port) as url:
+        c = MCPClient(MCPServerSpec(name="restart", transport=transport, url=url, protocol=protocol))
+        first = c.call_tool("pid", {})["structuredContent"]["result"]
+    with http_server(transport, port=port):
+        try:
+            # The server forgot the session (or the stream ended): the call runs on a new one.
+            second = c.call_tool("pid", {})["structuredContent"]["result"]
+            assert second != first and c.connects == 2
         finally:
             c.close()
 
