@@ -152,6 +152,8 @@ class MCPToolLoader(ToolLoader):
                 does not advance, or a tool definition is invalid.
         """
         report = self._new_report()
+        # Changes announced from now on are not in this listing's past: they make it stale again.
+        self.stale = False
         client = self._connect()
         tools: list[Tool] = []
         for index, raw in enumerate(self._list_all(client)):
