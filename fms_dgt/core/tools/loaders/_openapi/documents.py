@@ -97,6 +97,7 @@ class DocumentStore:
         self.max_bytes = max_bytes
         self._root_dir = None if is_url(root) else Path(self.root_uri).parent
         self._docs: dict[str, Any] = {}
+        self._resolved: dict[tuple[str, str], tuple[Target, Any]] = {}
 
     @property
     def root(self) -> Any:
@@ -121,6 +122,13 @@ class DocumentStore:
         Raises:
             RefError: the target is missing, refused, unreadable, or the chain is a cycle.
         """
+        key = (ref, base)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = self._follow(ref, base)
+        return found
+
+    def _follow(self, ref: str, base: str) -> tuple[Target, Any]:
         first = target = self.target(ref, base)
         seen = {target}
         for _ in range(MAX_REF_CHAIN):

@@ -1,0 +1,238 @@
+"""A real HTTP server on loopback implementing ``data/rest/petstore.yaml``, for tests and the demo.
+
+Start it in-process with :func:`serve` (a context manager yielding the server's state, whose
+``base_url`` ends in ``/v1``), or from a shell::
+
+    python tests/support/rest_server.py --port 8765
+
+Credentials it accepts: bearer token ``s3cret-token``, basic ``admin`` / ``hunter22``, query
+``api_key=k3y-value``. Every request is recorded in ``state.requests``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+TOKEN = "s3cret-token"
+BASIC = ("admin", "hunter22")
+API_KEY = "k3y-value"
+
+
+@dataclass
+class ServerState:
+    """The server's data and what it saw."""
+
+    base_url: str = ""
+    pets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    attempts: dict[str, int] = field(default_factory=dict)
+    next_id: int = 1
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class Request:
+    """One received request."""
+
+    method: str
+    raw_path: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+    def echo(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "path": self.raw_path,
+            "query": self.query,
+            "headers": self.headers,
+            "body": self.body.decode("utf-8", "replace"),
+        }
+
+
+Reply = tuple[int, Any, str]
+Route = Callable[[ServerState, Request, "re.Match[str]"], Reply]
+
+
+def _json(status: int, value: Any) -> Reply:
+    return status, value, "application/json"
+
+
+def _list_pets(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    params = parse_qs(req.query)
+    pets = list(state.pets.values())
+    if "tags" in params:
+        pets = [p for p in pets if p.get("tag") in params["tags"]]
+    limit = int(params.get("limit", ["100"])[0])
+    return _json(200, pets[:limit])
+
+
+def _create_pet(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    if req.headers.get("authorization") != f"Bearer {TOKEN}":
+        return _json(401, {"message": f"bad credentials: {req.headers.get('authorization')}"})
+    data = json.loads(req.body or b"{}")
+    with state.lock:
+        pet = {"id": str(state.next_id), **data}
+        state.next_id += 1
+        state.pets[pet["id"]] = pet
+    return _json(201, pet)
+
+
+def _get_pet(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    pet = state.pets.get(unquote(m.group(1)))
+    return _json(200, pet) if pet else _json(404, {"message": f"no pet {unquote(m.group(1))}"})
+
+
+def _delete_pet(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    expected = "Basic " + base64.b64encode(":".join(BASIC).encode()).decode()
+    if req.headers.get("authorization") != expected:
+        return _json(401, {"message": "basic auth required"})
+    state.pets.pop(unquote(m.group(1)), None)
+    return 204, None, ""
+
+
+def _upload(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    fields = _multipart(req)
+    upload = fields.get("file", ("", b""))
+    caption = fields.get("caption", ("", b""))[1].decode()
+    return _json(200, {"filename": upload[0], "size": len(upload[1]), "caption": caption})
+
+
+def _multipart(req: Request) -> dict[str, tuple[str, bytes]]:
+    boundary = req.headers.get("content-type", "").split("boundary=")[-1].encode()
+    fields: dict[str, tuple[str, bytes]] = {}
+    for part in req.body.split(b"--" + boundary)[1:-1]:
+        head, _, data = part.partition(b"\r\n\r\n")
+        name = re.search(rb'name="([^"]*)"', head)
+        filename = re.search(rb'filename="([^"]*)"', head)
+        if name:
+            fields[name.group(1).decode()] = (filename.group(1).decode() if filename else "", data[:-2])
+    return fields
+
+
+def _echo(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    return _json(200, req.echo())
+
+
+def _flaky(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    params = parse_qs(req.query)
+    key = req.method + params.get("key", [""])[0]
+    failures = int(params.get("failures", ["2"])[0])
+    with state.lock:
+        state.attempts[key] = state.attempts.get(key, 0) + 1
+        attempts = state.attempts[key]
+    if attempts <= failures:
+        return _json(503, {"message": f"temporarily unavailable (attempt {attempts})"})
+    return _json(200, {"attempts": attempts})
+
+
+def _secure(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    if parse_qs(req.query).get("api_key") != [API_KEY]:
+        return _json(403, {"message": f"wrong key in query {req.query!r}"})
+    return _json(200, req.echo())
+
+
+ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
+    ("GET", re.compile(r"^/v1/pets$"), _list_pets),
+    ("POST", re.compile(r"^/v1/pets$"), _create_pet),
+    ("GET", re.compile(r"^/v1/pets/([^/]+)$"), _get_pet),
+    ("DELETE", re.compile(r"^/v1/pets/([^/]+)$"), _delete_pet),
+    ("POST", re.compile(r"^/v1/pets/([^/]+)/photo$"), _upload),
+    ("GET", re.compile(r"^/v1/echo/([^/]+)$"), _echo),
+    ("POST", re.compile(r"^/v1/forms$"), _echo),
+    ("PUT", re.compile(r"^/v1/things/([^/]+)$"), _echo),
+    ("GET", re.compile(r"^/v1/flaky$"), _flaky),
+    ("POST", re.compile(r"^/v1/flaky$"), _flaky),
+    ("GET", re.compile(r"^/v1/secure$"), _secure),
+    ("GET", re.compile(r"^/v1/text$"), lambda s, r, m: (200, "plain words", "text/plain")),
+    ("GET", re.compile(r"^/v1/bad-output$"), lambda s, r, m: _json(200, {"count": "many"})),
+]
+
+
+def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, so a pooled client reuses one connection
+        disable_nagle_algorithm = True  # headers and body go out at once, no delayed-ACK stalls
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            parts = urlsplit(self.path)
+            req = Request(
+                self.command,
+                parts.path,
+                unquote(parts.path),
+                parts.query,
+                {k.lower(): v for k, v in self.headers.items()},
+                self.rfile.read(length) if length else b"",
+            )
+            state.requests.append({**req.echo(), "client_port": self.client_address[1]})
+            self._reply(*self._route(req))
+
+        def _route(self, req: Request) -> Reply:
+            for method, pattern, route in ROUTES:
+                match = pattern.match(req.raw_path)
+                if match and method == req.method:
+                    return route(state, req, match)
+            return _json(404, {"message": f"no route for {req.method} {req.raw_path}"})
+
+        def _reply(self, status: int, value: Any, content_type: str) -> None:
+            if value is None:
+                data = b""
+            elif content_type == "application/json":
+                data = json.dumps(value).encode()
+            else:
+                data = str(value).encode()
+            self.send_response(status)
+            if content_type:
+                self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _serve
+
+    return Handler
+
+
+@contextmanager
+def serve(port: int = 0) -> Iterator[ServerState]:
+    """Run the server on 127.0.0.1 (a free port by default) for the duration of the block."""
+    state = ServerState()
+    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(state))
+    server.daemon_threads = True
+    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    with serve(args.port) as state:
+        print(f"serving {state.base_url} (Ctrl-C to stop)", flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
