@@ -58,6 +58,28 @@ def _read_npz(path: Path) -> dict[str, npt.NDArray[np.generic]] | None:
         return None
 
 
+def _fill(
+    data: Mapping[str, npt.NDArray[np.generic]],
+    wanted: npt.NDArray[np.str_],
+    found: npt.NDArray[np.bool_],
+    rows: npt.NDArray[np.float32] | None,
+) -> npt.NDArray[np.float32] | None:
+    """Copy the rows of one shard whose keys are wanted (a sorted join, no per-key Python loop)."""
+    stored = data["keys"].astype(str)
+    order = np.argsort(stored)
+    place = np.searchsorted(stored, wanted, sorter=order)
+    place = np.minimum(place, max(len(stored) - 1, 0))
+    hit = (~found) & (stored[order[place]] == wanted) if len(stored) else np.zeros_like(found)
+    if not hit.any():
+        return rows
+    vectors = data["vectors"].astype(np.float32, copy=False)
+    if rows is None:
+        rows = np.zeros((len(wanted), vectors.shape[1]), dtype=np.float32)
+    rows[hit] = vectors[order[place[hit]]]
+    found |= hit
+    return rows
+
+
 class VectorStore:
     """Float32 vectors by string key, stored as append-only shards.
 
@@ -80,36 +102,17 @@ class VectorStore:
             ``(rows, missing)``: ``rows`` has one row per key (zeros where missing) or is None when
             nothing was found; ``missing`` lists the positions of keys not in the cache.
         """
-        wanted: dict[str, list[int]] = {}
-        for position, key in enumerate(keys):
-            wanted.setdefault(key, []).append(position)
+        wanted = np.asarray(keys, dtype=str)
+        found = np.zeros(len(keys), dtype=bool)
         rows: npt.NDArray[np.float32] | None = None
         for shard in self._shards():
-            rows = self._fill(shard, wanted, rows, len(keys))
-            if not wanted:
-                break
-        missing = sorted(p for positions in wanted.values() for p in positions)
-        return rows, missing
-
-    @staticmethod
-    def _fill(
-        shard: Path,
-        wanted: dict[str, list[int]],
-        rows: npt.NDArray[np.float32] | None,
-        count: int,
-    ) -> npt.NDArray[np.float32] | None:
-        data = _read_npz(shard)
-        if data is None or "keys" not in data or "vectors" not in data:
-            return rows
-        vectors = data["vectors"].astype(np.float32, copy=False)
-        for row, key in enumerate(data["keys"].tolist()):
-            positions = wanted.pop(key, None)
-            if positions is None:
+            data = _read_npz(shard)
+            if data is None or "keys" not in data or "vectors" not in data:
                 continue
-            if rows is None:
-                rows = np.zeros((count, vectors.shape[1]), dtype=np.float32)
-            rows[positions] = vectors[row]
-        return rows
+            rows = _fill(data, wanted, found, rows)
+            if found.all():
+                break
+        return rows, np.flatnonzero(~found).tolist()
 
     def store(self, keys: Sequence[str], vectors: npt.NDArray[np.float32]) -> None:
         """Add vectors (one row per key) as a new shard, compacting when shards pile up."""

@@ -28,7 +28,7 @@ incoming edges. Overloads are distinct nodes.
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -40,7 +40,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import StateStore, VectorStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise
+from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise, row_index
 from fms_dgt.errors import EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
@@ -100,6 +100,9 @@ def type_key(schema: Any) -> str:
 
     Examples: ``string``, ``integer|string``, ``number?`` (nullable), ``array<string>``, ``any``.
     """
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    if isinstance(kind, str) and kind != "array":
+        return kind  # the common case, without building sets
     types = _schema_types(schema)
     if "any" in types:
         return "any"
@@ -166,6 +169,10 @@ def _output_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
     return [(WHOLE_RESULT, schema)]
 
 
+def _signature_key(signature: tuple[str, str, str]) -> str:
+    return hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
+
+
 class _Side:
     """The parameters of one side (inputs or outputs) of every tool, grouped into signatures.
 
@@ -188,7 +195,7 @@ class _Side:
         self.tool = np.asarray(tool_ids, dtype=np.int64)
         self.names = names
         self.sig = np.asarray(sigs, dtype=np.int64)
-        self.keys = [stable_hash(s) for s in self.signatures]
+        self.keys = [_signature_key(s) for s in self.signatures]
         order = np.argsort(self.sig, kind="stable")
         self.members = order
         counts = np.bincount(self.sig, minlength=len(self.signatures))
@@ -236,7 +243,7 @@ class DataflowGraph:
     """
 
     __slots__ = (
-        "_nodes",
+        "_rows",
         "dst",
         "in_order",
         "in_ptr",
@@ -270,7 +277,7 @@ class DataflowGraph:
         self.out_ptr = _frozen(_ptr(self.src, count))
         self.in_order = _frozen(np.lexsort((self.src, -self.score, self.dst)))
         self.in_ptr = _frozen(_ptr(self.dst[self.in_order], count))
-        self._nodes = {(t.qualified_name, t.fingerprint): i for i, t in enumerate(self.tools)}
+        self._rows: dict[tuple[str, str], int] | None = None
 
     def __len__(self) -> int:
         """The number of edges."""
@@ -282,7 +289,7 @@ class DataflowGraph:
         Raises:
             KeyError: the tool was not in the registry when the graph was built.
         """
-        return self._nodes[(tool.qualified_name, tool.fingerprint)]
+        return row_index(self, tool)
 
     def edge(self, edge_id: int) -> Edge:
         """Edge ``edge_id`` as an :class:`Edge`."""
@@ -413,9 +420,13 @@ class _Scorer:
 _EXPAND_ROWS = 1 << 22
 
 
-def _tie_break(out_inst: IntArray, in_inst: IntArray) -> npt.NDArray[np.uint64]:
-    """A fixed pseudo-random order among equal scores (spreads ties over copies of a tool)."""
-    h = (out_inst.astype(np.uint64) << np.uint64(32)) ^ in_inst.astype(np.uint64)
+def _tie_break(out_sig: IntArray, in_inst: IntArray) -> npt.NDArray[np.uint64]:
+    """A fixed pseudo-random order among equal scores, different for each output signature.
+
+    It depends on the output *signature* (not the producing tool), so every producer of a
+    signature shares one ranking and the expansion to tools stays linear.
+    """
+    h = (out_sig.astype(np.uint64) << np.uint64(32)) ^ in_inst.astype(np.uint64)
     h = h * np.uint64(0x9E3779B97F4A7C15)
     return h ^ (h >> np.uint64(29))
 
@@ -536,43 +547,80 @@ class DataflowEnrichment(ToolEnrichment):
         ins: _Side,
         names: Sequence[str],
     ) -> dict[str, npt.NDArray[Any]]:
+        """Signature candidates -> edges between tools: each output keeps its best inputs of other tools."""
         qids: dict[str, int] = {}
         qid = np.array([qids.setdefault(t.qualified_name, len(qids)) for t in tools], dtype=np.int64)
-        order = np.argsort(cands.out, kind="stable")
-        cands = _Candidates(cands.out[order], cands.inp[order], cands.score[order])
-        parts = [self._expand_part(part, outs, ins, qid) for part in _split(cands, outs, ins)]
+        ranked, row_of_sig = _rank_inputs(cands, ins, len(outs.signatures))
+        parts = [
+            self._pick(ranked, row_of_sig, outs, ins, qid, np.arange(lo, min(lo + step, len(outs))))
+            for step in [max(1, _EXPAND_ROWS // max(1, ranked[0].shape[1]))]
+            for lo in range(0, len(outs), step)
+        ]
         name_id = {n: i for i, n in enumerate(names)}
-        out_names = np.array([name_id[n] for n in outs.names], dtype=np.int64)
-        in_names = np.array([name_id[n] for n in ins.names], dtype=np.int64)
+        out_names = np.array([name_id[n] for n in outs.names] or [0], dtype=np.int64)
+        in_names = np.array([name_id[n] for n in ins.names] or [0], dtype=np.int64)
         out_inst = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
         in_inst = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         score = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
+        tool_of_in = ins.tool if len(ins) else np.zeros(1, np.int64)
         return {
             "src": outs.tool[out_inst] if len(outs) else out_inst,
-            "dst": ins.tool[in_inst] if len(ins) else in_inst,
-            "output": out_names[out_inst] if len(outs) else out_inst,
-            "input": in_names[in_inst] if len(ins) else in_inst,
+            "dst": tool_of_in[in_inst],
+            "output": out_names[out_inst],
+            "input": in_names[in_inst],
             "score": score,
         }
 
-    def _expand_part(
-        self, cands: _Candidates, outs: _Side, ins: _Side, qid: IntArray
+    def _pick(
+        self,
+        ranked: tuple[IntArray, FloatArray],
+        row_of_sig: IntArray,
+        outs: _Side,
+        ins: _Side,
+        qid: IntArray,
+        out_inst: IntArray,
     ) -> tuple[IntArray, IntArray, FloatArray]:
-        n_out = outs.ptr[cands.out + 1] - outs.ptr[cands.out]
-        n_in = ins.ptr[cands.inp + 1] - ins.ptr[cands.inp]
-        reps = n_out * n_in
-        pair = np.repeat(np.arange(len(reps)), reps)
-        local = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
-        out_inst = outs.members[outs.ptr[cands.out[pair]] + local // n_in[pair]]
-        in_inst = ins.members[ins.ptr[cands.inp[pair]] + local % n_in[pair]]
-        score = cands.score[pair]
-        keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
-        out_inst, in_inst, score = out_inst[keep], in_inst[keep], score[keep]
-        order = np.lexsort((_tie_break(out_inst, in_inst), -score, out_inst))
-        out_inst, in_inst, score = out_inst[order], in_inst[order], score[order]
-        rank = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left")
-        top = rank < self.max_neighbors
-        return out_inst[top], in_inst[top], score[top]
+        """For each output instance, the first ``max_neighbors`` ranked inputs of another tool."""
+        inst_table, score_table = ranked
+        rows = row_of_sig[outs.sig[out_inst]]
+        has = rows >= 0
+        out_inst, rows = out_inst[has], rows[has]
+        inputs = inst_table[rows]
+        valid = inputs >= 0
+        own = qid[outs.tool[out_inst]][:, None]
+        other = np.where(valid, qid[ins.tool[np.maximum(inputs, 0)]] if len(ins) else -1, -1)
+        keep = valid & (other != own)
+        keep &= np.cumsum(keep, axis=1) <= self.max_neighbors
+        r, c = np.nonzero(keep)
+        return out_inst[r], inputs[r, c], score_table[rows[r], c]
+
+
+def _rank_inputs(cands: _Candidates, ins: _Side, n_sigs: int) -> tuple[tuple[IntArray, FloatArray], IntArray]:
+    """Per output signature with candidates, its input *instances* best first (padded table).
+
+    Returns:
+        ``((instances, scores), row_of_sig)``: row ``row_of_sig[sig]`` of both tables (``-1``
+        when the signature has no candidate) lists input instances and scores, padded with -1 / 0.
+    """
+    n_in = ins.ptr[cands.inp + 1] - ins.ptr[cands.inp]
+    pair = np.repeat(np.arange(len(cands.out)), n_in)
+    local = np.arange(int(n_in.sum())) - np.repeat(np.cumsum(n_in) - n_in, n_in)
+    out_sig = cands.out[pair]
+    in_inst = ins.members[ins.ptr[cands.inp[pair]] + local] if len(ins) else local
+    score = cands.score[pair]
+    order = np.lexsort((_tie_break(out_sig, in_inst), -score, out_sig))
+    out_sig, in_inst, score = out_sig[order], in_inst[order], score[order]
+    sigs, start, counts = np.unique(out_sig, return_index=True, return_counts=True)
+    width = int(counts.max()) if len(counts) else 1
+    column = np.arange(len(out_sig)) - np.repeat(start, counts)
+    row = np.repeat(np.arange(len(sigs)), counts)
+    inst_table = np.full((max(len(sigs), 1), width), -1, dtype=np.int64)
+    score_table = np.zeros((max(len(sigs), 1), width), dtype=np.float32)
+    inst_table[row, column] = in_inst
+    score_table[row, column] = score
+    row_of_sig = np.full(max(n_sigs, 1), -1, dtype=np.int64)
+    row_of_sig[sigs] = np.arange(len(sigs))
+    return (inst_table, score_table), row_of_sig
 
 
 def _check_settings(threshold: float, max_neighbors: int, dim: int) -> None:
@@ -586,24 +634,6 @@ def _check_settings(threshold: float, max_neighbors: int, dim: int) -> None:
         )
     if not 8 <= dim <= 1024:
         raise EnrichmentError(f"invalid dim {dim!r} for the dataflow enrichment: use 8 to 1024 (e.g. 256).")
-
-
-def _split(cands: _Candidates, outs: _Side, ins: _Side) -> list[_Candidates]:
-    """Cut candidates (sorted by output signature) into pieces whose expansion stays bounded."""
-    if len(cands.out) == 0:
-        return []
-    reps = (outs.ptr[cands.out + 1] - outs.ptr[cands.out]) * (ins.ptr[cands.inp + 1] - ins.ptr[cands.inp])
-    total = np.cumsum(reps)
-    boundaries = np.flatnonzero(np.diff(cands.out)) + 1
-    cuts: list[int] = [0]
-    for b in boundaries.tolist():
-        if total[b - 1] - (total[cuts[-1] - 1] if cuts[-1] else 0) >= _EXPAND_ROWS:
-            cuts.append(b)
-    cuts.append(len(cands.out))
-    return [
-        _Candidates(cands.out[lo:hi], cands.inp[lo:hi], cands.score[lo:hi])
-        for lo, hi in itertools.pairwise(cuts)
-    ]
 
 
 def _to_state(cands: _Candidates, outs: _Side, ins: _Side, width: IntArray) -> dict[str, npt.NDArray[Any]]:

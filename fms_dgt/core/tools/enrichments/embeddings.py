@@ -45,6 +45,7 @@ __all__ = [
     "l2_normalise",
     "post_json",
     "quantise",
+    "row_index",
     "tool_text",
 ]
 
@@ -407,7 +408,7 @@ class ToolEmbeddings:
         self.matrix = matrix
         self.matrix.setflags(write=False)
         self.encoder = dict(encoder)
-        self._rows = {(t.qualified_name, t.fingerprint): i for i, t in enumerate(self.tools)}
+        self._rows: dict[tuple[str, str], int] | None = None
 
     def __len__(self) -> int:
         return len(self.tools)
@@ -418,12 +419,25 @@ class ToolEmbeddings:
         Raises:
             KeyError: the tool was not in the registry when the embeddings were computed.
         """
-        return self._rows[(tool.qualified_name, tool.fingerprint)]
+        return row_index(self, tool)
 
     def vector(self, tool: Tool) -> FloatMatrix:
         """The vector of ``tool`` (read-only view)."""
         row: FloatMatrix = self.matrix[self.row(tool)]
         return row
+
+
+def row_index(artifact: Any, tool: Tool) -> int:
+    """Row of ``tool`` in an artifact with ``tools`` and a lazily built ``_rows`` map.
+
+    The map is built on first use because it needs every tool's fingerprint, which registries
+    compute only on demand; building it twice from two threads gives the same map.
+    """
+    rows = artifact._rows
+    if rows is None:
+        rows = {(t.qualified_name, t.fingerprint): i for i, t in enumerate(artifact.tools)}
+        artifact._rows = rows
+    return int(rows[(tool.qualified_name, tool.fingerprint)])
 
 
 def _text_key(text: str) -> str:

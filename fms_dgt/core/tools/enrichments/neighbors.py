@@ -20,7 +20,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import StateStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise
+from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise, row_index
 from fms_dgt.errors import EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
@@ -53,11 +53,11 @@ class ToolNeighbors:
         self.indices.setflags(write=False)
         self.scores.setflags(write=False)
         self.k = int(indices.shape[1]) if indices.ndim == 2 else 0
-        self._rows = {(t.qualified_name, t.fingerprint): i for i, t in enumerate(self.tools)}
+        self._rows: dict[tuple[str, str], int] | None = None
 
     def row(self, tool: Tool) -> int:
         """The row of ``tool`` (KeyError when it was not in the registry)."""
-        return self._rows[(tool.qualified_name, tool.fingerprint)]
+        return row_index(self, tool)
 
     def neighbors(self, tool: Tool) -> list[tuple[Tool, float]]:
         """The nearest tools of ``tool`` with their similarity, best first."""

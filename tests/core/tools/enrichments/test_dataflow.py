@@ -142,10 +142,14 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     dots = (ov @ iv.T) * oinv[:, None] * iinv[None, :]
     compat = np.array([[type_compatibility(type_key(o[2]), type_key(i[2])) for i in ins] for o in outs])
     scores = (dots * compat.astype(np.float32)).astype(np.float32)
+    signature: dict[tuple[str, str, str], int] = {}
+    for _, n, s, t in outs:
+        signature.setdefault((n or t.name, str(s.get("description", "")), type_key(s)), len(signature))
     found = set()
-    for o, (ot, oname, _, otool) in enumerate(outs):
+    for o, (ot, oname, oschema, otool) in enumerate(outs):
+        sig = signature[(oname or otool.name, str(oschema.get("description", "")), type_key(oschema))]
         cands = [
-            (-scores[o, i], int(_tie_break(np.array([o]), np.array([i]))[0]), i)
+            (-scores[o, i], int(_tie_break(np.array([sig]), np.array([i]))[0]), i)
             for i, (_, _, _, itool) in enumerate(ins)
             if itool.qualified_name != otool.qualified_name and scores[o, i] >= threshold
         ]

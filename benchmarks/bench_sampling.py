@@ -1,0 +1,292 @@
+"""Benchmark: enrichments and samplers on synthetic pools of 1k, 8k and 50k tools.
+
+Pools are built by replicating real tool sets (``../shared/corpus/toolsets``: the three ToolMind pools
+and the BFCL multi-turn functions) into many namespaces; tools without a result schema get one drawn
+from the real BFCL ``response`` schemas. Without the corpus, ``data/sampling/travel.yaml`` is used.
+
+Every measurement runs in a fresh subprocess, so peak memory (``ru_maxrss``) is per size. Each figure
+is printed beside a baseline measured in the same run:
+
+* dataflow: a naive dense implementation (every output parameter against every input parameter,
+  one float64 matrix) on the 1k pool, and its memory extrapolated to 8k and 50k;
+* cache: the cold run on 8,000 tools against a re-run after adding 100 new tools;
+* samplers: a naive chain sampler that scans the edge arrays for successors at every step.
+
+Usage: ``python benchmarks/bench_sampling.py [--sizes 1000,8000,50000] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus" / "toolsets"
+sys.path.insert(0, str(REPO))
+
+from fms_dgt.core.tools.data_objects import Tool  # noqa: E402
+from fms_dgt.core.tools.loaders.file import FileToolLoader  # noqa: E402
+
+
+def base_tools() -> tuple[list[Tool], str]:
+    """The real tool sets to replicate, and where they came from."""
+    paths = sorted((CORPUS / "bfcl" / "multi_turn_func_doc").glob("*.json"))
+    paths += sorted((CORPUS / "toolmind").glob("*.yaml"))
+    if not paths:
+        return FileToolLoader(REPO / "data" / "sampling" / "travel.yaml").load(), "data/sampling/travel.yaml"
+    tools: list[Tool] = []
+    for path in paths:
+        tools += FileToolLoader(path, namespace=path.stem.replace("-", "_").replace(".", "_")).load()
+    return tools, f"{len(paths)} corpus files"
+
+
+def make_pool(size: int, fresh: int = 0) -> list[Tool]:
+    """``size`` replicated tools, plus ``fresh`` tools whose content is new (for the cache test)."""
+    base, _ = base_tools()
+    outputs = [t.output_parameters for t in base if t.output_parameters]
+    rng = random.Random(0)
+    pool: list[Tool] = []
+    copy = 0
+    while len(pool) < size:
+        for tool in base[: size - len(pool)]:
+            output = tool.output_parameters or rng.choice(outputs)
+            pool.append(
+                dataclasses.replace(tool, namespace=f"{tool.namespace}_r{copy}", output_parameters=output)
+            )
+        copy += 1
+    for i, tool in enumerate(base[:fresh]):
+        pool.append(
+            dataclasses.replace(
+                tool,
+                name=f"{tool.name}_v{i}",
+                namespace="fresh",
+                description=f"{tool.description} (version {i})",
+                output_parameters=tool.output_parameters or outputs[i % len(outputs)],
+            )
+        )
+    return pool
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# --------------------------------------------------------------------------- workers (subprocesses)
+
+
+def work_enrich(size: int, neighbors: bool) -> dict[str, Any]:
+    from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+    from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment
+    from fms_dgt.core.tools.enrichments.neighbors import NeighborsEnrichment
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    pool = make_pool(size)
+    registry = ToolRegistry(pool)
+    before = peak_mb()
+    start = time.perf_counter()
+    registry.artifacts["embeddings"] = EmbeddingsEnrichment().enrich(registry)
+    middle = time.perf_counter()
+    graph = DataflowEnrichment().enrich(registry)
+    end = time.perf_counter()
+    result = {
+        "tools": len(registry),
+        "embeddings_s": middle - start,
+        "dataflow_s": end - middle,
+        "edges": len(graph),
+        "rss_before_mb": before,
+        "rss_peak_mb": peak_mb(),
+    }
+    if neighbors:
+        start = time.perf_counter()
+        NeighborsEnrichment().enrich(registry)
+        result["neighbors_s"] = time.perf_counter() - start
+        result["rss_peak_nb_mb"] = peak_mb()
+    return result
+
+
+def work_naive(size: int) -> dict[str, Any]:
+    """A dense parameter x parameter implementation, as found in existing code."""
+    import numpy as np
+
+    from fms_dgt.core.tools.enrichments.dataflow import (
+        _input_fields,
+        _output_fields,
+        type_compatibility,
+        type_key,
+    )
+    from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder
+
+    pool = make_pool(size)
+    start = time.perf_counter()
+    outs = [(t, n, s) for t in pool for n, s in _output_fields(t)]
+    ins = [(t, n, s) for t in pool for n, s in _input_fields(t)]
+    encoder = HashedEncoder()
+    out_vec = encoder.encode([f"{n} {s.get('description', '')}" for _, n, s in outs]).astype(np.float64)
+    in_vec = encoder.encode([f"{n} {s.get('description', '')}" for _, n, s in ins]).astype(np.float64)
+    similarity = out_vec @ in_vec.T
+    out_types = [type_key(s) for _, _, s in outs]
+    in_types = [type_key(s) for _, _, s in ins]
+    compat = np.array([[type_compatibility(o, i) for i in in_types] for o in out_types])
+    scores = similarity * compat
+    edges = int((scores >= 0.3).sum())
+    return {
+        "tools": len(pool),
+        "params": [len(outs), len(ins)],
+        "seconds": time.perf_counter() - start,
+        "edges": edges,
+        "rss_peak_mb": peak_mb(),
+    }
+
+
+def work_cache(size: int, fresh: int, cache_dir: str) -> dict[str, Any]:
+    from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+    from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    registry = ToolRegistry(make_pool(size, fresh))
+    start = time.perf_counter()
+    registry.artifacts["embeddings"] = EmbeddingsEnrichment(cache_dir=cache_dir).enrich(registry)
+    DataflowEnrichment(cache_dir=cache_dir).enrich(registry)
+    return {"tools": len(registry), "seconds": time.perf_counter() - start}
+
+
+def work_samplers(size: int, count: int) -> dict[str, Any]:
+    from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+    from fms_dgt.core.tools.registry import ToolRegistry
+    from fms_dgt.core.tools.samplers.base import get_tool_sampler
+
+    registry = ToolRegistry(make_pool(size), enrichments=[DataflowEnrichment()])
+    result: dict[str, Any] = {}
+    for name in ("tc/random", "tc/chain", "tc/fan_out", "tc/fan_in", "tc/dag"):
+        start = time.perf_counter()
+        sampler = get_tool_sampler(name, registry=registry, k=4, seed=0)
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        for _ in range(count):
+            sampler.sample()
+        result[name] = {"init_s": built, "per_s": count / (time.perf_counter() - start)}
+    result["naive chain"] = {
+        "init_s": 0.0,
+        "per_s": naive_chain_rate(registry.artifacts["dataflow"], count // 20),
+    }
+    return result
+
+
+def naive_chain_rate(graph: Any, count: int) -> float:
+    """Chains of 4 found by scanning the edge arrays for successors at every step."""
+    import numpy as np
+
+    rng = random.Random(0)
+    sources = np.unique(graph.src)
+    start = time.perf_counter()
+    for _ in range(count):
+        path = [int(sources[rng.randrange(len(sources))])]
+        while len(path) < 4:
+            options = [int(n) for n in np.unique(graph.dst[graph.src == path[-1]]) if int(n) not in path]
+            if not options:
+                path = [int(sources[rng.randrange(len(sources))])]
+                continue
+            path.append(rng.choice(options))
+    return count / (time.perf_counter() - start)
+
+
+WORKERS = {"enrich": work_enrich, "naive": work_naive, "cache": work_cache, "samplers": work_samplers}
+
+
+def run(worker: str, *args: Any) -> dict[str, Any]:
+    """Run a worker in a fresh interpreter and return its JSON result."""
+    command = [sys.executable, __file__, "--worker", worker, json.dumps(args)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"worker {worker}{args} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- report
+
+
+def report_enrichments(sizes: list[int]) -> None:
+    naive = run("naive", min(sizes))
+    print(
+        f"\nbaseline: dense {naive['params'][0]:,} x {naive['params'][1]:,} parameter matrix on "
+        f"{naive['tools']:,} tools: {naive['seconds']:.2f} s, peak RSS {naive['rss_peak_mb']:.0f} MB"
+    )
+    cells_per_tool = naive["params"][0] * naive["params"][1] / naive["tools"] ** 2
+    print(
+        "\n| tools | embeddings s | dataflow s | emb+dataflow s | target s | edges | peak RSS MB | neighbors s |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    targets = {8000: 10, 50000: 120}
+    for size in sizes:
+        r = run("enrich", size, size >= 8000)
+        total = r["embeddings_s"] + r["dataflow_s"]
+        nb = f"{r['neighbors_s']:.1f} (target 60)" if "neighbors_s" in r else "-"
+        peak = max(r["rss_peak_mb"], r.get("rss_peak_nb_mb", 0))
+        dense_gb = cells_per_tool * size * size * 8 / 1e9
+        print(
+            f"| {size:,} | {r['embeddings_s']:.2f} | {r['dataflow_s']:.2f} | {total:.2f} | "
+            f"{targets.get(size, '-')} | {r['edges']:,} | {peak:.0f} (dense matrix alone: {dense_gb:.1f} GB) | {nb} |"
+        )
+        if size == min(sizes):
+            print(
+                f"|  | ratio to the dense baseline at this size: {naive['seconds'] / max(r['dataflow_s'], 1e-9):.1f}x faster |"
+            )
+
+
+def report_cache(size: int) -> None:
+    with tempfile.TemporaryDirectory() as cache:
+        cold = run("cache", size, 0, cache)
+        warm = run("cache", size, 100, cache)
+        same = run("cache", size, 100, cache)
+    ratio = warm["seconds"] / cold["seconds"]
+    print(f"\ncache (embeddings + dataflow), {size:,} tools:")
+    print(f"  cold:                 {cold['seconds']:.2f} s")
+    print(f"  +100 new tools:       {warm['seconds']:.2f} s = {ratio:.1%} of cold (target < 10%)")
+    print(
+        f"  unchanged, re-run:    {same['seconds']:.2f} s = {same['seconds'] / cold['seconds']:.1%} of cold"
+    )
+
+
+def report_samplers(size: int, count: int) -> None:
+    r = run("samplers", size, count)
+    print(f"\nsamplers on {size:,} tools, k=4, one thread ({count:,} samples each):")
+    print("| sampler | build s | samples/s |")
+    print("|---|---:|---:|")
+    for name, figures in r.items():
+        print(f"| {name} | {figures['init_s']:.2f} | {figures['per_s']:,.0f} |")
+    print(
+        f"  tc/chain is {r['tc/chain']['per_s'] / r['naive chain']['per_s']:.0f}x the naive chain sampler (target >= 20,000/s)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="1000,8000,50000")
+    parser.add_argument("--quick", action="store_true", help="1k and 8k only, fewer samples")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker:
+        print(json.dumps(WORKERS[options.worker](*json.loads(options.args))))
+        return
+    sizes = [1000, 8000] if options.quick else [int(s) for s in options.sizes.split(",")]
+    _, origin = base_tools()
+    print(f"pools replicated from {origin}")
+    report_enrichments(sizes)
+    report_cache(8000)
+    report_samplers(8000, 20000 if options.quick else 100000)
+
+
+if __name__ == "__main__":
+    main()
