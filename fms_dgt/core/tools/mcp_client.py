@@ -253,18 +253,19 @@ class EventLoopBridge:
     def loop(self) -> asyncio.AbstractEventLoop:
         """The bridge's loop, started on first use."""
         with self._lock:
-            if self._loop is None or self._thread is None or not self._thread.is_alive():
-                self._start()
-            assert self._loop is not None
-            return self._loop
+            loop, thread = self._loop, self._thread
+            if loop is None or thread is None or not thread.is_alive():
+                loop = self._start()
+            return loop
 
-    def _start(self) -> None:
+    def _start(self) -> asyncio.AbstractEventLoop:
         loop = asyncio.new_event_loop()
         ready = threading.Event()
         thread = threading.Thread(target=self._serve, args=(loop, ready), name=self._name, daemon=True)
         thread.start()
         ready.wait()
         self._loop, self._thread = loop, thread
+        return loop
 
     @staticmethod
     def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:

@@ -259,7 +259,6 @@ def test_reference_server_over_stdio(everything: Path) -> None:
         assert metadata["title"] == "Echo Tool" and "readOnlyHint" in metadata["annotations"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("transport", ["sse", "streamable_http"])
 def test_reference_server_over_http_bound_to_loopback(
     everything: Path, transport: str, tmp_path: Path
