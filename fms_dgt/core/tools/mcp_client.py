@@ -632,7 +632,7 @@ class MCPClient:
 
     def close(self) -> None:
         """Close the session (idempotent). A later use reopens it."""
-        if self._session is None:
+        if self._session_lock is None:  # never connected (nor connecting): nothing to close
             return
         self._run(self.close_async(), _CLOSE_TIMEOUT)
 
@@ -934,14 +934,23 @@ async def _fetch_page(session: _Session, cursor: str | None) -> ToolPage:
 
 
 async def _list_every_page(session: _Session, max_pages: int = 100) -> None:
+    """Prime the session's output-schema cache; a server whose listing fails or loops is left as is."""
     async with session.list_lock:
+        cursors: set[str | None] = {None}
         cursor: str | None = None
-        for _ in range(max_pages):
-            if session.listed:
-                return
-            cursor = (await _fetch_page(session, cursor)).next_cursor
-            if cursor is None:
-                return
+        try:
+            for _ in range(max_pages):
+                if session.listed:
+                    return
+                cursor = (await _fetch_page(session, cursor)).next_cursor
+                if cursor in cursors:
+                    break
+                cursors.add(cursor)
+        except Exception as exc:
+            if _is_connection_lost(exc):
+                raise
+            log.debug("listing every tool before a call failed: %s", _describe_exc(exc))
+        session.listed = True  # not again on this session: the call goes ahead either way
 
 
 def _live_client(session: _Session) -> Client:

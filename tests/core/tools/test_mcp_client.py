@@ -211,6 +211,17 @@ def test_killed_stdio_server_is_restarted_on_next_use() -> None:
         c.close()
 
 
+def test_calls_work_on_a_server_whose_listing_loops() -> None:
+    c = MCPClient(
+        MCPServerSpec(name="loops", command=sys.executable, args=(str(SERVER_SCRIPT), "--bad-cursor"))
+    )
+    try:
+        for text in ("one", "two"):
+            assert c.call_tool("echo", {"text": text})["structuredContent"] == {"result": text}
+    finally:
+        c.close()
+
+
 def test_bad_command_fails_naming_server_and_operation() -> None:
     c = MCPClient(MCPServerSpec(name="ghost", command="/nonexistent/mcp-server", connect_timeout=10))
     with pytest.raises(MCPClientError) as info:
