@@ -246,8 +246,12 @@ class OperationConverter:
             uri = target.uri
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
             raise OperationError(f"parameter {raw!r:.80} has no name")
-        if raw.get("in") not in (*LOCATIONS, "body", "formData"):
-            raise OperationError(f"parameter {raw['name']!r} has an unknown location in: {raw.get('in')!r}")
+        allowed = (*LOCATIONS, "body", "formData") if self.swagger else LOCATIONS
+        if raw.get("in") not in allowed:
+            raise OperationError(
+                f"parameter {raw['name']!r} has location in: {raw.get('in')!r}; OpenAPI "
+                f"{self.version} allows {', '.join(allowed)}"
+            )
         return _Param(raw, uri)
 
     def _add_parameter(self, builder: _Builder, param: _Param, op: Operation) -> None:
