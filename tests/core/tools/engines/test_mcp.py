@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import threading
@@ -173,13 +172,11 @@ def test_a_batch_runs_in_parallel_on_one_session(engine: MCPToolEngine) -> None:
     assert [r.call_id for r in results] == [str(i) for i in range(20)]
 
 
-def test_inside_a_running_event_loop(engine: MCPToolEngine) -> None:
-    async def caller() -> tuple[object, object]:
-        [sync] = engine.execute("s", [ToolCall("eng::echo", {"text": "sync"})])
-        [native] = await engine.execute_async("s", [ToolCall("eng::echo", {"text": "async"})])
-        return sync.result, native.result
-
-    assert asyncio.run(caller()) == ({"result": "sync"}, {"result": "async"})
+@pytest.mark.anyio
+async def test_inside_a_running_event_loop(engine: MCPToolEngine) -> None:
+    [sync] = engine.execute("s", [ToolCall("eng::echo", {"text": "sync"})])
+    [native] = await engine.execute_async("s", [ToolCall("eng::echo", {"text": "async"})])
+    assert (sync.result, native.result) == ({"result": "sync"}, {"result": "async"})
 
 
 def test_kill_the_server_mid_run_and_the_next_call_reconnects(engine: MCPToolEngine) -> None:
