@@ -152,7 +152,7 @@ def everything_http_server(transport: str, preload_dir: Path) -> Iterator[str]:
     preload = preload_dir / "loopback.cjs"
     preload.write_text(LOOPBACK_PRELOAD, encoding="utf-8")
     port = free_port()
-    script = (launcher.parent / os.readlink(launcher)).resolve() if launcher.is_symlink() else launcher
+    script = launcher.resolve()  # node runs the package's script, not npm's .bin symlink
     mode = "sse" if transport == "sse" else "streamableHttp"
     env = {**os.environ, "PORT": str(port)}
     with _serving([node, "--require", str(preload), str(script), mode], port, env=env):

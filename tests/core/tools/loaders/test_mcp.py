@@ -229,7 +229,7 @@ def test_handshake_era_protocol_also_notifies(protocol: str) -> None:
 def everything() -> Path:
     command = everything_command()
     if command is None:
-        pytest.skip("npm is not available to install @modelcontextprotocol/server-everything")
+        pytest.skip("server-everything is not in .cache/node and npm is absent or could not install it")
     return command
 
 
