@@ -215,7 +215,7 @@ def serve(port: int = 0) -> Iterator[ServerState]:
     server = ThreadingHTTPServer(("127.0.0.1", port), _handler(state))
     server.daemon_threads = True
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield state

@@ -28,6 +28,7 @@ import json
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -107,6 +108,11 @@ class _Redactor:
         variants = {s for secret in secrets if len(secret) >= 3 for s in (secret, quote(secret, safe=""))}
         self._secrets = sorted(variants, key=len, reverse=True)
 
+    @property
+    def active(self) -> bool:
+        """True when there is anything to redact."""
+        return bool(self._secrets)
+
     def text(self, value: str) -> str:
         for secret in self._secrets:
             if secret in value:
@@ -123,6 +129,40 @@ class _Redactor:
         if isinstance(value, dict):
             return {self.text(str(k)): self.value(v) for k, v in value.items()}
         return value
+
+
+class _SecretLogFilter(logging.Filter):
+    """Redacts the secrets of every live engine from the HTTP client's own log records.
+
+    httpx logs each request URL at INFO level, and an API key may travel in the query.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.redactors: weakref.WeakSet[_Redactor] = weakref.WeakSet()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = message
+        for redactor in list(self.redactors):
+            redacted = redactor.text(redacted)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+_LOG_FILTER = _SecretLogFilter()
+_CLIENT_LOGGERS = ("httpx2", "httpx")
+
+
+def _protect_logs(redactor: _Redactor) -> None:
+    if not redactor.active:
+        return
+    _LOG_FILTER.redactors.add(redactor)
+    for name in _CLIENT_LOGGERS:
+        logger = logging.getLogger(name)
+        if _LOG_FILTER not in logger.filters:
+            logger.addFilter(_LOG_FILTER)
 
 
 # --------------------------------------------------------------------------- request building
@@ -312,10 +352,6 @@ def _multipart(request: _Request) -> dict[str, Any]:
 
 def _file_part(name: str, value: Any, meta: Mapping[str, Any]) -> tuple[str, bytes, str]:
     kind = str(meta.get("part_content_type", "application/octet-stream"))
-    if isinstance(value, Mapping):
-        content = value.get("content", "")
-        data = content.encode() if isinstance(content, str) else bytes(content)
-        return str(value.get("filename", name)), data, str(value.get("content_type", kind))
     data = value.encode() if isinstance(value, str) else json.dumps(value).encode()
     return name, data, kind
 
@@ -367,6 +403,7 @@ class RESTToolEngine(ToolEngine):
         self.follow_redirects = follow_redirects
         self.verify = verify
         self._redactor = _Redactor([s for c in self._credentials.values() for s in c.secrets()])
+        _protect_logs(self._redactor)
         self._client: httpx2.Client | None = None
         self._client_lock = threading.Lock()
 

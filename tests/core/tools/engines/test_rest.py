@@ -1,0 +1,285 @@
+"""Tests of the ``rest`` engine against a real HTTP server on loopback (tests/support/rest_server.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+from support.rest_server import API_KEY, BASIC, TOKEN, ServerState, serve
+
+from fms_dgt.config import interpolate
+from fms_dgt.core.tools.data_objects import ToolCall, ToolResult
+from fms_dgt.core.tools.engines.base import CallPolicy
+from fms_dgt.core.tools.engines.rest import RESTToolEngine
+from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.errors import ConfigError
+from fms_dgt.plugins import get_tool_engine_class
+
+SPEC = Path(__file__).resolve().parents[4] / "data" / "rest" / "petstore.yaml"
+AUTH = {
+    "bearerAuth": {"token": TOKEN},
+    "basicAuth": {"username": BASIC[0], "password": BASIC[1]},
+    "apiKeyQuery": {"value": API_KEY},
+}
+
+
+@pytest.fixture(scope="module")
+def registry() -> ToolRegistry:
+    return ToolRegistry(loaders=[RESTToolLoader(str(SPEC), namespace="pets")])
+
+
+@pytest.fixture
+def server() -> Iterator[ServerState]:
+    with serve() as state:
+        yield state
+
+
+@pytest.fixture
+def engine(registry: ToolRegistry, server: ServerState) -> Iterator[RESTToolEngine]:
+    with RESTToolEngine(registry, base_url=server.base_url, auth=AUTH) as eng:
+        eng.setup("s")
+        yield eng
+
+
+def run(engine: RESTToolEngine, name: str, /, **arguments: Any) -> ToolResult:
+    (result,) = engine.execute("s", [ToolCall(f"pets::{name}", arguments)])
+    return result
+
+
+def last(server: ServerState) -> dict[str, Any]:
+    return server.requests[-1]
+
+
+def test_registered_as_rest_plugin() -> None:
+    assert get_tool_engine_class("rest") is RESTToolEngine
+
+
+def test_create_then_get_round_trip(engine: RESTToolEngine, server: ServerState) -> None:
+    created = run(engine, "createPet", name="Rex", tag="dog")
+    assert created.ok, created.error
+    assert created.metadata["status"] == 201
+    assert json.loads(last(server)["body"]) == {"name": "Rex", "tag": "dog"}
+    fetched = run(engine, "getPet", petId=created.result["id"])
+    assert fetched.result == {"id": created.result["id"], "name": "Rex", "tag": "dog"}
+    assert fetched.metadata["headers"]["content-type"] == "application/json"
+    listed = run(engine, "listPets", limit=10, tags=["dog", "cat"])
+    assert [p["name"] for p in listed.result] == ["Rex"]
+    assert last(server)["query"] == "limit=10&tags=dog&tags=cat"
+
+
+@pytest.mark.parametrize(
+    ("value", "raw"),
+    [
+        ("1/../../admin", "/v1/pets/1%2F..%2F..%2Fadmin"),
+        ("..", "/v1/pets/%2E%2E"),
+        ("a b?c", "/v1/pets/a%20b%3Fc"),
+    ],
+)
+def test_path_values_cannot_change_the_path(
+    engine: RESTToolEngine, server: ServerState, value: str, raw: str
+) -> None:
+    result = run(engine, "getPet", petId=value)
+    assert last(server)["path"] == raw
+    assert result.metadata["status"] == 404
+    assert result.error is not None and result.error.startswith("HTTP 404 Not Found from GET /pets/")
+    assert f"no pet {value}" in result.error  # body excerpt
+
+
+def test_query_header_and_cookie_styles(engine: RESTToolEngine, server: ServerState) -> None:
+    result = run(
+        engine,
+        "echo",
+        value="v",
+        words=["a", "b c"],
+        filter={"color": "red", "size": "L"},
+        q="1&2=3",
+        **{"X-Trace": "trace-1", "session": "abc def"},
+    )
+    assert result.ok, result.error
+    seen = last(server)
+    assert seen["query"] == "words=a|b%20c&filter%5Bcolor%5D=red&filter%5Bsize%5D=L&q=1%262%3D3"
+    assert parse_qs(seen["query"])["q"] == ["1&2=3"]
+    assert seen["headers"]["x-trace"] == "trace-1"
+    assert seen["headers"]["cookie"] == "session=abc%20def"
+
+
+def test_form_urlencoded_body_with_deep_object(engine: RESTToolEngine, server: ServerState) -> None:
+    result = run(engine, "submitForm", name="n&m", tags=["a", "b"], meta={"k": "v"})
+    assert result.ok, result.error
+    seen = last(server)
+    assert seen["headers"]["content-type"] == "application/x-www-form-urlencoded"
+    assert parse_qs(seen["body"]) == {"name": ["n&m"], "tags": ["a", "b"], "meta[k]": ["v"]}
+
+
+def test_multipart_upload(engine: RESTToolEngine, server: ServerState) -> None:
+    result = run(engine, "uploadPhoto", petId="7", file="12345678", caption="side view")
+    assert result.ok, result.error
+    assert result.result == {"filename": "file", "size": 8, "caption": "side view"}
+    assert last(server)["headers"]["content-type"].startswith("multipart/form-data; boundary=")
+
+
+def test_renamed_body_field_goes_back_under_its_own_name(engine: RESTToolEngine, server: ServerState) -> None:
+    result = run(engine, "replaceThing", id=3, body_id=4, label="L")
+    assert result.ok, result.error
+    assert last(server)["path"] == "/v1/things/3"
+    assert json.loads(last(server)["body"]) == {"id": 4, "label": "L"}
+
+
+def test_text_and_empty_responses(engine: RESTToolEngine) -> None:
+    assert run(engine, "getText").result == "plain words"
+    deleted = run(engine, "deletePet", petId="nope")
+    assert deleted.ok and deleted.result is None and deleted.metadata["status"] == 204
+
+
+# ---------------------------------------------------------------------------- credentials
+
+
+def test_basic_auth_from_config(engine: RESTToolEngine, server: ServerState) -> None:
+    assert run(engine, "deletePet", petId="1").ok
+    expected = "Basic " + base64.b64encode(":".join(BASIC).encode()).decode()
+    assert last(server)["headers"]["authorization"] == expected
+
+
+def test_missing_credentials_give_a_hint(registry: ToolRegistry, server: ServerState) -> None:
+    with RESTToolEngine(registry, base_url=server.base_url) as eng:
+        eng.setup("s")
+        result = run(eng, "createPet", name="Rex")
+    assert result.metadata["status"] == 401
+    assert result.error is not None and "configure auth for bearerAuth" in result.error
+
+
+def test_secrets_never_appear_in_results_errors_metadata_or_logs(
+    registry: ToolRegistry, server: ServerState, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    wrong = {"bearerAuth": {"token": "wrong-token-123"}, "apiKeyQuery": {"value": API_KEY}}
+    with RESTToolEngine(registry, base_url=server.base_url, auth=wrong) as eng:
+        eng.setup("s")
+        denied = run(eng, "createPet", name="Rex")  # the server echoes the bad header
+        echoed = run(eng, "secureEcho")  # the server echoes the query with the key
+        text = json.dumps([denied.to_dict(), echoed.to_dict(), repr(eng)]) + caplog.text
+    assert server.requests[-1]["query"] == f"api_key={API_KEY}"  # the key was really sent
+    assert denied.error is not None and "Bearer ***" in denied.error
+    assert echoed.ok and echoed.result["query"] == "api_key=***"
+    assert "wrong-token-123" not in text and API_KEY not in text
+
+
+def test_credentials_from_environment_via_config_interpolation(
+    registry: ToolRegistry, server: ServerState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PETS_TOKEN", TOKEN)
+    auth = interpolate({"bearerAuth": {"token": "${PETS_TOKEN}"}})
+    with RESTToolEngine(registry, base_url=server.base_url, auth=auth) as eng:
+        eng.setup("s")
+        assert run(eng, "createPet", name="Rex").ok
+    assert last(server)["headers"]["authorization"] == f"Bearer {TOKEN}"
+
+
+def test_explicit_credentials_apply_to_every_call(registry: ToolRegistry, server: ServerState) -> None:
+    auth = {"tenant": {"type": "apiKey", "in": "header", "name": "X-Tenant", "value": "acme-corp"}}
+    with RESTToolEngine(registry, base_url=server.base_url, auth=auth) as eng:
+        eng.setup("s")
+        run(eng, "getText")
+    assert last(server)["headers"]["x-tenant"] == "acme-corp"
+
+
+def test_bad_auth_config_is_a_config_error(registry: ToolRegistry) -> None:
+    with pytest.raises(ConfigError, match="apiKey needs"):
+        RESTToolEngine(registry, auth={"k": {"type": "apiKey", "value": "x"}})
+
+
+# ---------------------------------------------------------------------------- retries and failures
+
+
+def test_idempotent_calls_are_retried_on_5xx(registry: ToolRegistry, server: ServerState) -> None:
+    policy = CallPolicy(retries=3, backoff=0.001)
+    with RESTToolEngine(registry, base_url=server.base_url, policy=policy) as eng:
+        eng.setup("s")
+        result = run(eng, "flaky", key="a", failures=2)
+        post = run(eng, "flakyPost", key="b", failures=1)
+    assert result.ok and result.result == {"attempts": 3}
+    assert result.metadata["attempts"] == 3
+    assert post.metadata["status"] == 503  # POST is not idempotent: not retried
+    assert server.attempts["POSTb"] == 1
+
+
+def test_other_methods_are_retried_when_configured(registry: ToolRegistry, server: ServerState) -> None:
+    policy = CallPolicy(retries=2, backoff=0.001)
+    with RESTToolEngine(
+        registry, base_url=server.base_url, policy=policy, retry_methods=["GET", "POST"]
+    ) as eng:
+        eng.setup("s")
+        assert run(eng, "flakyPost", key="c", failures=1).result == {"attempts": 2}
+
+
+def test_exhausted_retries_and_connection_errors_are_error_results(registry: ToolRegistry) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again below: nothing listens there
+    policy = CallPolicy(retries=1, backoff=0.001)
+    with RESTToolEngine(registry, base_url=f"http://127.0.0.1:{port}/v1", policy=policy) as eng:
+        eng.setup("s")
+        result = run(eng, "getText")
+    assert result.error is not None
+    assert "request failed for GET" in result.error and "ConnectError" in result.error
+    assert result.metadata["attempts"] == 2
+
+
+def test_call_problems_are_error_results(engine: RESTToolEngine, registry: ToolRegistry) -> None:
+    (unknown,) = engine.execute("s", [ToolCall("pets::getText", {"nope": 1})])
+    assert unknown.error is not None and "unknown argument 'nope'" in unknown.error
+    relative = ToolRegistry(loaders=[RESTToolLoader(str(SPEC), namespace="pets", base_url="/v1")])
+    with RESTToolEngine(relative) as eng:
+        eng.setup("s")
+        result = run(eng, "getText")
+    assert result.error is not None and "no absolute base URL" in result.error
+
+
+def test_response_validation_through_the_policy(registry: ToolRegistry, server: ServerState) -> None:
+    with RESTToolEngine(
+        registry, base_url=server.base_url, policy=CallPolicy(validate_results="error")
+    ) as eng:
+        eng.setup("s")
+        bad = run(eng, "badOutput")
+        good = run(eng, "flaky", key="v", failures=0)
+    assert bad.error is not None and "violates its output schema" in bad.error
+    assert bad.result == {"count": "many"}
+    assert good.ok and good.metadata["output_validation"] == "ok"
+
+
+# ---------------------------------------------------------------------------- sessions and pooling
+
+
+def test_simulate_sends_only_safe_methods(engine: RESTToolEngine, server: ServerState) -> None:
+    before = engine.get_session_state("s")
+    results = engine.simulate(
+        "s", [ToolCall("pets::getText", {}), ToolCall("pets::createPet", {"name": "Ghost"})]
+    )
+    assert results[0].ok and results[0].result == "plain words"
+    assert results[1].error is not None and "not sent by simulate()" in results[1].error
+    assert [r.call_id for r in results] == ["call_0", "call_1"]
+    assert all(r["method"] == "GET" for r in server.requests)
+    assert engine.get_session_state("s") == before
+
+
+def test_one_pooled_connection_for_sequential_calls(engine: RESTToolEngine, server: ServerState) -> None:
+    for _ in range(20):
+        assert run(engine, "getText").ok
+    assert len({r["client_port"] for r in server.requests}) == 1
+
+
+def test_parallel_batch_and_async(engine: RESTToolEngine, server: ServerState) -> None:
+    calls = [ToolCall("pets::flaky", {"key": f"k{i}", "failures": 0}) for i in range(8)]
+    results = engine.execute("s", calls)
+    assert [r.result for r in results] == [{"attempts": 1}] * 8
+    again = asyncio.run(engine.execute_async("s", calls[:2]))
+    assert [r.result for r in again] == [{"attempts": 2}] * 2
