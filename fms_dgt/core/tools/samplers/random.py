@@ -59,6 +59,7 @@ class RandomSampler(ToolSampler):
         for tool in self.registry.tools():
             groups.setdefault(tool.namespace, []).append(tool)
         self.groups = {ns: _by_name(tools) for ns, tools in groups.items()}
+        self.options: dict[str, Any] = {"namespaces": namespaces, "balance": balance, "weights": weights}
         self.default = self._plan(namespaces, balance, weights)
 
     def _plan(
@@ -90,11 +91,8 @@ class RandomSampler(ToolSampler):
     def _draw(self, k: int, rng: random.Random, seed: int, overrides: Mapping[str, Any]) -> ToolSample:
         plan = self.default
         if overrides:
-            plan = self._plan(
-                overrides.get("namespaces"),
-                overrides.get("balance", "proportional"),
-                overrides.get("weights"),
-            )
+            merged = {**self.options, **overrides}
+            plan = self._plan(merged["namespaces"], merged["balance"], merged["weights"])
         names, weights = plan
         available = sum(len(self.groups[ns]) for ns in names)
         if available < k:

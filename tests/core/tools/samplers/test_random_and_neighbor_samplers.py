@@ -44,6 +44,13 @@ def test_weights_are_validated_and_normalised(travel: ToolRegistry) -> None:
         get_tool_sampler("tc/random", registry=travel, balance="even")
 
 
+def test_per_call_overrides_keep_the_other_settings(travel: ToolRegistry) -> None:
+    sampler = get_tool_sampler("tc/random", registry=travel, balance="uniform", seed=3)
+    both = namespace_counts(sampler, namespaces=["flights", "weather"])
+    assert set(both) == {"flights", "weather"}
+    assert max(both.values()) < 1.3 * min(both.values()), "balance: uniform still applies"
+
+
 def test_random_exhausts_namespaces_without_repeats(travel: ToolRegistry) -> None:
     sampler = get_tool_sampler("tc/random", registry=travel, namespaces=["flights", "weather"])
     sample = sampler.sample(5, seed=1)
