@@ -232,3 +232,20 @@ def test_force_ignores_the_cache(
     assert calls == []
     DataflowEnrichment(cache_dir=tmp_path, force=True).enrich(ToolRegistry(travel_tools))
     assert calls
+
+
+@pytest.mark.slow
+@pytest.mark.corpus
+def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_pool(
+    corpus: Path, tmp_path: Path
+) -> None:
+    tools: list[Tool] = []
+    for path in sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json")):
+        tools += FileToolLoader(path, namespace=path.stem).load()
+    pool = replicate(tools, 6)
+    graph = DataflowEnrichment(threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool))
+    assert graph_edges(graph) == reference_edges(pool, 0.25, 5)
+    half = len(pool) // 2
+    DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool[:half]))
+    warm = DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool))
+    assert arrays(warm) == arrays(graph)

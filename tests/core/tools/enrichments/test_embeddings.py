@@ -166,3 +166,32 @@ def test_sentence_transformers_missing_gives_an_install_hint(monkeypatch: pytest
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     with pytest.raises(EnrichmentError, match=r"pip install 'fms_dgt\[embeddings\]'"):
         SentenceTransformerEncoder().encode(["x"])
+
+
+def test_refresh_reruns_enrichments_on_new_tools_only(tmp_path: Path) -> None:
+    import yaml
+
+    from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+    from fms_dgt.core.tools.loaders.file import FileToolLoader
+
+    source = tmp_path / "tools.yaml"
+    produce = {"type": "object", "properties": {"order_id": {"type": "string", "description": "The order."}}}
+    consume = {"type": "object", "properties": {"order_id": {"type": "string", "description": "The order."}}}
+    tools = [{"name": "create_order", "description": "Create an order.", "output_parameters": produce}]
+    source.write_text(yaml.safe_dump({"shop": tools}))
+    encoder = CountingEncoder()
+    registry = ToolRegistry.from_loaders(
+        [FileToolLoader(source)],
+        enrichments=[
+            DataflowEnrichment(cache_dir=tmp_path),
+            EmbeddingsEnrichment(encoder=encoder, cache_dir=tmp_path),
+        ],
+    )
+    assert len(registry.artifacts["dataflow"]) == 0
+    tools.append({"name": "ship_order", "description": "Ship an order.", "parameters": consume})
+    source.write_text(yaml.safe_dump({"shop": tools}))
+    registry.refresh()
+    assert len(encoder.encoded) == 2, "the second run encoded only the new tool"
+    graph = registry.artifacts["dataflow"]
+    assert [(e.source.name, e.target.name) for e in graph.edges_from(0)] == [("create_order", "ship_order")]
+    assert registry.artifacts["embeddings"].matrix.shape[0] == 2
