@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.loaders.base import ToolLoader
-from fms_dgt.core.tools.mcp_client import MCPClient, MCPClientError, MCPServerSpec, open_connection
+from fms_dgt.core.tools.mcp_client import MCPClient, MCPClientError, MCPServerSpec, ToolPage, open_connection
 from fms_dgt.core.tools.schema import normalise_parameters
 from fms_dgt.errors import ConfigError, DGTError, LoadError, ToolDefinitionError
 from fms_dgt.plugins import register_tool_loader
@@ -194,7 +194,7 @@ class MCPToolLoader(ToolLoader):
             "`max_pages` if the server really has that many pages"
         )
 
-    def _page(self, client: MCPClient, cursor: str | None) -> Any:
+    def _page(self, client: MCPClient, cursor: str | None) -> ToolPage:
         try:
             return client.list_tools_page(cursor)
         except MCPClientError as exc:
