@@ -38,6 +38,24 @@ def replicate(tools: list[Tool], copies: int) -> list[Tool]:
     return [dataclasses.replace(t, namespace=f"{t.namespace}{c}") for c in range(copies) for t in tools]
 
 
+def variant(tool: Tool, tag: str) -> Tool:
+    """A copy in namespace ``tag`` whose parameter descriptions are new (so new signatures)."""
+
+    def retag(schema: dict[str, Any]) -> dict[str, Any]:
+        props = {
+            name: {**sub, "description": f"{sub.get('description', name)} ({tag})"}
+            for name, sub in schema.get("properties", {}).items()
+        }
+        return {**schema, "properties": props} if props else schema
+
+    return dataclasses.replace(
+        tool,
+        namespace=tag,
+        parameters=retag(tool.parameters),
+        output_parameters=retag(tool.output_parameters),
+    )
+
+
 @pytest.mark.parametrize(
     ("schema", "key"),
     [
@@ -190,14 +208,21 @@ def arrays(graph: DataflowGraph) -> list[list[Any]]:
     return [a.tolist() for a in (graph.src, graph.dst, graph.output, graph.input, graph.score)]
 
 
-def test_cached_incremental_runs_equal_cold_runs(travel_tools: list[Tool], tmp_path: Path) -> None:
+def test_cached_incremental_runs_equal_cold_runs(
+    travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    updates: list[int] = []
+    original = dataflow._update
+    monkeypatch.setattr(dataflow, "_update", lambda *a: updates.append(1) or original(*a))
     pool = replicate(travel_tools, 3)
-    grown = [*pool, *replicate(travel_tools, 5)[len(pool) :]]
+    grown = [*pool, *(variant(t, "new") for t in travel_tools)]
     shrunk = [t for t in grown if not t.namespace.startswith("accounts")]
-    for tools in (pool, grown, shrunk, grown):
+    regrown = [*shrunk, *(variant(t, "newer") for t in travel_tools[:5])]
+    for tools in (pool, grown, shrunk, regrown, grown):
         cached = DataflowEnrichment(cache_dir=tmp_path, threshold=0.2).enrich(ToolRegistry(tools))
         cold = DataflowEnrichment(threshold=0.2).enrich(ToolRegistry(tools))
         assert arrays(cached) == arrays(cold)
+    assert len(updates) == 3, "grown, shrunk and regrown pools are incremental updates"
     assert list((tmp_path / "dataflow").glob("*/states/*.npz"))
 
 
@@ -245,7 +270,8 @@ def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_poo
     pool = replicate(tools, 6)
     graph = DataflowEnrichment(threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool))
     assert graph_edges(graph) == reference_edges(pool, 0.25, 5)
-    half = len(pool) // 2
-    DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool[:half]))
-    warm = DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool))
-    assert arrays(warm) == arrays(graph)
+    grown = [*pool, *(variant(t, "extra") for t in tools[::3])]
+    DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(pool))
+    warm = DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
+    cold = DataflowEnrichment(threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
+    assert arrays(warm) == arrays(cold)
