@@ -324,7 +324,11 @@ def _form_encode(value: Any, metas: Mapping[str, Mapping[str, Any]]) -> str:
     pairs: list[tuple[str, str]] = []
     for name, item in value.items():
         meta = metas.get(name, {})
-        if meta.get("style") == "deepObject" or (isinstance(item, dict) and not meta):
+        if isinstance(item, dict) and meta.get("style") == "form":
+            pairs.extend((str(k), _scalar(v)) for k, v in item.items())
+        elif isinstance(item, dict) or meta.get("style") == "deepObject":
+            # Objects default to bracket notation (meta[key]=value), what form APIs such as
+            # Stripe's expect; an explicit form style spreads the keys instead.
             pairs.extend((k, _scalar(v)) for k, v in _deep_pairs(name, item))
         elif isinstance(item, list) and meta.get("explode", True):
             pairs.extend((name, _scalar(v)) for v in item)
