@@ -16,6 +16,7 @@ import base64
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -143,6 +144,12 @@ def _secure(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
     return _json(200, req.echo())
 
 
+def _slow(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    seconds = float(parse_qs(req.query).get("seconds", ["0"])[0])
+    time.sleep(min(seconds, 5.0))
+    return _json(200, {"slept": seconds})
+
+
 ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/pets$"), _list_pets),
     ("POST", re.compile(r"^/v1/pets$"), _create_pet),
@@ -155,6 +162,7 @@ ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/flaky$"), _flaky),
     ("POST", re.compile(r"^/v1/flaky$"), _flaky),
     ("GET", re.compile(r"^/v1/secure$"), _secure),
+    ("GET", re.compile(r"^/v1/slow$"), _slow),
     ("GET", re.compile(r"^/v1/text$"), lambda s, r, m: (200, "plain words", "text/plain")),
     ("GET", re.compile(r"^/v1/bad-output$"), lambda s, r, m: _json(200, {"count": "many"})),
 ]

@@ -18,7 +18,7 @@ from support.rest_server import API_KEY, BASIC, TOKEN, ServerState, serve
 from fms_dgt.config import interpolate
 from fms_dgt.core.tools.data_objects import ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy
-from fms_dgt.core.tools.engines.rest import RESTToolEngine
+from fms_dgt.core.tools.engines.rest import RESTToolEngine, _path_value, _query_pairs
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError
@@ -234,6 +234,15 @@ def test_exhausted_retries_and_connection_errors_are_error_results(registry: Too
     assert result.metadata["attempts"] == 2
 
 
+def test_timeout_is_an_error_result(registry: ToolRegistry, server: ServerState) -> None:
+    with RESTToolEngine(registry, base_url=server.base_url, policy=CallPolicy(timeout=0.2)) as eng:
+        eng.setup("s")
+        late = run(eng, "slow", seconds=1.5)
+        quick = run(eng, "slow", seconds=0)
+    assert late.error is not None and "Timeout" in late.error
+    assert quick.ok and quick.result == {"slept": 0}
+
+
 def test_call_problems_are_error_results(engine: RESTToolEngine, registry: ToolRegistry) -> None:
     (unknown,) = engine.execute("s", [ToolCall("pets::getText", {"nope": 1})])
     assert unknown.error is not None and "unknown argument 'nope'" in unknown.error
@@ -283,3 +292,42 @@ def test_parallel_batch_and_async(engine: RESTToolEngine, server: ServerState) -
     assert [r.result for r in results] == [{"attempts": 1}] * 8
     again = asyncio.run(engine.execute_async("s", calls[:2]))
     assert [r.result for r in again] == [{"attempts": 2}] * 2
+
+
+# ---------------------------------------------------------------------------- serialisation rules
+
+
+@pytest.mark.parametrize(
+    ("style", "explode", "value", "expected"),
+    [
+        ("simple", False, [3, 4, 5], "3,4,5"),
+        ("simple", True, {"role": "admin", "n": 5}, "role=admin,n=5"),
+        ("simple", False, {"role": "admin", "n": 5}, "role,admin,n,5"),
+        ("label", False, [3, 4], ".3,4"),
+        ("label", True, [3, 4], ".3.4"),
+        ("matrix", False, 5, ";id=5"),
+        ("matrix", True, [3, 4], ";id=3;id=4"),
+        ("matrix", True, {"a": 1, "b": 2}, ";a=1;b=2"),
+        ("simple", False, "a/b", "a%2Fb"),
+        ("simple", False, True, "true"),
+    ],
+)
+def test_path_styles(style: str, explode: bool, value: Any, expected: str) -> None:
+    assert _path_value("id", value, style, explode) == expected
+
+
+@pytest.mark.parametrize(
+    ("meta", "value", "expected"),
+    [
+        ({"style": "form", "explode": False}, [1, 2], ["ids=1,2"]),
+        ({"style": "form", "explode": True}, {"a": 1, "b": "x y"}, ["a=1", "b=x%20y"]),
+        ({"style": "form", "explode": False}, {"a": 1}, ["ids=a,1"]),
+        ({"style": "spaceDelimited", "explode": False}, [1, 2], ["ids=1%202"]),
+        ({"style": "form", "explode": True, "allow_reserved": True}, "a/b?c", ["ids=a/b?c"]),
+        ({"style": "form", "explode": True}, "a/b?c", ["ids=a%2Fb%3Fc"]),
+        ({"style": "deepObject", "explode": True}, {"a": {"b": 1}}, ["ids%5Ba%5D%5Bb%5D=1"]),
+        ({"content_type": "application/json"}, {"a": 1}, ["ids=%7B%22a%22%3A%201%7D"]),
+    ],
+)
+def test_query_styles(meta: dict[str, Any], value: Any, expected: list[str]) -> None:
+    assert _query_pairs("ids", value, meta) == expected

@@ -356,7 +356,7 @@ def test_config_entry_resolves_the_spec_against_the_config_directory(tmp_path: P
     )
     registry = build_registry(config)
     names = {t.name for t in registry.tools("shop")}
-    assert names == {"listPets", "getPet", "echo", "flaky", "secureEcho", "getText", "badOutput"}
+    assert names == {"listPets", "getPet", "echo", "flaky", "secureEcho", "slow", "getText", "badOutput"}
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -430,7 +430,7 @@ def test_validate_option_reports_schema_violations_with_pointer(tmp_path: Path) 
         RESTToolLoader(str(path), validate=True).load()
     assert info.value.pointer == "/paths/~1a/get/summary"
     tools, _ = load(PETSTORE, validate=True)
-    assert len(tools) == 13
+    assert len(tools) == 14
 
 
 # ---------------------------------------------------------------------------- loading by URL
