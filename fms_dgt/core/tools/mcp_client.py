@@ -534,6 +534,7 @@ class MCPClient:
         self._generation = itertools.count(1)
         self._listeners: dict[int, Callable[[], None]] = {}
         self._listener_ids = itertools.count()
+        self._retired = False
         #: How many times a session was (re)opened; 1 after the first connect.
         self.connects = 0
         #: Negotiated protocol version of the current session, once connected.
@@ -557,13 +558,19 @@ class MCPClient:
         """Take a reference; the session stays open until every reference is released."""
         with self._ref_lock:
             self._refs += 1
+            self._retired = False
         return self
 
     def release(self) -> None:
-        """Drop a reference; the last release closes the session and unregisters the client."""
+        """Drop a reference; the last release closes the session and unregisters the client.
+
+        A released client does not reopen by itself (a late notification or a stray thread must
+        not start a server nobody holds); :meth:`acquire` revives it.
+        """
         with self._ref_lock:
             self._refs = max(0, self._refs - 1)
             last = self._refs == 0
+            self._retired = last
         if last:
             unregister_connection(self.spec.name, self)
             self.close()
@@ -741,6 +748,14 @@ class MCPClient:
             session = self._session
             if session is not None and not session.dead:
                 return session
+            if self._retired:
+                raise MCPClientError(
+                    self.spec.name,
+                    self.spec.transport,
+                    "connect",
+                    "its last user released the connection",
+                    "Take a new reference with open_connection() or acquire().",
+                )
             if session is not None:
                 await self._stop(session)
                 return await self._reconnect()

@@ -115,6 +115,18 @@ def test_open_connection_shares_and_counts_references() -> None:
     assert first.refs == 0 and get_connection("shared") is None
 
 
+def test_a_released_client_does_not_reopen_until_acquired() -> None:
+    held = open_connection(_stdio_spec("retired"))
+    assert held.call_tool("echo", {"text": "x"})["isError"] is False
+    held.release()
+    assert not held.connected
+    with pytest.raises(MCPClientError, match="released the connection"):
+        held.call_tool("echo", {"text": "late"})
+    held.acquire()
+    assert held.call_tool("echo", {"text": "again"})["structuredContent"] == {"result": "again"}
+    held.release()
+
+
 def test_open_connection_rejects_a_different_endpoint_under_the_same_name() -> None:
     held = open_connection(_stdio_spec("dup"))
     with pytest.raises(ConfigError, match="conflicting MCP server 'dup'"):
