@@ -39,3 +39,22 @@ def test_llm_example_config_runs_against_a_local_endpoint(
     engines = {e for r in records for e in r["metadata"]["engines"]}
     assert engines == {"llm"}
     assert any(body.get("response_format") for body in server.requests)
+
+
+def test_remote_mcp_example_runs_against_a_loopback_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support.mcp_harness import http_server
+
+    with http_server("streamable_http") as url:
+        monkeypatch.setenv("MCP_URL", url)
+        monkeypatch.setenv("MCP_TOKEN", "token-from-env")
+        with GenerationJob(REPO / "configs" / "remote_mcp.yaml", count=3, out=tmp_path) as job:
+            summary = job.run()
+    # The test server's tools form few dataflow chains: scenarios that cannot be sampled are
+    # rejected with the reason, never written short.
+    assert summary.written >= 1 and summary.written + summary.rejected == 3
+    assert set(summary.reasons) <= {"SamplingError"}
+    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert {e for r in records for e in r["metadata"]["engines"]} == {"mcp"}
+    assert all(name.startswith("remote::") for r in records for name in r["metadata"]["tools"])
