@@ -270,6 +270,8 @@ def _simple(value: Any, explode: bool) -> str:
 def _place(request: _Request, arg: str, value: Any, meta: Mapping[str, Any]) -> None:
     location, name = meta.get("in"), str(meta.get("name", arg))
     explode = meta.get("explode") is True
+    if meta.get("content_type") and location in ("path", "header", "cookie"):
+        value = json.dumps(value, separators=(",", ":"))  # a parameter with content: a JSON value
     if location == "path":
         token = "{" + name + "}"
         if token not in request.path:

@@ -40,7 +40,7 @@ from fms_dgt.core.tools.loaders._openapi.operations import (
     spec_version,
 )
 from fms_dgt.core.tools.loaders._openapi.schemas import SchemaCompiler
-from fms_dgt.core.tools.loaders.base import ToolLoader
+from fms_dgt.core.tools.loaders.base import LoadReport, ToolLoader
 from fms_dgt.errors import ConfigError, LoadError, ToolDefinitionError
 from fms_dgt.plugins import register_tool_loader
 
@@ -63,6 +63,7 @@ class OperationFilter:
         paths: path template patterns, e.g. ``/pets/*``.
         methods: HTTP methods.
         operation_ids: ``operationId`` patterns.
+        given: the keys the config named (only those take part in matching).
     """
 
     tags: tuple[str, ...] = ()
@@ -257,7 +258,7 @@ class RESTToolLoader(ToolLoader):
 class _Collector:
     """Turns converted operations into tools with names unique in the namespace."""
 
-    def __init__(self, namespace: str, report: Any) -> None:
+    def __init__(self, namespace: str, report: LoadReport) -> None:
         self.namespace = namespace
         self.report = report
         self.tools: list[Tool] = []

@@ -18,7 +18,7 @@ from support.rest_server import API_KEY, BASIC, TOKEN, ServerState, serve
 from fms_dgt.config import interpolate
 from fms_dgt.core.tools.data_objects import ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy
-from fms_dgt.core.tools.engines.rest import RESTToolEngine, _path_value, _query_pairs
+from fms_dgt.core.tools.engines.rest import RESTToolEngine, _path_value, _place, _query_pairs, _Request
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError
@@ -331,3 +331,9 @@ def test_path_styles(style: str, explode: bool, value: Any, expected: str) -> No
 )
 def test_query_styles(meta: dict[str, Any], value: Any, expected: list[str]) -> None:
     assert _query_pairs("ids", value, meta) == expected
+
+
+def test_parameters_with_content_are_sent_as_json() -> None:
+    request = _Request("GET", "http://h", "/a")
+    _place(request, "f", {"x": [1]}, {"in": "header", "name": "X-Filter", "content_type": "application/json"})
+    assert request.headers == {"X-Filter": '{"x":[1]}'}
