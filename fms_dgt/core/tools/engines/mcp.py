@@ -91,7 +91,6 @@ class MCPToolEngine(ToolEngine):
         except MCPTimeoutError:
             raise
         except MCPClientError as exc:
-            log.warning("%s", exc)
             return _failure(call, str(exc), {"server": server, "error_type": type(exc).__name__})
         return map_call_result(call, raw, server=server)
 
@@ -166,6 +165,7 @@ def _decode(text: str) -> Any:
 
 
 def _failure(call: ToolCall, message: str, metadata: dict[str, Any]) -> ToolResult:
+    log.warning("%s", message)
     return ToolResult(call.call_id, call.name, error=message, metadata={"is_error": True, **metadata})
 
 
