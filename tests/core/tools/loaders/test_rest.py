@@ -309,6 +309,8 @@ def test_nested_body_mode_and_non_json_bodies() -> None:
     assert create.parameters["properties"]["body"]["required"] == ["name"]
     tools, _ = load(REST / "features.yaml")
     assert tools["postText"].metadata["arguments"]["body"]["content_type"] == "text/plain"
+    assert tools["emptyForm"].parameters == {"type": "object", "properties": {}}  # nothing to send
+    assert tools["emptyForm"].metadata["body"]["placement"] == "flattened"
 
 
 # ---------------------------------------------------------------------------- servers and options

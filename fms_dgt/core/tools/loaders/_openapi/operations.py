@@ -570,7 +570,8 @@ def _flat_object(schema: Any) -> tuple[dict[str, Any], set[str]] | None:
             return None
         properties.update(part.get("properties") or {})
         required.update(r for r in part.get("required") or [] if isinstance(r, str))
-    return (properties, required) if properties else None
+    declared = any(isinstance(part, dict) and isinstance(part.get("properties"), dict) for part in parts)
+    return (properties, required) if properties or declared else None
 
 
 def _encoding(node: Any) -> dict[str, Any]:
