@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.loaders._openapi.documents import DocumentStore, is_url
+from fms_dgt.core.tools.loaders._openapi.documents import DocumentStore, RefError, is_url
 from fms_dgt.core.tools.loaders._openapi.operations import (
     Operation,
     OperationConverter,
@@ -329,7 +331,12 @@ def _default_namespace(store: DocumentStore) -> str:
 
 
 def _validate(store: DocumentStore) -> None:
-    """Full validation with ``openapi-spec-validator``; every problem becomes a :class:`LoadError`."""
+    """Full validation with ``openapi-spec-validator``; every problem becomes a :class:`LoadError`.
+
+    The validator resolves ``$ref`` on its own, so it gets only handlers that obey the same
+    policy as the loader (no network unless allowed, no files outside the spec's tree unless
+    allowed).
+    """
     import openapi_spec_validator as osv
 
     classes = {
@@ -338,18 +345,51 @@ def _validate(store: DocumentStore) -> None:
         "3.1": osv.OpenAPIV31SpecValidator,
         "3.2": osv.OpenAPIV32SpecValidator,
     }
-    version = spec_version(store.root) or "3.0"
+    base = classes[spec_version(store.root) or "3.0"]
+    guarded = type(f"Guarded{base.__name__}", (base,), {"resolver_handlers": _handlers(base, store)})
     base_uri = store.root_uri if is_url(store.root_uri) else Path(store.root_uri).as_uri()
     try:
-        errors = list(classes[version](store.root, base_uri=base_uri).iter_errors())
+        errors = list(guarded(store.root, base_uri=base_uri).iter_errors())
     except Exception as exc:  # the validator raises its own and referencing errors
+        why = _refusal(exc) or f"{type(exc).__name__}: {exc}"
         raise LoadError(
-            f"OpenAPI validation failed: {type(exc).__name__}: {exc}. Fix the spec or set validate: false",
-            source=store.source,
+            f"OpenAPI validation failed: {why}. Fix the spec or set validate: false", source=store.source
         ) from exc
     problems = [_validation_problem(e, store.source) for e in errors[:20]]
     if problems:
         raise LoadError.collect(problems, store.source)
+
+
+def _handlers(validator: Any, store: DocumentStore) -> dict[str, Any]:
+    handlers = dict(validator.resolver_handlers)
+    if not store.allow_remote_refs:
+        handlers = {k: v for k, v in handlers.items() if k == "file"}
+    if "file" in handlers:
+        handlers["file"] = _FileGuard(handlers["file"], store)
+    return handlers
+
+
+def _refusal(exc: BaseException | None) -> str | None:
+    """The loader's own reason when a guarded handler refused a reference somewhere in the chain."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, RefError):
+            return exc.reason
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+class _FileGuard:
+    """A ``file:`` resolver handler that refuses paths the loader's policy refuses."""
+
+    def __init__(self, inner: Any, store: DocumentStore) -> None:
+        self.inner = inner
+        self.store = store
+
+    def __call__(self, uri: str) -> Any:
+        path = url2pathname(urlsplit(uri).path)
+        self.store.target(path, self.store.root_uri)  # raises RefError when refused
+        return self.inner(uri)
 
 
 def _validation_problem(error: Any, source: str) -> LoadError:

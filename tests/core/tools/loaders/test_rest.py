@@ -435,6 +435,14 @@ def test_validate_option_reports_schema_violations_with_pointer(tmp_path: Path) 
     assert len(tools) == 14
 
 
+def test_validation_obeys_the_reference_policy() -> None:
+    spec = REST / "multi" / "openapi.yaml"
+    with pytest.raises(LoadError, match="outside the spec's directory refused"):
+        RESTToolLoader(str(spec), validate=True).load()
+    tools, _ = load(spec, validate=True, allow_outside_refs=True)
+    assert "outside" in tools
+
+
 # ---------------------------------------------------------------------------- loading by URL
 
 
