@@ -11,8 +11,9 @@ The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of paramete
   name (split on ``_`` and camelCase, weighted double) and description.
 
 Each output parameter keeps its ``max_neighbors`` best input parameters of *other* tools (another
-overload of the same name counts as the same tool) whose score reaches ``threshold``. Ties are broken
-by a fixed hash of the two parameters, so the result is exact and the same in every process.
+overload of the same name counts as the same tool) whose score reaches ``threshold``. Equal scores
+are ordered by a fixed hash of the output's signature and the input parameter's position in the
+registry, so the result is exact and the same in every process.
 
 **Scaling.** No parameter-by-parameter matrix is ever built. Parameters with the same name,
 description and type are scored once (a *signature*); output signatures are scored against input
