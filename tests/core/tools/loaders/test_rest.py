@@ -194,6 +194,7 @@ def test_recursive_schemas_stay_finite_under_defs() -> None:
     assert validator.is_valid(tree)
     assert not validator.is_valid({"children": [{"children": [{"value": "deep"}]}]})
     assert tool.output_parameters["$ref"] == "#/$defs/Node"
+    assert "$id" not in params["$defs"]["Partner"]  # would re-base the "#/$defs/Node" inside it
     check_schemas(list(tools.values()))
 
 

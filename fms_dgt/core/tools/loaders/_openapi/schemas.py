@@ -15,9 +15,11 @@ OpenAPI keywords that are not JSON Schema are handled on purpose: ``nullable: tr
 (to ``type``, to ``enum``, or as an ``anyOf`` branch), Swagger ``type: file`` becomes
 ``{"type": "string", "format": "binary"}``, ``example`` becomes ``examples``, boolean
 ``exclusiveMinimum``/``exclusiveMaximum`` become numeric bounds, and ``discriminator``, ``xml``,
-``externalDocs`` and ``x-`` extensions are dropped. ``readOnly`` properties are not required in
-requests and ``writeOnly`` ones are not required in responses. Every other keyword goes through
-:func:`fms_dgt.core.tools.schema.normalise_schema`, so the result passes ``check_schema``.
+``externalDocs``, ``x-`` extensions and the identifier keywords (``$id``, ``$schema``,
+``$anchor``, ``$dynamicAnchor``, ``$dynamicRef``, ``$vocabulary``) are dropped. ``readOnly``
+properties are not required in requests and ``writeOnly`` ones are not required in responses.
+Every other keyword goes through :func:`fms_dgt.core.tools.schema.normalise_schema`, so the
+result passes ``check_schema``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,21 @@ RESPONSE = "response"
 
 _MARK = "\x00"
 _INF = float("inf")
-_DROPPED = frozenset({"discriminator", "xml", "externalDocs"})
+# Identifier keywords are dropped too: once schemas from many places are combined into one tool
+# schema, an "$id" would change the base URI that the "#/$defs/..." references resolve against.
+_DROPPED = frozenset(
+    {
+        "discriminator",
+        "xml",
+        "externalDocs",
+        "$id",
+        "$schema",
+        "$vocabulary",
+        "$anchor",
+        "$dynamicAnchor",
+        "$dynamicRef",
+    }
+)
 _ONE_SCHEMA = frozenset(
     {
         "items",
