@@ -238,6 +238,15 @@ def test_relative_file_refs_and_path_item_refs() -> None:
     check_schemas(list(tools.values()))
 
 
+def test_openapi31_refs_by_id_and_anchor() -> None:
+    tools, loader = load(REST / "ids.yaml")
+    assert loader.report.problems == []
+    assert tools["getOwnerName"].output_parameters == {"type": "string", "minLength": 1}
+    pets = Draft202012Validator(tools["listPets"].output_parameters)
+    assert pets.is_valid([{"name": "a", "owner": {"name": "o"}}])
+    assert not pets.is_valid([{"name": "a", "owner": {"name": ""}}])
+
+
 def test_file_ref_outside_the_spec_directory_is_refused_unless_allowed() -> None:
     _, loader = load(REST / "multi" / "openapi.yaml")
     (problem,) = loader.report.skipped

@@ -98,6 +98,7 @@ class DocumentStore:
         self._root_dir = None if is_url(root) else Path(self.root_uri).parent
         self._docs: dict[str, Any] = {}
         self._resolved: dict[tuple[str, str], tuple[Target, Any]] = {}
+        self._ids: dict[str, tuple[dict[str, str], dict[str, str]]] = {}
 
     @property
     def root(self) -> Any:
@@ -150,13 +151,38 @@ class DocumentStore:
             RefError: the reference is refused by the security policy.
         """
         address, fragment = urldefrag(ref)
-        uri = base if not address else self._join(address, base)
         pointer = unquote(fragment)
+        if address or (pointer and not pointer.startswith("/")):
+            known = self._by_id(address, pointer, base)
+            if known is not None:
+                return known
+        uri = base if not address else self._join(address, base)
         if pointer and not pointer.startswith("/"):
             raise RefError(
                 f"unsupported $ref {ref!r}: only JSON pointer fragments (#/...) are supported, not anchors"
             )
         return Target(uri, pointer)
+
+    def _by_id(self, address: str, fragment: str, base: str) -> Target | None:
+        """A target named by an ``$id`` or ``$anchor`` of document ``base`` (OpenAPI 3.1 style)."""
+        ids, anchors = self._identifiers(base)
+        pointer = ids.get(address) if address else ""
+        if pointer is None:
+            return None
+        if fragment and not fragment.startswith("/"):
+            anchored = anchors.get(fragment)
+            return None if anchored is None else Target(base, anchored)
+        return Target(base, pointer + fragment)
+
+    def _identifiers(self, uri: str) -> tuple[dict[str, str], dict[str, str]]:
+        found = self._ids.get(uri)
+        if found is None:
+            try:
+                document = self.document(uri)
+            except LoadError:
+                document = None
+            found = self._ids[uri] = _index_identifiers(document)
+        return found
 
     def _join(self, address: str, base: str) -> str:
         if is_url(address) or is_url(base):
@@ -194,6 +220,24 @@ class DocumentStore:
         for token in target.pointer.split("/")[1:]:
             node = _step(node, _unescape(token), target)
         return node
+
+
+def _index_identifiers(document: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """``$id`` value -> pointer and ``$anchor`` name -> pointer for every schema in a document."""
+    ids: dict[str, str] = {}
+    anchors: dict[str, str] = {}
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("$id"), str):
+                ids.setdefault(node["$id"], pointer)
+            if isinstance(node.get("$anchor"), str):
+                anchors.setdefault(node["$anchor"], pointer)
+            stack.extend((v, f"{pointer}/{escape_pointer(str(k))}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
+    return ids, anchors
 
 
 def _step(node: Any, token: str, target: Target) -> Any:
