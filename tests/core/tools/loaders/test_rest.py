@@ -428,6 +428,37 @@ def test_unconvertible_operations_are_reported_never_dropped_silently(tmp_path: 
     assert all(p.message for p in loader.report.skipped)
 
 
+def deep_spec(tmp_path: Path, depth: int) -> Path:
+    schema = '{"type": "array", "items": ' * depth + '{"type": "string"}' + "}" * depth
+    deep_op = '{"responses": {"200": {"description": "x", "content": {"application/json": {"schema": %s}}}}}'
+    text = (
+        '{"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {"/deep": {"get": '
+        + deep_op % schema
+        + '}, "/fine": {"get": {"responses": {"200": {"description": "ok"}}}}}}'
+    )
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    return path
+
+
+def test_absurdly_deep_schema_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    path = deep_spec(tmp_path, 2000)
+    original = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)  # the JSON parser copes; converting the schema would not
+    try:
+        tools, loader = load(path)
+    finally:
+        sys.setrecursionlimit(original)
+    assert set(tools) == {"get_fine"}
+    assert "nested too deeply" in loader.report.skipped[0].message
+
+
+def test_document_too_deep_to_parse_is_a_load_error(tmp_path: Path) -> None:
+    path = deep_spec(tmp_path, 100_000)
+    with pytest.raises(LoadError, match="nested too deeply"):
+        RESTToolLoader(str(path)).load()
+
+
 def test_validate_option_reports_schema_violations_with_pointer(tmp_path: Path) -> None:
     spec = {
         "openapi": "3.0.3",

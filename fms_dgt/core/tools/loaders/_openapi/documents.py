@@ -268,6 +268,15 @@ def parse_text(text: str, source: str) -> Any:
     Raises:
         LoadError: the text is neither (with line).
     """
+    try:
+        return _parse(text, source)
+    except RecursionError as exc:
+        raise LoadError(
+            "document nested too deeply to parse: no OpenAPI spec needs this depth", source=source
+        ) from exc
+
+
+def _parse(text: str, source: str) -> Any:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:

@@ -210,6 +210,10 @@ class OperationConverter:
             return self._convert(op)
         except RefError as exc:
             raise OperationError(exc.reason) from exc
+        except RecursionError as exc:  # absurdly deep inline schemas, or self-nesting YAML aliases
+            raise OperationError(
+                "a schema is nested too deeply to convert; move parts into components and $ref them"
+            ) from exc
 
     def _convert(self, op: Operation) -> ToolFields:
         builder = _Builder()

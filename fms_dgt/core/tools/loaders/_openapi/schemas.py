@@ -270,10 +270,13 @@ class SchemaCompiler:
             ctx = _Ctx(entry.uri, key[1])
             try:
                 raw = self.translate(entry.node, ctx)
+                entry.body, entry.notes = normalise_schema(raw, f"#/$defs/{entry.name}")
             except RefError as exc:
                 entry.error = exc
                 continue
-            entry.body, entry.notes = normalise_schema(raw, f"#/$defs/{entry.name}")
+            except RecursionError:
+                entry.error = RefError("the schema is nested too deeply to convert")
+                continue
             entry.deps, entry.nodes = ctx.deps, ctx.nodes
 
     # ------------------------------------------------------------------ materialisation
