@@ -12,17 +12,25 @@ they arise (``raise ... from exc``) and never leak bare.
     │   ├── UnknownPluginError      no plug-in of that kind under that name (lists known names)
     │   └── PluginRegistrationError duplicate name or wrong base class at registration
     ├── LoadError                   a source could not be read or converted (file, line, JSON pointer)
+    ├── MCPClientError              an MCP connect/list/call failed (names server, transport, operation)
+    │   ├── MCPTimeoutError         ... ran out of time (also a ``TimeoutError``)
+    │   └── MCPConnectionLost       ... the connection dropped mid-request
     ├── ToolError
     │   ├── ToolDefinitionError     a tool object violates an invariant (bad name, bad schema)
     │   ├── DuplicateToolError      same (namespace, name, fingerprint) registered twice
     │   ├── ToolNotFoundError       no tool under a qualified name (also a ``LookupError``)
     │   ├── AmbiguousToolError      a name has several overloads and the caller did not pick one
     │   └── NoMatchingOverloadError no overload of a name validates the call's arguments
+    ├── EngineError                 session API misuse (unknown session, setup twice)
+    ├── RetryableError              a call failure worth retrying (engines raise it from ``call``)
     ├── EnrichmentError             enrichment graph or run failed
     ├── RefreshError                ``refresh()`` failed; the previous registry is kept
     └── SamplingError               a sampler could not return exactly ``k`` tools
 
 Messages follow ``<what> <who>: <why>. <how to fix>`` and the parts are also kept as attributes.
+The MCP errors live in :mod:`fms_dgt.core.tools.mcp_client` and the engine errors in
+:mod:`fms_dgt.core.tools.engines.base`, next to the code that raises them (so importing this
+module stays free of protocol libraries).
 """
 
 from __future__ import annotations

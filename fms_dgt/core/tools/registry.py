@@ -148,6 +148,8 @@ class ToolRegistry:
         self._staged = False
         with _paused_gc():
             self._index = self._build(self._load_all())
+        for loader in self._loaders:
+            loader.bind_registry(self)
 
     # ------------------------------------------------------------------ construction paths
 
@@ -242,17 +244,21 @@ class ToolRegistry:
         """
         with self._refresh_lock:
             old = self._index
+            # Clear the flags first: a change announced while this refresh loads stays flagged.
+            stale = [loader.stale for loader in self._loaders]
+            for loader in self._loaders:
+                loader.stale = False
             try:
                 with _paused_gc():
                     new = self._build(self._load_all())
             except Exception as exc:
+                for loader, flag in zip(self._loaders, stale, strict=True):
+                    loader.stale = loader.stale or flag
                 raise RefreshError(
                     f"refresh failed: {exc}. The registry keeps its previous {len(old.tools)} "
                     "tools and artifacts; fix the source and call refresh() again."
                 ) from exc
             self._index = new
-            for loader in self._loaders:
-                loader.stale = False
         return _diff(old, new)
 
     async def refresh_async(self) -> RefreshReport:

@@ -259,3 +259,44 @@ def test_from_file_and_context_manager(tmp_path: Path) -> None:
     with ToolRegistry.from_loaders([Closing([])]):
         pass
     assert closed == [True]
+
+
+def test_a_change_announced_during_refresh_stays_flagged() -> None:
+    class Announcing(ListLoader):
+        announce = False
+
+        def load(self) -> list[Tool]:
+            if self.announce:
+                self.stale = True  # e.g. an MCP list_changed notification arriving mid-load
+            return super().load()
+
+    loader = Announcing([_tool("a")])
+    registry = ToolRegistry.from_loaders([loader])
+    loader.stale = True
+    assert registry.stale
+    registry.refresh()
+    assert not registry.stale
+    loader.announce = True
+    registry.refresh()
+    assert registry.stale
+
+
+def test_failed_refresh_keeps_the_stale_flags() -> None:
+    loader = ListLoader([_tool("a")])
+    registry = ToolRegistry.from_loaders([loader])
+    loader.stale = True
+    loader.current = LoadError("gone")  # type: ignore[assignment]
+    with pytest.raises(RefreshError):
+        registry.refresh()
+    assert registry.stale
+
+
+def test_loaders_are_bound_to_their_registry() -> None:
+    bound: list[ToolRegistry] = []
+
+    class Binding(ListLoader):
+        def bind_registry(self, registry: ToolRegistry) -> None:
+            bound.append(registry)
+
+    registry = ToolRegistry.from_loaders([Binding([_tool("a")])])
+    assert bound == [registry]

@@ -235,6 +235,9 @@ class ToolEngine(ABC):
     """
 
     plugin_name: ClassVar[str] = ""
+    #: True when :meth:`call` enforces ``policy.timeout`` itself (e.g. by cancelling the request on
+    #: the server); otherwise the base class abandons a late call in a worker thread.
+    enforces_timeout: ClassVar[bool] = False
 
     def __init__(
         self, registry: ToolRegistry, *, max_workers: int = 8, policy: CallPolicy | None = None
@@ -434,7 +437,7 @@ class ToolEngine(ABC):
 
     def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         timeout = self.policy.timeout
-        if timeout is None:
+        if timeout is None or self.enforces_timeout:
             return self.call(tool, call, state)
         future: Future[ToolResult] = self._timeouts().submit(self.call, tool, call, state)
         try:

@@ -64,6 +64,8 @@ class MCPToolEngine(ToolEngine):
         policy: call policy (timeout, retries, validation...).
     """
 
+    enforces_timeout = True  # call() passes policy.timeout to the MCP request, which is cancelled
+
     def __init__(
         self, registry: ToolRegistry, *, max_workers: int = 8, policy: CallPolicy | None = None
     ) -> None:
@@ -93,11 +95,6 @@ class MCPToolEngine(ToolEngine):
         except MCPClientError as exc:
             return _failure(call, str(exc), {"server": server, "error_type": type(exc).__name__})
         return map_call_result(call, raw, server=server)
-
-    def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        # The base class enforces policy.timeout by abandoning the call in a worker thread; an MCP
-        # request can be cancelled instead, so call() passes the timeout to the session.
-        return self.call(tool, call, state)
 
     def _client(self, server: str) -> MCPClient | None:
         with self._clients_lock:

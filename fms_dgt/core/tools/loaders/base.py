@@ -14,9 +14,12 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from fms_dgt.core.tools.data_objects import Tool
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
 
 __all__ = ["LoadReport", "Problem", "ToolLoader"]
 
@@ -122,6 +125,13 @@ class ToolLoader(ABC):
     async def load_async(self) -> list[Tool]:
         """Async form of :meth:`load`; by default runs :meth:`load` in a worker thread."""
         return await asyncio.to_thread(self.load)
+
+    def bind_registry(self, registry: ToolRegistry) -> None:  # noqa: B027 - optional hook
+        """Called once by the registry that owns this loader (after it is built).
+
+        A loader that learns of changes by itself (MCP ``list_changed``) may keep the registry to
+        refresh it; most loaders ignore it.
+        """
 
     def close(self) -> None:  # noqa: B027 - optional hook, most loaders hold nothing
         """Release connections or files held between loads."""
