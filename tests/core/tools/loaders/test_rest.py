@@ -453,6 +453,19 @@ def test_absurdly_deep_schema_is_skipped_not_a_crash(tmp_path: Path) -> None:
     assert "nested too deeply" in loader.report.skipped[0].message
 
 
+def test_self_referencing_yaml_alias_is_skipped_not_a_hang(tmp_path: Path) -> None:
+    spec = tmp_path / "alias.yaml"
+    spec.write_text(
+        "openapi: 3.1.0\ninfo: {title: a, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n"
+        "        '200':\n          description: x\n          content:\n            application/json:\n"
+        "              schema: {$ref: /s/thing}\n"
+        "components:\n  schemas:\n    Thing: &t\n      $id: /s/thing\n      properties:\n        self: *t\n"
+    )
+    tools, loader = load(spec)
+    assert tools == {}
+    assert "nested too deeply" in loader.report.skipped[0].message
+
+
 def test_document_too_deep_to_parse_is_a_load_error(tmp_path: Path) -> None:
     path = deep_spec(tmp_path, 100_000)
     with pytest.raises(LoadError, match="nested too deeply"):

@@ -227,8 +227,12 @@ def _index_identifiers(document: Any) -> tuple[dict[str, str], dict[str, str]]:
     ids: dict[str, str] = {}
     anchors: dict[str, str] = {}
     stack: list[tuple[Any, str]] = [(document, "")]
+    seen: set[int] = set()  # YAML aliases can make a document refer to itself
     while stack:
         node, pointer = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, dict):
             if isinstance(node.get("$id"), str):
                 ids.setdefault(node["$id"], pointer)
