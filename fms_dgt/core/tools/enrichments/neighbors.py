@@ -2,9 +2,14 @@
 
 The search is exact (no approximate index): tool vectors are rounded to integers so every dot
 product is computed exactly in float32 whatever the chunking, rows are scored in chunks of a bounded
-number of cells, and each row keeps its top ``k`` by cosine similarity, ties broken by registry
-order. Another overload of the same qualified name is never a neighbour. Memory is linear in the
-number of tools. Needs the ``embeddings`` enrichment.
+number of cells, and each row keeps its top ``k`` by cosine similarity. Equal scores are ordered by
+a per-tool identity (a hash of the tool's qualified name and vector), so the result does not
+depend on registry order. Another overload of the same qualified name is never a neighbour. Memory
+is linear in the number of tools. Needs the ``embeddings`` enrichment.
+
+With a cache directory, a later run reuses the previous lists: rows whose tool is unchanged and
+whose neighbours all still exist are only compared with the *new* tools and merged; other rows are
+recomputed. The result is identical to a cold run.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -88,8 +93,7 @@ class NeighborsEnrichment(ToolEnrichment):
             raise EnrichmentError(f"invalid k {k!r} for the neighbors enrichment: it must be at least 1.")
         self.k = int(k)
         self.force = force
-        root = resolve_cache_dir(cache_dir)
-        self.states = StateStore(root / "neighbors" / "states") if root else None
+        self.root = resolve_cache_dir(cache_dir)
 
     def enrich(self, registry: ToolRegistry) -> ToolNeighbors:
         """Neighbours of every tool, from ``registry.artifacts["embeddings"]``."""
@@ -100,21 +104,139 @@ class NeighborsEnrichment(ToolEnrichment):
                 "Add the embeddings enrichment before neighbors."
             )
         qnames = [t.qualified_name for t in embeddings.tools]
-        key = self._key(embeddings, qnames)
-        cached = self.states.get(key) if self.states is not None and not self.force else None
-        if cached is not None:
-            return ToolNeighbors(
-                embeddings.tools, cached["indices"].astype(np.int64), cached["scores"].astype(np.float32)
-            )
-        indices, scores = nearest(embeddings.matrix, qnames, self.k)
-        if self.states is not None:
-            self.states.put(key, {"indices": indices, "scores": scores})
-        return ToolNeighbors(embeddings.tools, indices, scores)
+        search = _Search(embeddings.matrix, qnames, self.k)
+        return ToolNeighbors(embeddings.tools, *search.table(self._lists(search, embeddings)))
 
-    def _key(self, embeddings: ToolEmbeddings, qnames: Sequence[str]) -> str:
-        digest = hashlib.sha256(np.ascontiguousarray(embeddings.matrix).tobytes())
-        digest.update("\n".join(qnames).encode())
-        return stable_hash([self.k, embeddings.encoder, digest.hexdigest()])
+    def _states(self, embeddings: ToolEmbeddings) -> StateStore | None:
+        if self.root is None:
+            return None
+        settings = stable_hash([self.k, embeddings.encoder], size=16)
+        return StateStore(self.root / "neighbors" / settings / "states")
+
+    def _lists(self, search: _Search, embeddings: ToolEmbeddings) -> _Lists:
+        states = self._states(embeddings)
+        if states is None:
+            return search.rows(np.arange(search.count), None)
+        key = stable_hash(sorted(search.idents))
+        previous = None if self.force else states.get(key)
+        if previous is None and not self.force:
+            previous = states.latest()
+        lists = search.rows(np.arange(search.count), None) if previous is None else search.update(previous)
+        states.put(key, search.state(lists))
+        return lists
+
+
+_Lists = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float32]]
+
+
+class _Search:
+    """Exact top-k search over one embedding matrix; ranking value = dot x column inverse norm.
+
+    A row's own norm does not change its ranking, so it is applied only to the final scores.
+    """
+
+    def __init__(self, matrix: npt.NDArray[np.float32], qnames: Sequence[str], k: int) -> None:
+        self.count = len(matrix)
+        self.k = k
+        self.vectors, self.inverse = quantise(matrix) if self.count else (matrix, np.zeros(0, np.float32))
+        self.siblings = _siblings(qnames)
+        qids: dict[str, int] = {}
+        self.qid = np.array([qids.setdefault(q, len(qids)) for q in qnames], dtype=np.int64)
+        self.idents = [
+            hashlib.sha256(q.encode() + b"\x1f" + row.tobytes()).hexdigest()[:32]
+            for q, row in zip(qnames, self.vectors, strict=True)
+        ]
+        self.tie = np.argsort(np.argsort(np.asarray(self.idents, dtype="U32"), kind="stable"), kind="stable")
+
+    def rows(self, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64] | None) -> _Lists:
+        """Top-k candidates (row, column, ranking value) of ``rows`` among ``cols`` (all when None)."""
+        parts: list[_Lists] = []
+        width = self.count if cols is None else len(cols)
+        if width == 0 or len(rows) == 0 or self.vectors.shape[1] == 0:
+            return _empty()
+        step = max(1, _CHUNK_CELLS // width)
+        for lo in range(0, len(rows), step):
+            parts.append(self._chunk(rows[lo : lo + step], cols))
+        return _concat(parts)
+
+    def _chunk(self, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64] | None) -> _Lists:
+        dots = self.vectors[rows] @ (self.vectors if cols is None else self.vectors[cols]).T
+        dots *= self.inverse[None, :] if cols is None else self.inverse[cols][None, :]
+        self._exclude(dots, rows, cols)
+        k = min(self.k, dots.shape[1])
+        flat = np.flatnonzero(dots >= _lower_bound(dots, k)[:, None])  # flatnonzero beats 2-D nonzero
+        r, c = np.divmod(flat, dots.shape[1])
+        value = dots[r, c]
+        keep = value > -np.inf
+        r, c, value = r[keep], c[keep], value[keep]
+        columns = c if cols is None else cols[c]
+        return self.top(rows[r], columns, value)
+
+    def _exclude(
+        self, dots: npt.NDArray[np.float32], rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64] | None
+    ) -> None:
+        """A tool is not its own neighbour, nor is another overload of its name."""
+        if cols is not None:
+            dots[self.qid[rows][:, None] == self.qid[cols][None, :]] = -np.inf
+            return
+        dots[np.arange(len(rows)), rows] = -np.inf
+        for offset, row in enumerate(rows.tolist()):
+            if row in self.siblings:
+                dots[offset, self.siblings[row]] = -np.inf
+
+    def top(
+        self, r: npt.NDArray[np.int64], c: npt.NDArray[np.int64], value: npt.NDArray[np.float32]
+    ) -> _Lists:
+        """The best ``k`` per row: value descending, then tool identity."""
+        order = np.lexsort((self.tie[c], -value, r))
+        r, c, value = r[order], c[order], value[order]
+        rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
+        keep = rank < self.k
+        return r[keep], c[keep], value[keep]
+
+    def update(self, state: Mapping[str, npt.NDArray[Any]]) -> _Lists:
+        """Reuse a previous run's lists where they stay exact; recompute the other rows."""
+        index = {ident: i for i, ident in enumerate(self.idents)}
+        mapping = np.array([index.get(i, -1) for i in state["idents"].tolist()] or [0], dtype=np.int64)
+        old_r, old_c = mapping[state["row"]], mapping[state["col"]]
+        known = np.zeros(self.count, dtype=bool)
+        known[mapping[mapping >= 0]] = True
+        valid = known.copy()
+        valid[old_r[(old_c < 0) & (old_r >= 0)]] = False
+        reuse, redo = np.flatnonzero(valid), np.flatnonzero(~valid)
+        kept = (old_r >= 0) & valid[np.maximum(old_r, 0)]
+        old = (old_r[kept], old_c[kept], state["value"][kept].astype(np.float32))
+        fresh = self.rows(reuse, np.flatnonzero(~known))
+        merged = self.top(*_concat([old, fresh]))
+        return _concat([merged, self.rows(redo, None)])
+
+    def state(self, lists: _Lists) -> dict[str, npt.NDArray[Any]]:
+        r, c, value = lists
+        return {"idents": np.asarray(self.idents, dtype="U32"), "row": r, "col": c, "value": value}
+
+    def table(self, lists: _Lists) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The lists as ``(indices, scores)`` arrays, best first, padded with -1 / 0."""
+        r, c, value = self.top(*lists)
+        indices = np.full((self.count, self.k), -1, dtype=np.int64)
+        scores = np.zeros((self.count, self.k), dtype=np.float32)
+        rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
+        indices[r, rank] = c
+        scores[r, rank] = value * self.inverse[r]
+        return indices, scores
+
+
+def _empty() -> _Lists:
+    return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+
+
+def _concat(parts: Sequence[_Lists]) -> _Lists:
+    if not parts:
+        return _empty()
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
 
 
 def nearest(
@@ -123,20 +245,10 @@ def nearest(
     """Exact top-``k`` cosine neighbours of every row (excluding rows with the same qualified name).
 
     Returns:
-        ``(indices, scores)``, both ``(len(matrix), k)``, padded with ``-1`` / ``0``.
+        ``(indices, scores)``, both ``(len(matrix), k)``, best first, padded with ``-1`` / ``0``.
     """
-    count = len(matrix)
-    indices = np.full((count, k), -1, dtype=np.int64)
-    scores = np.zeros((count, k), dtype=np.float32)
-    if count < 2 or matrix.shape[1] == 0:
-        return indices, scores
-    vectors, inverse = quantise(matrix)
-    siblings = _siblings(qnames)
-    step = max(1, _CHUNK_CELLS // count)
-    for lo in range(0, count, step):
-        rows = np.arange(lo, min(lo + step, count))
-        _fill_chunk(vectors, inverse, rows, siblings, indices, scores)
-    return indices, scores
+    search = _Search(matrix, qnames, k)
+    return search.table(search.rows(np.arange(search.count), None))
 
 
 def _siblings(qnames: Sequence[str]) -> Mapping[int, list[int]]:
@@ -145,35 +257,6 @@ def _siblings(qnames: Sequence[str]) -> Mapping[int, list[int]]:
     for row, name in enumerate(qnames):
         groups.setdefault(name, []).append(row)
     return {row: group for group in groups.values() if len(group) > 1 for row in group}
-
-
-def _fill_chunk(
-    vectors: npt.NDArray[np.float32],
-    inverse: npt.NDArray[np.float32],
-    rows: npt.NDArray[np.int64],
-    siblings: Mapping[int, list[int]],
-    indices: npt.NDArray[np.int64],
-    scores: npt.NDArray[np.float32],
-) -> None:
-    # The row's own norm does not change its ranking, so only columns are scaled here.
-    dots = vectors[rows] @ vectors.T
-    dots *= inverse[None, :]
-    dots[np.arange(len(rows)), rows] = -np.inf
-    for offset, row in enumerate(rows.tolist()):
-        if row in siblings:
-            dots[offset, siblings[row]] = -np.inf
-    k = min(indices.shape[1], dots.shape[1] - 1)
-    # flatnonzero is several times faster than a 2-D nonzero on a wide mask.
-    flat = np.flatnonzero(dots >= _lower_bound(dots, k)[:, None])
-    r, c = np.divmod(flat, dots.shape[1])
-    value = dots[r, c]
-    order = np.lexsort((c, -value, r))
-    r, c, value = r[order], c[order], value[order]
-    rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
-    keep = (rank < k) & (value > -np.inf)
-    r, c, rank = r[keep], c[keep], rank[keep]
-    indices[rows[r], rank] = c
-    scores[rows[r], rank] = value[keep] * inverse[rows[r]]
 
 
 def _lower_bound(dots: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:
