@@ -505,7 +505,7 @@ def file_server() -> Iterator[str]:
     """A real static file server on loopback serving tests/data/rest."""
     handler = partial(_QuietHandler, directory=str(REST))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
