@@ -215,8 +215,13 @@ class _Search:
         return {"idents": np.asarray(self.idents, dtype="U32"), "row": r, "col": c, "value": value}
 
     def table(self, lists: _Lists) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        """The lists as ``(indices, scores)`` arrays, best first, padded with -1 / 0."""
-        r, c, value = self.top(*lists)
+        """The lists as ``(indices, scores)`` arrays, best first, padded with -1 / 0.
+
+        Each row's entries in ``lists`` are already best first (they come from :meth:`top`), so a
+        stable sort by row is enough.
+        """
+        order = np.argsort(lists[0], kind="stable")
+        r, c, value = lists[0][order], lists[1][order], lists[2][order]
         indices = np.full((self.count, self.k), -1, dtype=np.int64)
         scores = np.zeros((self.count, self.k), dtype=np.float32)
         rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
