@@ -18,6 +18,7 @@ from fms_dgt.errors import SamplingError
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments.dataflow import Edge
     from fms_dgt.core.tools.registry import ToolRegistry
 
 __all__ = ["DagSampler"]
@@ -83,8 +84,10 @@ class DagSampler(GraphToolSampler):
         self.roots = tuple(n for n in self.nodes if self.succ[n] or self.pred[n])
 
     def _draw(self, k: int, rng: random.Random, seed: int, overrides: Mapping[str, Any]) -> ToolSample:
-        depth = _check_bound(overrides.get("max_depth", self.max_depth), "max_depth")
-        width = _check_bound(overrides.get("max_width", self.max_width), "max_width")
+        depth, width = self.max_depth, self.max_width
+        if overrides:
+            depth = _check_bound(overrides.get("max_depth", depth), "max_depth")
+            width = _check_bound(overrides.get("max_width", width), "max_width")
         pool = self.roots if k > 1 else self.nodes
         if not pool:
             raise self._fail(
@@ -155,14 +158,15 @@ class DagSampler(GraphToolSampler):
         return node, found[node]
 
     def _finish(self, growth: _Growth, seed: int) -> ToolSample:
-        order = sorted(growth.nodes, key=lambda n: growth.level[n])
-        pairs = [
-            (a, b)
-            for a in order
-            for b in order
-            if growth.level[a] < growth.level[b] and (a, b) in self.pair_edges
-        ]
-        return self._result(order, pairs, seed)
+        level, pairs = growth.level, self.pair_edges
+        order = sorted(growth.nodes, key=level.__getitem__)
+        edges: list[Edge] = []
+        for i, a in enumerate(order):
+            for b in order[i + 1 :]:
+                found = pairs.get((a, b)) if level[a] < level[b] else None
+                if found:
+                    edges.extend(found)
+        return ToolSample([self.tools[n] for n in order], edges, seed)
 
 
 def _check_bound(value: Any, key: str) -> int | None:
