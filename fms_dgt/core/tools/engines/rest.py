@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import re
 import threading
 import time
 import weakref
@@ -55,6 +56,8 @@ _EXCERPT = 500
 DEFAULT_TIMEOUT = 30.0
 _RESERVED = ":/?#[]@!$&'()*+,;="
 _AUTH_KINDS = ("bearer", "basic", "apiKey")
+#: Extra header names whose values are treated as secrets too.
+_SENSITIVE = re.compile(r"auth|key|token|secret|cookie|session|password", re.IGNORECASE)
 
 
 class RESTCallError(DGTError):
@@ -408,7 +411,9 @@ class RESTToolEngine(ToolEngine):
         self.retry_methods = frozenset(m.upper() for m in retry_methods or IDEMPOTENT_METHODS)
         self.follow_redirects = follow_redirects
         self.verify = verify
-        self._redactor = _Redactor([s for c in self._credentials.values() for s in c.secrets()])
+        secrets = [s for c in self._credentials.values() for s in c.secrets()]
+        secrets += [v for k, v in self.headers.items() if _SENSITIVE.search(k)]
+        self._redactor = _Redactor(secrets)
         _protect_logs(self._redactor)
         self._client: httpx2.Client | None = None
         self._client_lock = threading.Lock()

@@ -173,6 +173,16 @@ def test_secrets_never_appear_in_results_errors_metadata_or_logs(
     assert "wrong-token-123" not in text and API_KEY not in text
 
 
+def test_sensitive_extra_headers_are_redacted_too(registry: ToolRegistry, server: ServerState) -> None:
+    headers = {"X-Api-Token": "hdr-secret-9", "X-Client": "demo-client"}
+    with RESTToolEngine(registry, base_url=server.base_url, headers=headers) as eng:
+        eng.setup("s")
+        echoed = run(eng, "echo", value="v")
+    assert last(server)["headers"]["x-api-token"] == "hdr-secret-9"
+    assert echoed.result["headers"]["x-api-token"] == "***"
+    assert echoed.result["headers"]["x-client"] == "demo-client"
+
+
 def test_credentials_from_environment_via_config_interpolation(
     registry: ToolRegistry, server: ServerState, monkeypatch: pytest.MonkeyPatch
 ) -> None:
