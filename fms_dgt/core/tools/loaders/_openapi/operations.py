@@ -308,7 +308,7 @@ class OperationConverter:
         content_type = _pick_media_type(content)
         media = content[content_type] if isinstance(content[content_type], dict) else {}
         body = {
-            "content_type": content_type,
+            "content_type": _concrete(content_type),
             "required": raw.get("required") is True,
             "alternatives": [t for t in content if t != content_type],
         }
@@ -323,7 +323,10 @@ class OperationConverter:
         for param in params:
             if param.node["in"] == "body":
                 content_type = _pick_media_type(dict.fromkeys(consumes)) if consumes else "application/json"
-                body = {"content_type": content_type, "required": param.node.get("required") is True}
+                body = {
+                    "content_type": _concrete(content_type),
+                    "required": param.node.get("required") is True,
+                }
                 self._place_body(
                     builder, op, param.node.get("schema", {}), param.uri, body, {},
                     param.node["name"], param.node.get("required"),
@@ -548,6 +551,11 @@ def _pick_media_type(content: Mapping[str, Any]) -> str:
             if test(media_type.lower()):
                 return media_type
     return types[0]
+
+
+def _concrete(media_type: str) -> str:
+    """The media type to send: a wildcard (``*/*``, ``application/*``) is sent as JSON."""
+    return "application/json" if media_type.split(";", 1)[0].strip().endswith("/*") else media_type
 
 
 def _is_json(media_type: str) -> bool:
