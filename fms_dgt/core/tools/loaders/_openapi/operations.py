@@ -146,6 +146,25 @@ class _Param:
 
 
 @dataclass(slots=True)
+class _BodySource:
+    """Where a request body's schema comes from and how the spec describes it.
+
+    Attributes:
+        schema: the body's schema node (maybe a ``$ref``).
+        uri: the document it was read in.
+        name: the argument name when the body is nested.
+        required: the spec's ``required`` value for the body (None when not written).
+        encoding: per-field ``encoding`` of a form media type.
+    """
+
+    schema: Any
+    uri: str
+    name: str
+    required: Any
+    encoding: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class _Builder:
     """The input schema and argument metadata of one tool, as it is assembled."""
 
@@ -313,9 +332,8 @@ class OperationConverter:
             "alternatives": [t for t in content if t != content_type],
         }
         encoding: dict[str, Any] = media["encoding"] if isinstance(media.get("encoding"), dict) else {}
-        self._place_body(
-            builder, op, media.get("schema", {}), uri, body, encoding, "body", raw.get("required")
-        )
+        source = _BodySource(media.get("schema", {}), uri, "body", raw.get("required"), encoding)
+        self._place_body(builder, op, source, body)
         return body
 
     def _swagger_body(self, builder: _Builder, op: Operation, params: list[_Param]) -> dict[str, Any] | None:
@@ -327,10 +345,9 @@ class OperationConverter:
                     "content_type": _concrete(content_type),
                     "required": param.node.get("required") is True,
                 }
-                self._place_body(
-                    builder, op, param.node.get("schema", {}), param.uri, body, {},
-                    param.node["name"], param.node.get("required"),
-                )  # fmt: skip
+                node = param.node
+                source = _BodySource(node.get("schema", {}), param.uri, node["name"], node.get("required"))
+                self._place_body(builder, op, source, body)
                 return body
         fields = [p for p in params if p.node["in"] == "formData"]
         return self._swagger_form(builder, op, fields, consumes) if fields else None
@@ -350,33 +367,24 @@ class OperationConverter:
         return {"content_type": content_type, "required": any(p.node.get("required") for p in fields)}
 
     def _place_body(
-        self,
-        builder: _Builder,
-        op: Operation,
-        raw: Any,
-        uri: str,
-        body: dict[str, Any],
-        encoding: dict[str, Any],
-        name: str,
-        required_flag: Any,
+        self, builder: _Builder, op: Operation, source: _BodySource, body: dict[str, Any]
     ) -> None:
-        pointer = f"{op.pointer}/requestBody"
-        compiled = self.compiler.expand(raw, uri, REQUEST, pointer)
+        compiled = self.compiler.expand(source.schema, source.uri, REQUEST, f"{op.pointer}/requestBody")
         builder.notes.extend(compiled.notes)
-        schema = compiled.schema
+        schema, content_type = compiled.schema, body["content_type"]
         flat = _flat_object(schema) if self.body_mode == "flatten" else None
-        if flat is None or not _is_structured(body["content_type"]):
+        if flat is None or not _is_structured(content_type):
             body["placement"] = "nested"
-            meta = {"content_type": body["content_type"], "whole_body": True}
-            builder.add(name, "body", _binary(schema, body["content_type"]), meta, required_flag is True)
+            meta = {"content_type": content_type, "whole_body": True}
+            builder.add(source.name, "body", _binary(schema, content_type), meta, source.required is True)
             return
         body["placement"] = "flattened"
         properties, required = flat
         for prop, sub in properties.items():
-            meta = {"content_type": body["content_type"], **_encoding(encoding.get(prop))}
+            meta = {"content_type": content_type, **_encoding(source.encoding.get(prop))}
             if _is_file(sub):
                 meta["file"] = True
-            builder.add(prop, "body", sub, meta, prop in required and required_flag is not False)
+            builder.add(prop, "body", sub, meta, prop in required and source.required is not False)
 
     # ------------------------------------------------------------------ responses
 
