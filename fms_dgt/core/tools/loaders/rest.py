@@ -349,7 +349,7 @@ def _validate(store: DocumentStore) -> None:
     guarded = type(f"Guarded{base.__name__}", (base,), {"resolver_handlers": _handlers(base, store)})
     base_uri = store.root_uri if is_url(store.root_uri) else Path(store.root_uri).as_uri()
     try:
-        errors = list(guarded(store.root, base_uri=base_uri).iter_errors())
+        errors = list(guarded(_string_keys(store.root), base_uri=base_uri).iter_errors())
     except Exception as exc:  # the validator raises its own and referencing errors
         why = _refusal(exc) or f"{type(exc).__name__}: {exc}"
         raise LoadError(
@@ -367,6 +367,16 @@ def _handlers(validator: Any, store: DocumentStore) -> dict[str, Any]:
     if "file" in handlers:
         handlers["file"] = _FileGuard(handlers["file"], store)
     return handlers
+
+
+def _string_keys(node: Any) -> Any:
+    """A copy with every mapping key a string: YAML reads unquoted status codes as integers,
+    which the validator cannot handle although the spec means the same thing."""
+    if isinstance(node, dict):
+        return {str(k): _string_keys(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_string_keys(v) for v in node]
+    return node
 
 
 def _refusal(exc: BaseException | None) -> str | None:

@@ -676,3 +676,12 @@ def test_invalid_corpus_specs_fail_cleanly_or_report(corpus: Path) -> None:
             continue
         missing = count_operations(spec) - len(tools)
         assert len(loader.report.problems) >= missing, rel
+        with pytest.raises(LoadError):  # and validate: true says what is wrong
+            RESTToolLoader(str(spec), validate=True).load()
+
+
+@pytest.mark.corpus
+def test_validate_accepts_yaml_with_integer_status_codes(corpus: Path) -> None:
+    spec = corpus / "openapi" / "spec-validator-fixtures" / "v3.0" / "petstore.yaml"
+    assert 200 in yaml.safe_load(spec.read_text())["paths"]["/pets"]["get"]["responses"]
+    assert len(RESTToolLoader(str(spec), validate=True).load()) == 3
