@@ -78,7 +78,7 @@ def stand_in() -> Iterator[StandIn]:
     state = StandIn()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield state
     server.shutdown()
