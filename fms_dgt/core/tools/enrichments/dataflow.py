@@ -42,7 +42,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import StateStore, VectorStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise, row_index
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_enrichment
 
 if TYPE_CHECKING:
@@ -626,15 +626,15 @@ def _rank_inputs(cands: _Candidates, ins: _Side, n_sigs: int) -> tuple[tuple[Int
 
 def _check_settings(threshold: float, max_neighbors: int, dim: int) -> None:
     if not 0 < threshold <= 1:
-        raise EnrichmentError(
+        raise ConfigError(
             f"invalid threshold {threshold!r} for the dataflow enrichment: it must be in (0, 1]. Try 0.3."
         )
     if max_neighbors < 1:
-        raise EnrichmentError(
+        raise ConfigError(
             f"invalid max_neighbors {max_neighbors!r} for the dataflow enrichment: it must be at least 1."
         )
     if not 8 <= dim <= 1024:
-        raise EnrichmentError(f"invalid dim {dim!r} for the dataflow enrichment: use 8 to 1024 (e.g. 256).")
+        raise ConfigError(f"invalid dim {dim!r} for the dataflow enrichment: use 8 to 1024 (e.g. 256).")
 
 
 def _to_state(cands: _Candidates, outs: _Side, ins: _Side, width: IntArray) -> dict[str, npt.NDArray[Any]]:

@@ -29,7 +29,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import VectorStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError, EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ class HashedEncoder(TextEncoder):
 
     def __init__(self, dim: int = 256, ngrams: Sequence[int] = (3, 4, 5), word_weight: float = 1.0) -> None:
         if dim < 8:
-            raise EnrichmentError(f"invalid dim {dim} for the hashed encoder: use at least 8 (e.g. 256).")
+            raise ConfigError(f"invalid dim {dim} for the hashed encoder: use at least 8 (e.g. 256).")
         self.dim = int(dim)
         self.ngrams = tuple(int(n) for n in ngrams)
         self.word_weight = float(word_weight)
@@ -380,11 +380,11 @@ def make_encoder(
         return SentenceTransformerEncoder(model or "all-MiniLM-L6-v2", batch_size=batch_size)
     if encoder == "openai":
         if not model or not base_url:
-            raise EnrichmentError(
+            raise ConfigError(
                 "invalid embeddings settings: encoder 'openai' needs model and base_url. Add both keys."
             )
         return OpenAIEncoder(model, base_url, api_key_env=api_key_env, batch_size=batch_size)
-    raise EnrichmentError(
+    raise ConfigError(
         f"unknown encoder {encoder!r} for the embeddings enrichment: use one of {', '.join(_ENCODERS)}."
     )
 

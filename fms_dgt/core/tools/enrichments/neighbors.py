@@ -26,7 +26,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import StateStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise, row_index
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError, EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class NeighborsEnrichment(ToolEnrichment):
 
     def __init__(self, *, k: int = 10, cache_dir: str | PathLike[str] | None = None, force: bool = False):
         if k < 1:
-            raise EnrichmentError(f"invalid k {k!r} for the neighbors enrichment: it must be at least 1.")
+            raise ConfigError(f"invalid k {k!r} for the neighbors enrichment: it must be at least 1.")
         self.k = int(k)
         self.force = force
         self.root = resolve_cache_dir(cache_dir)

@@ -39,7 +39,7 @@ from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import post_json
 from fms_dgt.core.tools.schema import get_validator, normalise_parameters
-from fms_dgt.errors import DGTError, EnrichmentError
+from fms_dgt.errors import ConfigError, DGTError, EnrichmentError
 from fms_dgt.plugins import get_tool_engine_class, register_tool_enrichment
 
 if TYPE_CHECKING:
@@ -415,17 +415,17 @@ def _check_strategies(
     names = [strategy] if isinstance(strategy, str) else list(strategy)
     for name in names:
         if name not in _STRATEGIES:
-            raise EnrichmentError(
+            raise ConfigError(
                 f"unknown strategy {name!r} for output_parameters: use "
                 f"{' or '.join(_STRATEGIES)} (or a list of both)."
             )
     if "observe" in names and engine is None:
-        raise EnrichmentError(
+        raise ConfigError(
             "missing engine for the output_parameters 'observe' strategy: it calls tools through an engine. "
             "Set engine (an engine name), or use strategy: llm."
         )
     if "llm" in names and not (model and base_url):
-        raise EnrichmentError(
+        raise ConfigError(
             "missing model or base_url for the output_parameters 'llm' strategy. Set both keys."
         )
     return names

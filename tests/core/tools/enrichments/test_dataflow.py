@@ -23,7 +23,7 @@ from fms_dgt.core.tools.enrichments.dataflow import (
 from fms_dgt.core.tools.enrichments.embeddings import quantise
 from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError
 
 
 def edges_of(graph: DataflowGraph) -> set[tuple[str, str, str, str]]:
@@ -137,7 +137,7 @@ def test_threshold_and_max_neighbors_bound_the_edges(travel_registry: ToolRegist
     ("key", "value"), [("threshold", 0), ("threshold", 1.5), ("max_neighbors", 0), ("dim", 4)]
 )
 def test_invalid_settings(key: str, value: Any) -> None:
-    with pytest.raises(EnrichmentError, match=f"invalid {key}"):
+    with pytest.raises(ConfigError, match=f"invalid {key}"):
         DataflowEnrichment(**{key: value})
 
 

@@ -24,7 +24,7 @@ from fms_dgt.core.tools.enrichments.embeddings import (
     tool_text,
 )
 from fms_dgt.core.tools.registry import ToolRegistry
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError, EnrichmentError
 
 
 class CountingEncoder(TextEncoder):
@@ -156,9 +156,9 @@ def test_openai_encoder_reports_http_errors(stand_in: Any) -> None:
 
 
 def test_openai_settings_are_checked() -> None:
-    with pytest.raises(EnrichmentError, match="needs model and base_url"):
+    with pytest.raises(ConfigError, match="needs model and base_url"):
         EmbeddingsEnrichment(encoder="openai")
-    with pytest.raises(EnrichmentError, match="unknown encoder 'bert'"):
+    with pytest.raises(ConfigError, match="unknown encoder 'bert'"):
         EmbeddingsEnrichment(encoder="bert")
 
 

@@ -108,3 +108,18 @@ def test_config_rejects_unknown_enrichment_keys() -> None:
 
     with pytest.raises(ConfigError, match=r"unknown key 'treshold'.*tools.enrichments\[0\].treshold"):
         build_registry({"tools": {"registry": [], "enrichments": [{"type": "dataflow", "treshold": 0.5}]}})
+
+
+def test_config_reports_invalid_enrichment_values_with_their_place() -> None:
+    from fms_dgt.config import build_registry
+    from fms_dgt.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"invalid threshold 2.*at tools.enrichments\[1\]"):
+        build_registry(
+            {
+                "tools": {
+                    "registry": [],
+                    "enrichments": [{"type": "embeddings"}, {"type": "dataflow", "threshold": 2}],
+                }
+            }
+        )

@@ -15,7 +15,7 @@ from fms_dgt.core.tools.enrichments import neighbors as module
 from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment, ToolEmbeddings, quantise
 from fms_dgt.core.tools.enrichments.neighbors import NeighborsEnrichment, ToolNeighbors, nearest
 from fms_dgt.core.tools.registry import ToolRegistry
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError, EnrichmentError
 
 
 def brute_force(matrix: Any, qnames: list[str], k: int) -> list[list[int]]:
@@ -134,5 +134,5 @@ def test_incremental_runs_equal_cold_runs(tmp_path: Path) -> None:
 
 
 def test_invalid_k() -> None:
-    with pytest.raises(EnrichmentError, match="invalid k 0"):
+    with pytest.raises(ConfigError, match="invalid k 0"):
         NeighborsEnrichment(k=0)

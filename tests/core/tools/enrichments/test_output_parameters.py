@@ -22,7 +22,7 @@ from fms_dgt.core.tools.enrichments.output_parameters import (
 from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.schema import get_validator
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError
 
 
 def lookup_user(email: str) -> dict[str, Any]:
@@ -189,7 +189,7 @@ def test_strategies_fall_back_in_order(stand_in: Any) -> None:
     ],
 )
 def test_settings_are_checked(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(EnrichmentError, match=message):
+    with pytest.raises(ConfigError, match=message):
         OutputParametersEnrichment(**kwargs)
 
 
