@@ -74,7 +74,17 @@ class EngineError(DGTError):
 
 
 class RetryableError(DGTError):
-    """A failure worth retrying (rate limit, temporary outage); engines raise it from ``call``."""
+    """A failure worth retrying (rate limit, temporary outage); engines raise it from ``call``.
+
+    Attributes:
+        retry_after: seconds the service asked to wait (HTTP ``Retry-After``), when it said so;
+            the retry waits that long (capped by the policy's ``max_retry_after``) instead of the
+            exponential backoff.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None):
+        self.retry_after = retry_after
+        super().__init__(message)
 
 
 _VALIDATE_MODES = ("off", "warn", "error")
@@ -93,6 +103,7 @@ class CallPolicy:
         validate_results: ``off``, ``warn`` or ``error`` for results that violate
             ``output_parameters``.
         coerce_arguments: repair common argument mistakes before validation.
+        max_retry_after: longest wait a service's ``Retry-After`` may impose before a retry.
     """
 
     timeout: float | None = None
@@ -102,6 +113,7 @@ class CallPolicy:
     blocklist: list[str] = field(default_factory=list)
     validate_results: str = "warn"
     coerce_arguments: bool = False
+    max_retry_after: float = 30.0
 
     def __post_init__(self) -> None:
         if self.validate_results not in _VALIDATE_MODES:
@@ -420,7 +432,7 @@ class ToolEngine(ABC):
                 result = self._timed(tool, call, state)
             except (RetryableError, TimeoutError, ConnectionError) as exc:
                 if attempt < self.policy.retries:
-                    time.sleep(self.policy.backoff * (2**attempt))
+                    time.sleep(self._delay(exc, attempt))
                     attempt += 1
                     continue
                 return self._failure(call, call_id, exc, attempt)
@@ -429,6 +441,12 @@ class ToolEngine(ABC):
             if attempt:
                 result.metadata["attempts"] = attempt + 1
             return result
+
+    def _delay(self, exc: BaseException, attempt: int) -> float:
+        asked = getattr(exc, "retry_after", None)
+        if isinstance(asked, (int, float)) and asked >= 0:
+            return min(float(asked), self.policy.max_retry_after)
+        return float(self.policy.backoff * (2**attempt))
 
     def _failure(self, call: ToolCall, call_id: str, exc: BaseException, attempt: int) -> ToolResult:
         log.warning("tool %s failed on engine %s: %s", call.name, self.name, exc)

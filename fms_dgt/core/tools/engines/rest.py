@@ -565,7 +565,10 @@ class RESTToolEngine(ToolEngine):
             raise RESTCallError(message) from None
         elapsed = (time.perf_counter() - started) * 1000
         if retryable and (response.status_code == 429 or response.status_code >= 500):
-            raise RetryableError(self._status_error(tool, request, response))
+            raise RetryableError(
+                self._status_error(tool, request, response),
+                retry_after=_retry_after(response.headers.get("Retry-After")),
+            )
         return self._result(tool, call, request, response, elapsed)
 
     def _transport_error(self, request: _Request, exc: Exception) -> str:
@@ -634,3 +637,22 @@ def _decode(response: httpx2.Response) -> Any:
         except ValueError:
             return response.text
     return response.text
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        from email.utils import parsedate_to_datetime
+
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    import datetime
+
+    now = datetime.datetime.now(moment.tzinfo or datetime.timezone.utc)
+    return max(0.0, (moment - now).total_seconds())

@@ -179,3 +179,30 @@ def test_invalid_policies_are_config_errors() -> None:
         CallPolicy(validate_results="sometimes")
     with pytest.raises(ConfigError, match="max_calls_per_batch"):
         CallPolicy(max_calls_per_batch=0)
+
+
+def test_retry_after_from_the_service_replaces_the_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fms_dgt.core.tools.engines.base as base
+
+    waits: list[float] = []
+    monkeypatch.setattr(base.time, "sleep", waits.append)
+    engine = CounterEngine(
+        ToolRegistry([COUNTER]), policy=CallPolicy(retries=3, backoff=0.5, max_retry_after=10)
+    )
+    engine.setup("s")
+    engine.failures = [
+        RetryableError("429", retry_after=2),
+        RetryableError("429", retry_after=120),
+        RetryableError("503"),
+    ]
+    [result] = engine.execute("s", [ToolCall("state::incr", {"by": 1})])
+    # (the test engine itself sleeps 0 s per call; those are not retry waits)
+    assert result.ok and [w for w in waits if w] == [2.0, 10.0, 2.0]  # asked, capped, then backoff 0.5 * 2**2
+
+
+def test_retry_after_header_parsing() -> None:
+    from fms_dgt.core.tools.engines.rest import _retry_after
+
+    assert _retry_after("7") == 7.0
+    assert _retry_after(None) is None and _retry_after("soon") is None
+    assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: retry now
