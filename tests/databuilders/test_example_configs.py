@@ -58,3 +58,32 @@ def test_remote_mcp_example_runs_against_a_loopback_server(
     records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
     assert {e for r in records for e in r["metadata"]["engines"]} == {"mcp"}
     assert all(name.startswith("remote::") for r in records for name in r["metadata"]["tools"])
+
+
+def test_rest_example_with_bearer_auth_runs_against_a_loopback_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support.rest_server import TOKEN, serve
+
+    with serve() as server:
+        monkeypatch.setenv("PETSTORE_URL", server.base_url)
+        monkeypatch.setenv("PETSTORE_TOKEN", TOKEN)
+        with GenerationJob(REPO / "configs" / "rest_example.yaml", count=6, out=tmp_path) as job:
+            summary = job.run()
+    assert summary.written == 6
+    text = (tmp_path / "records.jsonl").read_text()
+    assert TOKEN not in text
+    records = [json.loads(line) for line in text.splitlines()]
+    assert {e for r in records for e in r["metadata"]["engines"]} == {"petstore"}
+    results = [m for r in records for m in r["messages"] if m["role"] == "tool"]
+    assert results and not any("401" in m["content"] for m in results)
+
+
+def test_demo_config_mixes_file_rest_and_mcp_tools(tmp_path: Path) -> None:
+    with GenerationJob(REPO / "configs" / "demo.yaml", count=40, out=tmp_path) as job:
+        summary = job.run()
+    assert summary.written == 40
+    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    engines = {e for r in records for e in r["metadata"]["engines"]}
+    assert {"mock", "sim", "mcp"} <= engines
+    assert any(any(w for w in r["metadata"]["wired"]) for r in records)
