@@ -244,6 +244,7 @@ class DataflowGraph:
     """
 
     __slots__ = (
+        "__weakref__",
         "_rows",
         "dst",
         "in_order",

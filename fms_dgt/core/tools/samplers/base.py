@@ -21,8 +21,11 @@ import hashlib
 import inspect
 import itertools
 import random
+import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from fms_dgt.core.tools.data_objects import Tool
@@ -258,26 +261,9 @@ class GraphToolSampler(ToolSampler):
         self.graph = graph
         self.max_attempts = max(1, int(max_attempts))
         self.tools = graph.tools
-        allowed = _allowed(graph.tools, namespaces, self.name)
-        qids: dict[str, int] = {}
-        self.qid = tuple(qids.setdefault(t.qualified_name, len(qids)) for t in graph.tools)
-        self.succ = tuple(self._neighbours(graph.successors(n), n, allowed) for n in range(len(graph.tools)))
-        self.pred = tuple(
-            self._neighbours(graph.predecessors(n), n, allowed) for n in range(len(graph.tools))
-        )
-        self.pair_edges = _pair_edges(graph, allowed)
-        self.nodes = tuple(n for n in range(len(graph.tools)) if allowed[n])
-
-    def _neighbours(self, nodes: Sequence[int], node: int, allowed: Sequence[bool]) -> tuple[int, ...]:
-        if not allowed[node]:
-            return ()
-        seen = {self.qid[node]}
-        kept = []
-        for other in nodes:
-            if allowed[other] and self.qid[other] not in seen:
-                seen.add(self.qid[other])
-                kept.append(other)
-        return tuple(kept)
+        shared = _adjacency(graph, namespaces, self.name)
+        self.qid, self.succ, self.pred = shared.qid, shared.succ, shared.pred
+        self.pair_edges, self.nodes = shared.pair_edges, shared.nodes
 
     def _edges(self, pairs: Sequence[tuple[int, int]]) -> list[Edge]:
         found: list[Edge] = []
@@ -287,6 +273,66 @@ class GraphToolSampler(ToolSampler):
 
     def _result(self, nodes: Sequence[int], pairs: Sequence[tuple[int, int]], seed: int) -> ToolSample:
         return ToolSample([self.tools[n] for n in nodes], self._edges(pairs), seed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Adjacency:
+    """Read-only structures derived from one graph and namespace filter (shared by samplers)."""
+
+    qid: tuple[int, ...]
+    succ: tuple[tuple[int, ...], ...]
+    pred: tuple[tuple[int, ...], ...]
+    pair_edges: dict[tuple[int, int], tuple[Edge, ...]]
+    nodes: tuple[int, ...]
+
+
+_SHARED: weakref.WeakKeyDictionary[Any, dict[Any, _Adjacency]] = weakref.WeakKeyDictionary()
+_SHARED_LOCK = threading.Lock()
+
+
+def _adjacency(graph: Any, namespaces: Sequence[str] | None, sampler: str) -> _Adjacency:
+    """The adjacency of ``graph`` under a namespace filter, built once per graph and filter.
+
+    Several samplers of one run (one per scenario) read the same graph; they share these
+    read-only structures instead of each building their own.
+    """
+    allowed = _allowed(graph.tools, namespaces, sampler)
+    wanted = {namespaces} if isinstance(namespaces, str) else set(namespaces or ())
+    key = None if namespaces is None else tuple(sorted(wanted))
+    with _SHARED_LOCK:
+        per_graph = _SHARED.setdefault(graph, {})
+        found = per_graph.get(key)
+        if found is None:
+            found = per_graph[key] = _build_adjacency(graph, allowed)
+    return found
+
+
+def _build_adjacency(graph: Any, allowed: Sequence[bool]) -> _Adjacency:
+    qids: dict[str, int] = {}
+    qid = tuple(qids.setdefault(t.qualified_name, len(qids)) for t in graph.tools)
+    count = len(graph.tools)
+    return _Adjacency(
+        qid=qid,
+        succ=tuple(_distinct(graph.successors(n), n, allowed, qid) for n in range(count)),
+        pred=tuple(_distinct(graph.predecessors(n), n, allowed, qid) for n in range(count)),
+        pair_edges=_pair_edges(graph, allowed),
+        nodes=tuple(n for n in range(count) if allowed[n]),
+    )
+
+
+def _distinct(
+    nodes: Sequence[int], node: int, allowed: Sequence[bool], qid: Sequence[int]
+) -> tuple[int, ...]:
+    """Allowed ``nodes`` with one per qualified name, never ``node``'s own name (order kept)."""
+    if not allowed[node]:
+        return ()
+    seen = {qid[node]}
+    kept = []
+    for other in nodes:
+        if allowed[other] and qid[other] not in seen:
+            seen.add(qid[other])
+            kept.append(other)
+    return tuple(kept)
 
 
 def _allowed(tools: Sequence[Tool], namespaces: Sequence[str] | None, sampler: str) -> list[bool]:

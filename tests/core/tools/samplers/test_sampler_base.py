@@ -125,3 +125,12 @@ def test_empty_registry_fails_clearly(name: str, make_registry: Any) -> None:
 def test_sampler_keeps_the_registry_it_was_built_on(pool: ToolRegistry) -> None:
     sampler = get_tool_sampler("tc/random", registry=pool)
     assert len(sampler.registry) == len(pool)
+
+
+def test_samplers_of_one_graph_share_their_derived_state(pool: ToolRegistry) -> None:
+    chain = get_tool_sampler("tc/chain", registry=pool)
+    dag = get_tool_sampler("tc/dag", registry=pool, seed=3)
+    assert chain.succ is dag.succ and chain.pair_edges is dag.pair_edges
+    narrow = get_tool_sampler("tc/chain", registry=pool, namespaces=["flights0"])
+    assert narrow.succ is not chain.succ
+    assert get_tool_sampler("tc/fan_out", registry=pool, namespaces=["flights0"]).succ is narrow.succ
