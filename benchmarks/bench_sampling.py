@@ -49,8 +49,21 @@ def base_tools() -> tuple[list[Tool], str]:
     return tools, f"{len(paths)} corpus files"
 
 
-def make_pool(size: int, fresh: int = 0) -> list[Tool]:
-    """``size`` replicated tools, plus ``fresh`` tools whose content is new (for the cache test)."""
+def _tag(schema: dict[str, Any], tag: str) -> dict[str, Any]:
+    """``schema`` with every property description suffixed by ``tag`` (new parameter signatures)."""
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not props:
+        return schema
+    tagged = {n: {**p, "description": f"{p.get('description', n)} [{tag}]"} for n, p in props.items()}
+    return {**schema, "properties": tagged}
+
+
+def make_pool(size: int, fresh: int = 0, distinct: bool = False) -> list[Tool]:
+    """``size`` replicated tools, plus ``fresh`` tools whose content is new (for the cache test).
+
+    With ``distinct``, every copy's parameter descriptions carry the copy number, so no two copies
+    share a parameter signature (the worst case for the dataflow enrichment).
+    """
     base, _ = base_tools()
     outputs = [t.output_parameters for t in base if t.output_parameters]
     rng = random.Random(0)
@@ -59,6 +72,9 @@ def make_pool(size: int, fresh: int = 0) -> list[Tool]:
     while len(pool) < size:
         for tool in base[: size - len(pool)]:
             output = tool.output_parameters or rng.choice(outputs)
+            if distinct:
+                tool = dataclasses.replace(tool, parameters=_tag(tool.parameters, f"r{copy}"))
+                output = _tag(output, f"r{copy}")
             pool.append(
                 dataclasses.replace(tool, namespace=f"{tool.namespace}_r{copy}", output_parameters=output)
             )
@@ -83,13 +99,13 @@ def peak_mb() -> float:
 # --------------------------------------------------------------------------- workers (subprocesses)
 
 
-def work_enrich(size: int, neighbors: bool) -> dict[str, Any]:
+def work_enrich(size: int, neighbors: bool, distinct: bool = False) -> dict[str, Any]:
     from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
     from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment
     from fms_dgt.core.tools.enrichments.neighbors import NeighborsEnrichment
     from fms_dgt.core.tools.registry import ToolRegistry
 
-    pool = make_pool(size)
+    pool = make_pool(size, distinct=distinct)
     registry = ToolRegistry(pool)
     before = peak_mb()
     start = time.perf_counter()
@@ -259,6 +275,16 @@ def report_enrichments(sizes: list[int]) -> None:
         print(
             f"| {size:,} | {r['embeddings_s']:.2f} | {r['dataflow_s']:.2f} | {total:.2f} | "
             f"{targets.get(size, '-')} | {r['edges']:,} | {peak:.0f} | {nb} |"
+        )
+    print("\nworst case: no two copies share a parameter signature (copy number in every description):")
+    print("| tools | embeddings s | dataflow s | emb+dataflow s | target | edges | peak RSS MB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for size in (n for n in sizes if n >= 8000):
+        r = run("enrich", size, False, True)
+        total = r["embeddings_s"] + r["dataflow_s"]
+        print(
+            f"| {size:,} | {r['embeddings_s']:.2f} | {r['dataflow_s']:.2f} | {total:.2f} | "
+            f"{targets.get(size, '-')} | {r['edges']:,} | {r['rss_peak_mb']:.0f} |"
         )
     print(
         "\nbaseline: dense output x input parameter matrices (float64 numpy), same pools, same process setup:"
