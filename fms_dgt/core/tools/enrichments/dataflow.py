@@ -65,7 +65,7 @@ _JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 
 def _schema_types(schema: Any) -> set[str]:
     """The JSON types a schema admits (``any`` when unconstrained)."""
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, dict):
         return {"any"}
     kind = schema.get("type")
     if isinstance(kind, str):
@@ -101,7 +101,7 @@ def type_key(schema: Any) -> str:
 
     Examples: ``string``, ``integer|string``, ``number?`` (nullable), ``array<string>``, ``any``.
     """
-    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    kind = schema.get("type") if isinstance(schema, dict) else None
     if isinstance(kind, str) and kind != "array":
         return kind  # the common case, without building sets
     types = _schema_types(schema)
@@ -110,7 +110,7 @@ def type_key(schema: Any) -> str:
     nullable = "null" in types and len(types) > 1
     types.discard("null")
     key = "|".join(sorted(types))
-    if key == "array" and isinstance(schema, Mapping) and isinstance(schema.get("items"), Mapping):
+    if key == "array" and isinstance(schema, dict) and isinstance(schema.get("items"), dict):
         key = f"array<{type_key(schema['items'])}>"
     return key + ("?" if nullable else "")
 
@@ -155,9 +155,9 @@ def type_compatibility(out_key: str, in_key: str) -> float:
 
 def _input_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
     props = tool.parameters.get("properties")
-    if not isinstance(props, Mapping):
+    if not isinstance(props, dict):
         return []
-    return [(str(n), s if isinstance(s, Mapping) else {}) for n, s in props.items()]
+    return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
 
 
 def _output_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
@@ -165,8 +165,8 @@ def _output_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
     if not schema:
         return []
     props = schema.get("properties")
-    if isinstance(props, Mapping) and props:
-        return [(str(n), s if isinstance(s, Mapping) else {}) for n, s in props.items()]
+    if isinstance(props, dict) and props:
+        return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
     return [(WHOLE_RESULT, schema)]
 
 

@@ -80,11 +80,11 @@ def quantise(vectors: FloatMatrix) -> tuple[FloatMatrix, FloatMatrix]:
 
 def _describe_props(schema: Mapping[str, Any]) -> str:
     props = schema.get("properties")
-    if not isinstance(props, Mapping):
+    if not isinstance(props, dict):
         return str(schema.get("description", "")) if schema else ""
     parts = []
     for name, sub in props.items():
-        desc = sub.get("description", "") if isinstance(sub, Mapping) else ""
+        desc = sub.get("description", "") if isinstance(sub, dict) else ""
         parts.append(f"{name} {desc}".strip())
     return "; ".join(parts)
 
