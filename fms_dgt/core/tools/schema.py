@@ -32,11 +32,15 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 __all__ = [
+    "SCHEMA_KEYWORDS",
+    "SCHEMA_LIST_KEYWORDS",
+    "SCHEMA_MAP_KEYWORDS",
     "CompiledValidator",
     "canonical_form",
     "fingerprint",
     "get_validator",
     "is_flat_parameter_map",
+    "json_type",
     "normalise_parameters",
     "normalise_schema",
     "type_from_name",
@@ -93,7 +97,8 @@ _TYPE_ALIASES: dict[str, str | None] = {
 _GENERIC = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*[\[(<]\s*(.*?)\s*[\])>]\s*$")
 _LEADING_WORD = re.compile(r"^\s*([A-Za-z_-]+)")
 
-_SCHEMA_KEYS = frozenset(
+#: Keywords whose value is one subschema.
+SCHEMA_KEYWORDS = frozenset(
     {
         "items",
         "additionalProperties",
@@ -108,8 +113,32 @@ _SCHEMA_KEYS = frozenset(
         "contentSchema",
     }
 )
-_SCHEMA_MAP_KEYS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-_SCHEMA_LIST_KEYS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+#: Keywords whose value maps names to subschemas.
+SCHEMA_MAP_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+#: Keywords whose value is a list of subschemas.
+SCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_KEYS = SCHEMA_KEYWORDS
+_SCHEMA_MAP_KEYS = SCHEMA_MAP_KEYWORDS
+_SCHEMA_LIST_KEYS = SCHEMA_LIST_KEYWORDS
+
+
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a JSON value (``integer`` for ints, never for booleans)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object" if isinstance(value, Mapping) else "string"
+
+
 _NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _COUNT_KEYS = frozenset(
     {

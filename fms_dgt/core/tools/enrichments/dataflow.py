@@ -42,6 +42,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import StateStore, VectorStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise, row_index
+from fms_dgt.core.tools.schema import json_type
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_enrichment
 
@@ -78,22 +79,8 @@ def _schema_types(schema: Any) -> set[str]:
             return set().union(*(_schema_types(b) for b in branches))
     values = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(values, list) and values:
-        return {_value_type(v) for v in values}
+        return {json_type(v) for v in values}
     return {"any"}
-
-
-def _value_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else "string"
 
 
 def type_key(schema: Any) -> str:

@@ -38,7 +38,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import post_json
-from fms_dgt.core.tools.schema import get_validator, normalise_parameters
+from fms_dgt.core.tools.schema import get_validator, json_type, normalise_parameters
 from fms_dgt.errors import ConfigError, DGTError, EnrichmentError
 from fms_dgt.plugins import get_tool_engine_class, register_tool_enrichment
 
@@ -152,29 +152,13 @@ def _by_type(kind: str, schema: Mapping[str, Any], rng: random.Random, name: str
 # --------------------------------------------------------------------------- schema inference
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return "string"
-
-
 def infer_schema(values: Sequence[Any]) -> dict[str, Any]:
     """The narrowest simple JSON Schema that accepts every value in ``values``.
 
     Objects get ``properties`` (and ``required`` for keys present in every value), arrays get
     ``items``, mixed integers and floats become ``number``, several types become a type list.
     """
-    types = list(dict.fromkeys(_json_type(v) for v in values))
+    types = list(dict.fromkeys(json_type(v) for v in values))
     if "integer" in types and "number" in types:
         types.remove("integer")
     if not types:

@@ -31,7 +31,13 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from fms_dgt.core.tools.loaders._openapi.documents import CircularRefError, DocumentStore, RefError, Target
-from fms_dgt.core.tools.schema import ANNOTATION_KEYS, normalise_schema
+from fms_dgt.core.tools.schema import (
+    ANNOTATION_KEYS,
+    SCHEMA_KEYWORDS,
+    SCHEMA_LIST_KEYWORDS,
+    SCHEMA_MAP_KEYWORDS,
+    normalise_schema,
+)
 
 __all__ = ["REQUEST", "RESPONSE", "SchemaCompiler"]
 
@@ -55,24 +61,10 @@ _DROPPED = frozenset(
         "$dynamicRef",
     }
 )
-_ONE_SCHEMA = frozenset(
-    {
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-        "additionalItems",
-    }
-)
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+# The JSON Schema keyword families; Swagger 2.0 / draft-04 documents also use additionalItems.
+_ONE_SCHEMA = SCHEMA_KEYWORDS | {"additionalItems"}
+_SCHEMA_MAPS = SCHEMA_MAP_KEYWORDS
+_SCHEMA_LISTS = SCHEMA_LIST_KEYWORDS
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
