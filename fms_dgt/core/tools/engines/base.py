@@ -333,10 +333,17 @@ class ToolEngine(ABC):
                 (c, i, limit is None or n < limit) for n, (c, i) in enumerate(zip(calls, ids, strict=True))
             ]
             if len(calls) <= 1 or self.max_workers <= 1:
-                return [self._guarded(state, c, i, allowed) for c, i, allowed in jobs]
-            pool = self._executor()
-            futures = [pool.submit(self._guarded, state, c, i, allowed) for c, i, allowed in jobs]
-            return [f.result() for f in futures]
+                results = [self._guarded(state, c, i, allowed) for c, i, allowed in jobs]
+            else:
+                pool = self._executor()
+                futures = [pool.submit(self._guarded, state, c, i, allowed) for c, i, allowed in jobs]
+                results = [f.result() for f in futures]
+            # The history is appended in call order (not completion order), so a session's state
+            # is the same in every run.
+            history = state.setdefault("calls", [])
+            for (call, call_id, _), result in zip(jobs, results, strict=True):
+                history.append(_history_entry(call, call_id, result))
+            return results
 
     async def execute_async(self, session_id: str, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Async form of :meth:`execute`."""
@@ -377,14 +384,6 @@ class ToolEngine(ABC):
             )
         result = self._run(state, call, call_id)
         result.call_id = call_id
-        # History entries share the call's and result's values (no deep copy on the hot path);
-        # get_session_state() hands out deep copies.
-        state.setdefault("calls", []).append(
-            {
-                "call": {"name": call.name, "arguments": call.arguments, "call_id": call_id},
-                "result": {"result": result.result, "error": result.error},
-            }
-        )
         return result
 
     def _blocked(self, name: str) -> bool:
@@ -518,6 +517,15 @@ class ToolEngine(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _history_entry(call: ToolCall, call_id: str, result: ToolResult) -> dict[str, Any]:
+    # Entries share the call's and result's values (no deep copy on the hot path);
+    # get_session_state() hands out deep copies.
+    return {
+        "call": {"name": call.name, "arguments": call.arguments, "call_id": call_id},
+        "result": {"result": result.result, "error": result.error},
+    }
 
 
 def call_handler(handler: Handler, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:

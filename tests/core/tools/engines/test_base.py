@@ -206,3 +206,17 @@ def test_retry_after_header_parsing() -> None:
     assert _retry_after("7") == 7.0
     assert _retry_after(None) is None and _retry_after("soon") is None
     assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: retry now
+
+
+def test_session_history_follows_call_order_not_completion_order() -> None:
+    class Sleepy(ToolEngine):
+        def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+            time.sleep(0.05 if call.arguments["by"] == 1 else 0)  # the first call finishes last
+            return ToolResult(call.call_id, call.name, result={"total": call.arguments["by"]})
+
+    engine = Sleepy(ToolRegistry([COUNTER]), max_workers=4)
+    engine.setup("s")
+    engine.execute("s", [ToolCall("state::incr", {"by": n}) for n in (1, 2, 3)])
+    history = engine.get_session_state("s")["calls"]
+    assert [h["call"]["arguments"]["by"] for h in history] == [1, 2, 3]
+    assert [h["result"]["result"]["total"] for h in history] == [1, 2, 3]
