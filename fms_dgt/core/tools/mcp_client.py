@@ -981,7 +981,9 @@ def _safe_call(callback: Callable[[], None]) -> None:
         log.exception("MCP list-changed listener %r failed", callback)
 
 
+@functools.lru_cache(maxsize=1)
 def _package_version() -> str:
+    # Reading distribution metadata costs milliseconds; every connection's handshake needs it.
     try:
         from importlib.metadata import version
 
