@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def _is_config(path: Path) -> bool:
     if path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    # Only a file with a top-level `tools:` key can be a config; skip parsing large tool files twice.
+    if not re.search(r"(?m)^tools\s*:", path.read_text(encoding="utf-8", errors="replace")):
         return False
     from fms_dgt.io import read_document
 

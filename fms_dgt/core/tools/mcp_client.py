@@ -33,6 +33,7 @@ import contextlib
 import functools
 import itertools
 import logging
+import os
 import sys
 import threading
 import weakref
@@ -432,6 +433,23 @@ async def _open_transport(spec: MCPServerSpec, on_eof: Callable[[], None]) -> As
         yield _EOFWatch(read_stream, on_eof), write_stream
 
 
+def _server_errlog() -> Any:
+    """Where a stdio server's stderr goes: the process's real stderr.
+
+    The SDK's default is whatever ``sys.stderr`` was when it was imported, which may be a
+    replacement without a file descriptor (a notebook, a test's capture) that cannot be handed to
+    a child process; fall back to the original stderr, else discard.
+    """
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    return open(os.devnull, "w")  # kept open as long as the server process runs
+
+
 @contextlib.asynccontextmanager
 async def _sdk_streams(spec: MCPServerSpec) -> AsyncIterator[tuple[Any, Any]]:
     if spec.transport == "stdio":
@@ -443,7 +461,7 @@ async def _sdk_streams(spec: MCPServerSpec) -> AsyncIterator[tuple[Any, Any]]:
             env=dict(spec.env) if spec.env else None,
             cwd=spec.cwd,
         )
-        async with stdio_client(params) as streams:
+        async with stdio_client(params, errlog=_server_errlog()) as streams:
             yield streams
     elif spec.transport == "sse":
         from mcp.client.sse import sse_client

@@ -272,8 +272,9 @@ class GenerationJob:
                 results_by_position.update(zip(level_positions, step.results, strict=True))
         finally:
             self.engine.teardown(session)
-        order = positions
-        return steps, {order.index(p): w for p, w in wired.items()}, [given[p] for p in order]
+        # Calls are numbered in execution order (level by level), which is the order of `positions`.
+        rank = {p: i for i, p in enumerate(positions)}
+        return steps, {rank[p]: w for p, w in wired.items()}, [given[p] for p in positions]
 
     def _arguments(
         self,

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from fms_dgt.core.tools.constants import DEFAULT_NAMESPACE
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.loaders.base import LoadReport, ToolLoader
-from fms_dgt.core.tools.schema import normalise_parameters
+from fms_dgt.core.tools.schema import is_flat_parameter_map, normalise_parameters
 from fms_dgt.errors import ConfigError, LoadError, ToolDefinitionError
 from fms_dgt.io import read_document
 from fms_dgt.plugins import register_tool_loader
@@ -418,8 +418,6 @@ _USED_KEYS = frozenset(
 
 
 def _is_plain_schema(value: Mapping[str, Any]) -> bool:
-    from fms_dgt.core.tools.schema import is_flat_parameter_map
-
     return not is_flat_parameter_map(value)
 
 
