@@ -292,14 +292,13 @@ class GenerationJob:
         props = tool.parameters.get("properties", {})
         for source, output, target_input in feeds:
             value = _output_value(results.get(source), output)
-            schema = props.get(target_input)
-            if value is _MISSING or not isinstance(schema, dict):
+            if value is _MISSING or target_input not in props:
                 continue
-            if get_validator(schema).is_valid(value):
-                candidate = {**args, target_input: value}
-                if get_validator(tool.parameters, tool.fingerprint).is_valid(candidate):
-                    args = candidate
-                    wired[target_input] = f"{sample.tools[source].qualified_name}.{output or '(result)'}"
+            # Validated as a whole: an argument's schema may refer to the tool schema's $defs.
+            candidate = {**args, target_input: value}
+            if get_validator(tool.parameters, tool.fingerprint).is_valid(candidate):
+                args = candidate
+                wired[target_input] = f"{sample.tools[source].qualified_name}.{output or '(result)'}"
         return args, wired
 
     # ------------------------------------------------------------------ the record

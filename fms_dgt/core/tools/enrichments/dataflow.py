@@ -148,13 +148,23 @@ def _input_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _output_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
-    schema = tool.output_parameters
+    schema = _root(tool.output_parameters)
     if not schema:
         return []
     props = schema.get("properties")
     if isinstance(props, dict) and props:
         return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
     return [(WHOLE_RESULT, schema)]
+
+
+def _root(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema a root ``$ref`` into ``$defs`` points to (REST outputs are often written so)."""
+    ref = schema.get("$ref") if schema else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = schema.get("$defs", {}).get(ref[len("#/$defs/") :])
+        if isinstance(target, dict):
+            return target
+    return schema
 
 
 def _signature_key(signature: tuple[str, str, str]) -> str:
