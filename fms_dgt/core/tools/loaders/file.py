@@ -514,5 +514,11 @@ class FileToolLoader(ToolLoader):
             for entry in entries:
                 converter.add(entry)
         converter.raise_problems()
+        if not converter.tools:
+            raise LoadError(
+                "no tools in file: it is empty or holds no tool definitions. Check the path, or "
+                "remove the source from the config",
+                source=str(self.path),
+            )
         report.tools = len(converter.tools)
         return converter.tools

@@ -220,6 +220,9 @@ def test_every_bad_tool_is_reported_with_its_index(tmp_path: Path) -> None:
 
 
 def test_empty_and_wrong_files_are_errors_not_empty_registries(tmp_path: Path) -> None:
+    for name, text in (("empty.yaml", ""), ("comments.yaml", "# nothing yet\n"), ("none.json", "[]")):
+        with pytest.raises(LoadError, match="no tools in file"):
+            FileToolLoader(_write(tmp_path, name, text)).load()
     with pytest.raises(LoadError, match="not found"):
         FileToolLoader(tmp_path / "missing.yaml").load()
     with pytest.raises(LoadError, match="unsupported tool file type"):
