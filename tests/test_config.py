@@ -100,3 +100,10 @@ def test_the_bundled_demo_config_loads() -> None:
     registry = ToolRegistry.from_config(REPO / "configs" / "demo.yaml")
     assert len(registry) > 0
     assert {"weather_api", "calc"} <= set(registry.namespaces())
+
+
+def test_an_empty_inline_source_is_an_error() -> None:
+    from fms_dgt.errors import LoadError
+
+    with pytest.raises(LoadError, match=r"no tools in inline source.*tools.registry\[0\]"):
+        ToolRegistry.from_config({"tools": {"registry": [{"type": "inline", "tools": []}]}})

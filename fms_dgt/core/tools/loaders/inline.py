@@ -70,5 +70,10 @@ class InlineToolLoader(ToolLoader):
         for entry in entries:
             converter.add(entry)
         converter.raise_problems()
+        if not converter.tools:
+            raise LoadError(
+                "no tools in inline source: 'tools' is empty. Add tools or remove the entry",
+                source=self.source,
+            )
         report.tools = len(converter.tools)
         return converter.tools
