@@ -229,3 +229,30 @@ def test_exported_tools_validate_as_schemas(tmp_path: Path, capsys: pytest.Captu
     for tool in json.loads(capsys.readouterr().out)["tools"]:
         Draft202012Validator.check_schema(tool["function"]["parameters"])
         assert tool["function"]["strict"] is True
+
+
+def test_sources_that_change_during_a_run_are_followed(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.yaml"
+    tools.write_text(
+        "ns:\n  - name: first\n    parameters: {type: object, properties: {q: {type: string}}}\n"
+    )
+    config = {
+        "tools": {"registry": [{"type": "file", "path": str(tools)}]},
+        "generation": {
+            "count": 2,
+            "output_dir": str(tmp_path / "out"),
+            "scenarios": [{"sampler": {"type": "tc/random", "k": 1}}],
+        },
+    }
+    with GenerationJob(config) as job:
+        assert job.run().refreshes == 0
+        tools.write_text(
+            "ns:\n  - name: second\n    parameters: {type: object, properties: {n: {type: integer}}}\n"
+        )
+        job.registry.loaders[0].stale = True  # what a loader does when its source announces a change
+        job.settings.count, job.resume = 6, True
+        summary = job.run()
+        assert summary.refreshes == 1 and job.registry.generation == 1
+    records = _records(tmp_path / "out")
+    assert [r["metadata"]["tools"] for r in records[:2]] == [["ns::first"]] * 2
+    assert all(r["metadata"]["tools"] == ["ns::second"] for r in records[2:]) and len(records) == 6

@@ -75,7 +75,7 @@ class RefreshReport:
 class _Index:
     """One immutable generation of the registry's contents."""
 
-    __slots__ = ("artifacts", "by_name", "by_namespace", "routes", "tools")
+    __slots__ = ("artifacts", "by_name", "by_namespace", "generation", "routes", "tools")
 
     def __init__(self, tools: Sequence[Tool], routes: Mapping[str, str]):
         by_name: dict[str, list[Tool]] = {}
@@ -99,6 +99,7 @@ class _Index:
         self.by_namespace = {k: tuple(v) for k, v in by_namespace.items()}
         self.routes = dict(routes)
         self.artifacts: dict[str, Any] = {}
+        self.generation = 0
 
 
 def _check_overloads(qname: str, group: Sequence[Tool]) -> None:
@@ -258,6 +259,7 @@ class ToolRegistry:
                     f"refresh failed: {exc}. The registry keeps its previous {len(old.tools)} "
                     "tools and artifacts; fix the source and call refresh() again."
                 ) from exc
+            new.generation = old.generation + 1
             self._index = new
         return _diff(old, new)
 
@@ -277,6 +279,15 @@ class ToolRegistry:
     def snapshot(self) -> ToolRegistry:
         """A read-only registry pinned to the current contents (unaffected by later refreshes)."""
         return ToolRegistry._from_index(self._index, staged=False)
+
+    @property
+    def generation(self) -> int:
+        """How many refreshes produced the current contents (0 after construction).
+
+        A snapshot keeps the generation it pinned, so comparing the two tells whether state
+        derived from a snapshot (a sampler's indexes) is out of date.
+        """
+        return self._index.generation
 
     @property
     def artifacts(self) -> dict[str, Any]:
@@ -387,6 +398,7 @@ class ToolRegistry:
             raise ToolError(f"cannot update unknown tools {unknown}: update_tools only replaces.")
         index = _Index(merged, old.routes)
         index.artifacts = old.artifacts
+        index.generation = old.generation
         self._index = index
 
     # ------------------------------------------------------------------ lifetime

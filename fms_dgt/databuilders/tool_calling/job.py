@@ -22,6 +22,7 @@ record, so a crash loses at most the record in flight; ``resume`` continues afte
 from __future__ import annotations
 
 import json
+import logging
 import random
 import sys
 import time
@@ -52,6 +53,8 @@ from fms_dgt.errors import ConfigError, DGTError
 
 __all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary", "run_job"]
 
+log = logging.getLogger(__name__)
+
 RECORDS = "records.jsonl"
 REJECTS = "rejects.jsonl"
 SUMMARY = "summary.json"
@@ -69,6 +72,7 @@ class RunSummary:
     written: int = 0
     rejected: int = 0
     skipped: int = 0
+    refreshes: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     tool_coverage: Counter[str] = field(default_factory=Counter)
     edge_coverage: Counter[str] = field(default_factory=Counter)
@@ -80,6 +84,7 @@ class RunSummary:
             "written": self.written,
             "rejected": self.rejected,
             "resumed_over": self.skipped,
+            "source_refreshes": self.refreshes,
             "reject_reasons": dict(sorted(self.reasons.items())),
             "tool_coverage": dict(sorted(self.tool_coverage.items())),
             "edge_coverage": dict(sorted(self.edge_coverage.items())),
@@ -201,7 +206,24 @@ class GenerationJob:
             return set()
         return set().union(*(_indices(p) for p in paths))
 
+    def _follow_sources(self, summary: RunSummary) -> None:
+        """Pick up tool sources that changed during the run (e.g. an MCP server's list_changed).
+
+        A stale registry is refreshed; a registry refreshed by anyone (``auto_refresh``) gets new
+        samplers, since theirs were built from the previous contents. A failed refresh keeps the
+        previous tools; the run goes on and the failure is logged.
+        """
+        if self.registry.stale:
+            try:
+                self.registry.refresh()
+            except DGTError as exc:
+                log.warning("%s", exc)
+        if self.samplers and self.samplers[0].registry.generation != self.registry.generation:
+            self.samplers = [self._sampler(s) for s in self.settings.scenarios]
+            summary.refreshes += 1
+
     def _one(self, index: int, records: IO[str], rejects: IO[str], summary: RunSummary) -> None:
+        self._follow_sources(summary)
         try:
             record = self.build_record(index, summary)
         except DGTError as exc:

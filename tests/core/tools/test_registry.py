@@ -111,7 +111,9 @@ def test_refresh_reports_changes_with_fingerprints() -> None:
     registry = ToolRegistry.from_loaders([loader])
     edited = _tool("edit", x="integer")
     loader.current = [_tool("keep"), edited, _tool("new")]
+    pinned = registry.snapshot()
     report = registry.refresh()
+    assert (pinned.generation, registry.generation) == (0, 1)
     assert set(report.added) == {"ns::new"} and set(report.removed) == {"ns::drop"}
     assert report.changed["ns::edit"][1] == (edited.fingerprint,)
     assert report.unchanged == 1 and bool(report)
