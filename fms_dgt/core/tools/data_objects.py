@@ -95,7 +95,7 @@ class Tool:
     output_parameters: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     _fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
-    _output_fingerprint: str | None = field(default=None, init=False, repr=False, compare=False)
+    _output_validator: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_part(self.name, "name")
@@ -128,14 +128,18 @@ class Tool:
         return value
 
     @property
-    def output_fingerprint(self) -> str:
-        """Semantic fingerprint of ``output_parameters`` (memoised)."""
-        value = self._output_fingerprint
-        if value is None:
-            from fms_dgt.core.tools.schema import fingerprint
+    def output_validator(self) -> Any:
+        """The compiled validator of ``output_parameters`` (built once per tool).
 
-            value = fingerprint(self.output_parameters)
-            object.__setattr__(self, "_output_fingerprint", value)
+        Kept on the tool rather than in the fingerprint-keyed cache: output schemas of real APIs
+        can be hundreds of kilobytes, and fingerprinting them would cost more than validating.
+        """
+        value = self._output_validator
+        if value is None:
+            from fms_dgt.core.tools.schema import CompiledValidator
+
+            value = CompiledValidator(self.output_parameters)
+            object.__setattr__(self, "_output_validator", value)
         return value
 
     @property

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.schema import CompiledValidator, get_validator
 from fms_dgt.errors import DGTError
 
 __all__ = ["SynthesisError", "synthesise"]
@@ -59,6 +59,7 @@ def synthesise(
     optional_probability: float = 0.5,
     attempts: int = 5,
     fingerprint: str | None = None,
+    validator: CompiledValidator | None = None,
 ) -> Any:
     """A value valid against ``schema``.
 
@@ -69,11 +70,13 @@ def synthesise(
         optional_probability: chance that an optional object property is filled.
         attempts: tries before giving up on schemas the generator does not fully understand.
         fingerprint: the schema's fingerprint when known (saves recomputing it for the cache).
+        validator: the schema's compiled validator when the caller holds one.
 
     Raises:
         SynthesisError: no valid value was found in ``attempts`` tries.
     """
-    validator = get_validator(schema, fingerprint) if isinstance(schema, dict) else None
+    if validator is None and isinstance(schema, dict):
+        validator = get_validator(schema, fingerprint)
     generator = _Generator(rng, schema if isinstance(schema, dict) else {}, optional_probability)
     value: Any = None
     reason: str | None = None

@@ -469,7 +469,7 @@ class ToolEngine(ABC):
         mode = self.policy.validate_results
         if mode == "off" or not tool.output_parameters:
             return
-        validator = get_validator(tool.output_parameters, tool.output_fingerprint)
+        validator = tool.output_validator
         reason = None if validator.is_valid(result.result) else validator.explain(result.result)
         result.metadata["output_validation"] = "ok" if reason is None else reason
         if reason is not None and mode == "error":

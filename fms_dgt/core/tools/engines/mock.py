@@ -115,6 +115,6 @@ class MockToolEngine(ToolEngine):
             tool.output_parameters,
             random.Random(seed),
             optional_probability=0.7,
-            fingerprint=tool.output_fingerprint,
+            validator=tool.output_validator,
         )
         return value, "synthesised"
