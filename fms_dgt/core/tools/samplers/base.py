@@ -264,6 +264,10 @@ class GraphToolSampler(ToolSampler):
         shared = _adjacency(graph, namespaces, self.name)
         self.qid, self.succ, self.pred = shared.qid, shared.succ, shared.pred
         self.pair_edges, self.nodes = shared.pair_edges, shared.nodes
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Derive sampler-specific indexes once the graph's are built (subclasses override)."""
 
     def _edges(self, pairs: Sequence[tuple[int, int]]) -> list[Edge]:
         found: list[Edge] = []

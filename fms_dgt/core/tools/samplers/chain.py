@@ -12,11 +12,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample, below
+from fms_dgt.core.tools.samplers.base import GraphToolSampler, ToolSample, below
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
-    from fms_dgt.core.tools.registry import ToolRegistry
+    pass
 
 __all__ = ["ChainSampler"]
 
@@ -33,16 +33,7 @@ class ChainSampler(GraphToolSampler):
         max_attempts: starting points tried before raising ``SamplingError``.
     """
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        *,
-        k: int = 3,
-        seed: Seed = 0,
-        namespaces: Sequence[str] | None = None,
-        max_attempts: int = 64,
-    ) -> None:
-        super().__init__(registry, k=k, seed=seed, namespaces=namespaces, max_attempts=max_attempts)
+    def _prepare(self) -> None:
         self.starts = tuple(n for n in self.nodes if self.succ[n])
 
     def _draw(self, k: int, rng: random.Random, seed: int, overrides: Mapping[str, Any]) -> ToolSample:

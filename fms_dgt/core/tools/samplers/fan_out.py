@@ -10,11 +10,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from fms_dgt.core.tools.samplers.base import GraphToolSampler, Seed, ToolSample, below
+from fms_dgt.core.tools.samplers.base import GraphToolSampler, ToolSample, below
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
-    from fms_dgt.core.tools.registry import ToolRegistry
+    pass
 
 __all__ = ["FanOutSampler", "HubSampler", "pick_hub"]
 
@@ -44,16 +44,7 @@ class HubSampler(GraphToolSampler):
     feeds: ClassVar[bool] = True
     shortage: ClassVar[str] = ""
 
-    def __init__(
-        self,
-        registry: ToolRegistry,
-        *,
-        k: int = 3,
-        seed: Seed = 0,
-        namespaces: Sequence[str] | None = None,
-        max_attempts: int = 64,
-    ) -> None:
-        super().__init__(registry, k=k, seed=seed, namespaces=namespaces, max_attempts=max_attempts)
+    def _prepare(self) -> None:
         side = self.succ if self.feeds else self.pred
         self.side = side
         self.hubs = tuple(sorted(self.nodes, key=lambda n: (len(side[n]), n)))
