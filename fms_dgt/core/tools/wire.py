@@ -467,12 +467,16 @@ def _to_responses(messages: Sequence[Message], codec: NameCodec) -> dict[str, An
     return {"input": out}
 
 
-def _to_anthropic(messages: Sequence[Message], codec: NameCodec) -> dict[str, Any]:
+def _split_system(messages: Sequence[Message]) -> tuple[str, list[Message]]:
+    """System text (joined) and the other turns, for layouts that carry the system prompt apart."""
     system = "\n\n".join(m.content for m in messages if m.role == "system")
+    return system, [m for m in messages if m.role != "system"]
+
+
+def _to_anthropic(messages: Sequence[Message], codec: NameCodec) -> dict[str, Any]:
+    system, turns = _split_system(messages)
     out: list[dict[str, Any]] = []
-    for m in messages:
-        if m.role == "system":
-            continue
+    for m in turns:
         if m.role == "tool":
             out.append(
                 {
@@ -501,11 +505,9 @@ def _to_anthropic(messages: Sequence[Message], codec: NameCodec) -> dict[str, An
 
 
 def _to_gemini(messages: Sequence[Message], codec: NameCodec) -> dict[str, Any]:
-    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    system, turns = _split_system(messages)
     out: list[dict[str, Any]] = []
-    for m in messages:
-        if m.role == "system":
-            continue
+    for m in turns:
         if m.role == "tool":
             out.append(
                 {
