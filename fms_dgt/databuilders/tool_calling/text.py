@@ -9,12 +9,12 @@ exactly what the calls do).
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.openai_compat import chat_content, http_client
 from fms_dgt.errors import DGTError
 
 __all__ = ["LLMText", "TemplateText", "TextWriter", "make_text_writer"]
@@ -118,13 +118,7 @@ class LLMText:
         temperature: float = 0.7,
         request_timeout: float = 60.0,
     ) -> None:
-        import httpx2 as httpx
-
-        headers = {}
-        key = os.environ.get(api_key_env)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        self._client = httpx.Client(headers=headers, timeout=request_timeout)
+        self._client = http_client(api_key_env, request_timeout)
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.temperature = temperature
@@ -142,7 +136,7 @@ class LLMText:
         try:
             response = self._client.post(self.url, json=body)
             response.raise_for_status()
-            return str(response.json()["choices"][0]["message"]["content"]).strip()
+            return chat_content(response.json()).strip()
         except Exception as exc:
             raise TextError(f"text model at {self.url} failed: {type(exc).__name__}: {exc}") from exc
 

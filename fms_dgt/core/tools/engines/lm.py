@@ -17,7 +17,6 @@ The API key is read from the environment variable named by ``api_key_env`` and n
 from __future__ import annotations
 
 import json
-import os
 import random
 import threading
 from collections.abc import Mapping
@@ -26,13 +25,12 @@ from typing import TYPE_CHECKING, Any
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
 from fms_dgt.core.tools.engines.mock import call_seed
+from fms_dgt.core.tools.openai_compat import chat_content, http_client, http_module
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_engine
 
 if TYPE_CHECKING:
-    import httpx2 as httpx
-
     from fms_dgt.core.tools.registry import ToolRegistry
 
 __all__ = ["LMToolEngine"]
@@ -88,7 +86,7 @@ class LMToolEngine(ToolEngine):
         self.errors = _check_rates(errors or {})
         self.history = history
         self.request_timeout = request_timeout
-        self._client: httpx.Client | None = None
+        self._client: Any = None
         self._client_lock = threading.Lock()
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
@@ -169,11 +167,9 @@ class LMToolEngine(ToolEngine):
         return "\n".join(lines)
 
     def _post(self, body: dict[str, Any]) -> str:
-        import httpx2 as httpx
-
         try:
             response = self._http().post(f"{self.base_url}/chat/completions", json=body)
-        except httpx.TransportError as exc:
+        except http_module().TransportError as exc:
             raise RetryableError(
                 f"cannot reach the model endpoint {self.base_url}: {type(exc).__name__}"
             ) from exc
@@ -184,20 +180,14 @@ class LMToolEngine(ToolEngine):
                 f"model endpoint {self.base_url} answered {response.status_code}: {response.text[:200]}"
             )
         try:
-            return str(response.json()["choices"][0]["message"]["content"])
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            return chat_content(response.json())
+        except ValueError as exc:
             raise ValueError(f"unexpected reply from {self.base_url}: {response.text[:200]!r}") from exc
 
-    def _http(self) -> httpx.Client:
-        import httpx2 as httpx
-
+    def _http(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                headers = {}
-                key = os.environ.get(self.api_key_env)
-                if key:
-                    headers["Authorization"] = f"Bearer {key}"
-                self._client = httpx.Client(headers=headers, timeout=self.request_timeout)
+                self._client = http_client(self.api_key_env, self.request_timeout)
             return self._client
 
     def close(self) -> None:

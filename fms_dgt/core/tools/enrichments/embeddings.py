@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from os import PathLike
@@ -29,6 +28,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import VectorStore
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
+from fms_dgt.core.tools.openai_compat import auth_headers, http_module
 from fms_dgt.errors import ConfigError, EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
@@ -283,28 +283,15 @@ class SentenceTransformerEncoder(TextEncoder):
         return np.asarray(vectors, dtype=np.float32)
 
 
-def _httpx() -> Any:
-    """The HTTP client module (``httpx``, which the ``mcp`` dependency installs as ``httpx2``)."""
-    for name in ("httpx2", "httpx"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    raise EnrichmentError(
-        "missing HTTP client: neither httpx2 nor httpx is installed. Install httpx (pip install httpx)."
-    )
-
-
-def post_json(url: str, payload: Mapping[str, Any], *, api_key: str | None, timeout: float) -> Any:
+def post_json(url: str, payload: Mapping[str, Any], *, api_key_env: str | None, timeout: float) -> Any:
     """POST JSON to an OpenAI-compatible endpoint and return the decoded answer.
 
     Raises:
         EnrichmentError: the request failed, the status was not 2xx, or the body is not JSON.
     """
-    httpx = _httpx()
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    httpx = http_module()
     try:
-        response = httpx.post(url, json=dict(payload), headers=headers, timeout=timeout)
+        response = httpx.post(url, json=dict(payload), headers=auth_headers(api_key_env), timeout=timeout)
         response.raise_for_status()
         return response.json()
     except (httpx.HTTPError, ValueError) as exc:
@@ -351,7 +338,7 @@ class OpenAIEncoder(TextEncoder):
         answer = post_json(
             self.url,
             {"model": self.model, "input": list(texts)},
-            api_key=os.environ.get(self.api_key_env),
+            api_key_env=self.api_key_env,
             timeout=self.timeout,
         )
         try:

@@ -38,6 +38,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import post_json
+from fms_dgt.core.tools.openai_compat import chat_content
 from fms_dgt.core.tools.schema import get_validator, json_type, normalise_parameters
 from fms_dgt.errors import ConfigError, DGTError, EnrichmentError
 from fms_dgt.plugins import get_tool_engine_class, register_tool_enrichment
@@ -365,12 +366,12 @@ class OutputParametersEnrichment(ToolEnrichment):
         answer = post_json(
             url,
             {"model": self.model, "temperature": 0, "messages": _messages(tool)},
-            api_key=os.environ.get(self.api_key_env),
+            api_key_env=self.api_key_env,
             timeout=self.timeout,
         )
         try:
-            content = answer["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
+            content = chat_content(answer)
+        except ValueError as exc:
             raise EnrichmentError(f"unexpected answer from {url}: no choices[0].message.content.") from exc
         return _parse_schema(str(content), url)
 
