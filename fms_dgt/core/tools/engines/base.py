@@ -390,13 +390,15 @@ class ToolEngine(ABC):
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.policy.blocklist)
 
     def _run(self, state: dict[str, Any], call: ToolCall, call_id: str) -> ToolResult:
-        call, notes = self._coerced(call)
+        notes: list[str] = []
         try:
             tool = self.registry.match(call)
         except DGTError as exc:
-            return ToolResult(
-                call_id, call.name, error=str(exc), metadata={"coerced": notes} if notes else {}
-            )
+            # Coercion is tried only for arguments that do not validate as they are.
+            coerced = self._coerced(call) if self.policy.coerce_arguments else None
+            if coerced is None:
+                return ToolResult(call_id, call.name, error=str(exc))
+            tool, call, notes = coerced
         result = self._attempts(tool, call, state, call_id)
         if notes:
             result.metadata["coerced"] = notes
@@ -404,19 +406,13 @@ class ToolEngine(ABC):
             self._check_result(tool, result)
         return result
 
-    def _coerced(self, call: ToolCall) -> tuple[ToolCall, list[str]]:
-        if not self.policy.coerce_arguments:
-            return call, []
-        try:
-            self.registry.match(call)
-            return call, []
-        except DGTError:
-            pass
+    def _coerced(self, call: ToolCall) -> tuple[Tool, ToolCall, list[str]] | None:
+        """The first overload the repaired arguments validate against, the repaired call, and notes."""
         for tool in self._overloads(call.name):
             fixed, notes = coerce_arguments(call.arguments, tool.parameters)
             if notes and get_validator(tool.parameters, tool.fingerprint).is_valid(fixed):
-                return ToolCall(call.name, fixed, call.call_id), notes
-        return call, []
+                return tool, ToolCall(call.name, fixed, call.call_id), notes
+        return None
 
     def _overloads(self, name: str) -> list[Tool]:
         try:
