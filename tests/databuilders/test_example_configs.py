@@ -46,18 +46,26 @@ def test_remote_mcp_example_runs_against_a_loopback_server(
 ) -> None:
     from support.mcp_harness import http_server
 
-    with http_server("streamable_http") as url:
+    # Only the server's data tools: a sampled sleep, failure or add_tool would make the run depend on
+    # timing (add_tool changes the tool list, which auto_refresh follows whenever it arrives).
+    texts = []
+    with http_server("streamable_http", "--data-only") as url:
         monkeypatch.setenv("MCP_URL", url)
         monkeypatch.setenv("MCP_TOKEN", "token-from-env")
-        with GenerationJob(REPO / "configs" / "remote_mcp.yaml", count=3, out=tmp_path) as job:
-            summary = job.run()
-    # The test server's tools form few dataflow chains: scenarios that cannot be sampled are
-    # rejected with the reason, never written short.
-    assert summary.written >= 1 and summary.written + summary.rejected == 3
-    assert set(summary.reasons) <= {"SamplingError"}
-    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+        for run in ("first", "second"):
+            out = tmp_path / run
+            with GenerationJob(REPO / "configs" / "remote_mcp.yaml", count=4, out=out) as job:
+                summary = job.run()
+            # The server's few tools form few dataflow chains: scenarios that cannot be sampled are
+            # rejected with the reason, never written short.
+            assert summary.written >= 1 and summary.written + summary.rejected == 4
+            assert set(summary.reasons) <= {"SamplingError"}
+            texts.append((out / "records.jsonl").read_text())
+    assert texts[0] == texts[1], "the same seed against the same server must give the same records"
+    records = [json.loads(line) for line in texts[0].splitlines()]
     assert {e for r in records for e in r["metadata"]["engines"]} == {"mcp"}
     assert all(name.startswith("remote::") for r in records for name in r["metadata"]["tools"])
+    assert all(r["metadata"]["errors"] == 0 for r in records)
 
 
 def test_rest_example_with_bearer_auth_runs_against_a_loopback_api(

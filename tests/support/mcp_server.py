@@ -18,7 +18,9 @@ What it offers, for the loader and engine tests:
 * ``media`` (image, audio, resource-link and embedded-resource blocks) and ``raw_json`` (text that
   is JSON, no structured content);
 * ``--bad-cursor``: every page answers the same cursor, to test the loop guard;
-* ``--latency S``: every answer comes S seconds late (a server across a slow network).
+* ``--latency S``: every answer comes S seconds late (a server across a slow network);
+* ``--data-only``: only the data tools (``forecast``, ``add``, ``echo``, ``raw_json``, ``media``),
+  for runs whose sampled calls must not sleep, fail on purpose or change the tool list.
 
 The server binds to 127.0.0.1 only.
 """
@@ -96,12 +98,15 @@ class _Delay:
         return await call_next(ctx)
 
 
-def build_server(page_size: int = 4, bad_cursor: bool = False, latency: float = 0.0) -> PagedServer:
-    """The test server with all its tools registered."""
+def build_server(
+    page_size: int = 4, bad_cursor: bool = False, latency: float = 0.0, data_only: bool = False
+) -> PagedServer:
+    """The test server with all its tools registered (only the data tools with ``data_only``)."""
     server = PagedServer("fms-test", page_size=page_size, bad_cursor=bad_cursor, latency=latency)
     _register_data_tools(server)
-    _register_behaviour_tools(server)
-    _register_list_tools(server)
+    if not data_only:
+        _register_behaviour_tools(server)
+        _register_list_tools(server)
     return server
 
 
@@ -206,8 +211,9 @@ def main() -> None:
     parser.add_argument("--page-size", type=int, default=4)
     parser.add_argument("--bad-cursor", action="store_true")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    parser.add_argument("--data-only", action="store_true", help="only the data tools")
     args = parser.parse_args()
-    server = build_server(args.page_size, args.bad_cursor, args.latency)
+    server = build_server(args.page_size, args.bad_cursor, args.latency, args.data_only)
     if args.transport == "stdio":
         server.run("stdio")
     else:

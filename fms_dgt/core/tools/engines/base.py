@@ -430,9 +430,9 @@ class ToolEngine(ABC):
                     time.sleep(self._delay(exc, attempt))
                     attempt += 1
                     continue
-                return self._failure(call, call_id, exc, attempt)
+                return self._failure(tool, call, call_id, exc, attempt)
             except Exception as exc:  # a failed call is data, never an exception out of execute
-                return self._failure(call, call_id, exc, attempt)
+                return self._failure(tool, call, call_id, exc, attempt)
             if attempt:
                 result.metadata["attempts"] = attempt + 1
             return result
@@ -443,9 +443,18 @@ class ToolEngine(ABC):
             return min(float(asked), self.policy.max_retry_after)
         return float(self.policy.backoff * (2**attempt))
 
-    def _failure(self, call: ToolCall, call_id: str, exc: BaseException, attempt: int) -> ToolResult:
-        log.warning("tool %s failed on engine %s: %s", call.name, self.name, exc)
-        metadata = {"attempts": attempt + 1} if attempt else {}
+    def route_label(self, tool: Tool) -> str:
+        """The name of what runs ``tool`` here (``metadata["engine"]`` of its results)."""
+        return self.name
+
+    def _failure(
+        self, tool: Tool, call: ToolCall, call_id: str, exc: BaseException, attempt: int
+    ) -> ToolResult:
+        label = self.route_label(tool)
+        log.warning("tool %s failed on engine %s: %s", call.name, label, exc)
+        metadata: dict[str, Any] = {"engine": label}
+        if attempt:
+            metadata["attempts"] = attempt + 1
         return ToolResult(call_id, call.name, error=f"{type(exc).__name__}: {exc}", metadata=metadata)
 
     def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
@@ -458,7 +467,7 @@ class ToolEngine(ABC):
         except FutureTimeout:
             future.cancel()
             raise TimeoutError(
-                f"{call.name} took longer than {timeout:g} s on engine {self.name!r}"
+                f"{call.name} took longer than {timeout:g} s on engine {self.route_label(tool)!r}"
             ) from None
 
     def _check_result(self, tool: Tool, result: ToolResult) -> None:

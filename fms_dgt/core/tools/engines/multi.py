@@ -87,6 +87,10 @@ class MultiToolEngine(ToolEngine):
             return BUILTIN_KIND_ENGINES[tool.kind], builtin
         return "", None
 
+    def route_label(self, tool: Tool) -> str:
+        """The route that runs ``tool`` (``multi`` when nothing does)."""
+        return self.route(tool)[0] or self.name
+
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Dispatch one call (see module docstring)."""
         label, target = self.route(tool)
