@@ -245,9 +245,9 @@ def test_exhausted_retries_and_connection_errors_are_error_results(registry: Too
 
 
 def test_timeout_is_an_error_result(registry: ToolRegistry, server: ServerState) -> None:
-    with RESTToolEngine(registry, base_url=server.base_url, policy=CallPolicy(timeout=0.2)) as eng:
+    with RESTToolEngine(registry, base_url=server.base_url, policy=CallPolicy(timeout=0.6)) as eng:
         eng.setup("s")
-        late = run(eng, "slow", seconds=1.5)
+        late = run(eng, "slow", seconds=2)
         quick = run(eng, "slow", seconds=0)
     assert late.error is not None and "Timeout" in late.error
     assert quick.ok and quick.result == {"slept": 0}
