@@ -14,6 +14,9 @@ from __future__ import annotations
 import contextlib
 import difflib
 import gc
+import hashlib
+import marshal
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -75,7 +78,7 @@ class RefreshReport:
 class _Index:
     """One immutable generation of the registry's contents."""
 
-    __slots__ = ("artifacts", "by_name", "by_namespace", "generation", "routes", "tools")
+    __slots__ = ("artifacts", "by_name", "by_namespace", "content_keys", "generation", "routes", "tools")
 
     def __init__(self, tools: Sequence[Tool], routes: Mapping[str, str]):
         by_name: dict[str, list[Tool]] = {}
@@ -100,6 +103,26 @@ class _Index:
         self.routes = dict(routes)
         self.artifacts: dict[str, Any] = {}
         self.generation = 0
+        self.content_keys: dict[str, str | None] | None = None
+
+
+def _namespace_key(tools: Sequence[Tool]) -> str | None:
+    """A digest of every tool's name, description and schemas, in order (None: not serialisable).
+
+    ``marshal`` writes the nested dicts and lists in C, much faster than JSON; its bytes depend on
+    key order and on the Python version (part of the digest), so equal content loaded the same way
+    gets the same key, and anything else gets another key (which only costs a cache miss).
+    """
+    rows = [(t.namespace, t.name, t.description, t.parameters, t.output_parameters) for t in tools]
+    try:
+        payload = marshal.dumps(rows)
+    except ValueError:  # a schema holds a value marshal cannot write (a custom object)
+        return None
+    digest = hashlib.blake2b(payload, digest_size=16, person=_KEY_SALT)
+    return digest.hexdigest()
+
+
+_KEY_SALT = f"ns{marshal.version}py{sys.version_info[0]}.{sys.version_info[1]}".encode()[:16]
 
 
 def _check_overloads(qname: str, group: Sequence[Tool]) -> None:
@@ -293,6 +316,20 @@ class ToolRegistry:
     def artifacts(self) -> dict[str, Any]:
         """Side-channel results of enrichments, by artifact key."""
         return self._index.artifacts
+
+    def namespace_keys(self) -> dict[str, str | None]:
+        """A content key per namespace, computed once per generation.
+
+        Equal keys mean the namespace holds the same tools (names, descriptions, schemas) in the
+        same order, so caches may reuse what they derived from it and skip its per-tool work. A
+        key is None when a schema holds a value that cannot be serialised; nothing is reused then.
+        """
+        index = self._index
+        keys = index.content_keys
+        if keys is None:
+            keys = {ns: _namespace_key(group) for ns, group in index.by_namespace.items()}
+            index.content_keys = keys
+        return keys
 
     @property
     def loaders(self) -> list[ToolLoader]:

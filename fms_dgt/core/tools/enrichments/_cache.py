@@ -4,6 +4,7 @@ Layout under the cache directory::
 
     <cache_dir>/<enrichment>/<settings hash>/vectors/shard-<hash>.npz   keys + float32 rows
     <cache_dir>/<enrichment>/<settings hash>/states/<pool hash>.npz       a complete artifact state
+    <cache_dir>/<enrichment>/<settings hash>/groups.npz                   per-namespace rows (memo)
 
 The settings hash covers every option that changes the result (encoder, model, dimension...), so
 two configurations never read each other's entries. Vector keys are hashes of exactly the text an
@@ -12,6 +13,11 @@ encoder sees. Every file is written to a temporary name in the same directory an
 sees a complete file or none. Shards are content-addressed, so two processes that compute the same
 vectors write the same name and one rename wins harmlessly; readers skip files that vanish under
 them (compaction) and simply recompute what they could not read.
+
+The *memo* (``groups.npz``) keeps what an enrichment derived from each namespace of the most recent
+pool, under the namespace's content key (:meth:`ToolRegistry.namespace_keys`). A later run takes
+the rows of every namespace whose key it finds and does per-tool work only for the others, so
+adding a namespace to a large pool costs about as much as the new namespace.
 """
 
 from __future__ import annotations
@@ -22,13 +28,18 @@ import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.enrichments.base import stable_hash
 
-__all__ = ["StateStore", "VectorStore", "atomic_savez"]
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.data_objects import Tool
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+__all__ = ["MemoStore", "StateStore", "VectorStore", "atomic_savez", "memo_positions", "pool_groups"]
 
 _MAX_SHARDS = 32
 
@@ -197,3 +208,56 @@ class StateStore:
         for path in self._by_age():
             with contextlib.suppress(OSError):
                 path.unlink()
+
+
+def pool_groups(
+    registry: ToolRegistry, tools: Sequence[Tool]
+) -> list[tuple[str | None, npt.NDArray[np.int64]]]:
+    """The namespaces of ``tools`` (in order of first appearance) as ``(content key, rows)``.
+
+    ``rows`` are the positions of the namespace's tools in ``tools``, ascending; the key is None
+    when the namespace cannot be keyed (its rows are then always recomputed).
+    """
+    keys = registry.namespace_keys()
+    rows: dict[str, list[int]] = {}
+    for position, tool in enumerate(tools):
+        bucket = rows.get(tool.namespace)
+        if bucket is None:
+            rows[tool.namespace] = [position]
+        else:
+            bucket.append(position)
+    return [(keys.get(ns), np.asarray(r, dtype=np.int64)) for ns, r in rows.items()]
+
+
+class MemoStore:
+    """The memo of one enrichment setting: arrays derived per namespace, keyed by content key.
+
+    Args:
+        path: the ``groups.npz`` file.
+        required: array names a usable memo must hold (``keys`` is always required).
+    """
+
+    def __init__(self, path: Path, required: Sequence[str]) -> None:
+        self.path = path
+        self.required = ("keys", *required)
+
+    def read(self) -> dict[str, npt.NDArray[np.generic]] | None:
+        """The memo, or None when it is absent, unreadable or lacks an array."""
+        data = _read_npz(self.path)
+        if data is None or any(name not in data for name in self.required):
+            return None
+        return data
+
+    def write(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+        """Replace the memo (atomically)."""
+        atomic_savez(self.path, arrays)
+
+    def clear(self) -> None:
+        """Remove the memo (``force: true``)."""
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+
+def memo_positions(memo: Mapping[str, npt.NDArray[np.generic]]) -> dict[str, int]:
+    """Content key -> group position in a memo."""
+    return {str(k): i for i, k in enumerate(memo["keys"].tolist())}

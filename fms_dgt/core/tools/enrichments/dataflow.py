@@ -30,6 +30,7 @@ incoming edges. Overloads are distinct nodes.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -39,7 +40,13 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._cache import StateStore, VectorStore
+from fms_dgt.core.tools.enrichments._cache import (
+    MemoStore,
+    StateStore,
+    VectorStore,
+    memo_positions,
+    pool_groups,
+)
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise, row_index
 from fms_dgt.core.tools.schema import json_type
@@ -58,6 +65,15 @@ FloatArray = npt.NDArray[np.float32]
 WHOLE_RESULT = ""
 
 _CHUNK_CELLS = 1 << 22
+_MEMO_ARRAYS = (
+    *(
+        f"{side}_{part}"
+        for side in ("out", "in")
+        for part in ("ptr", "local", "name", "sig", "keys", "types", "vectors", "inverse")
+    ),
+    "names",
+    "type_names",
+)
 _JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object")
 
 
@@ -171,36 +187,181 @@ def _signature_key(signature: tuple[str, str, str]) -> str:
     return hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
 
 
+class _Names:
+    """Parameter names by id: the memo's names first, new ones appended."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self._ids: dict[str, int] | None = None
+
+    def id(self, name: str) -> int:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = {n: i for i, n in enumerate(self.names)}
+        found = ids.get(name)
+        if found is None:
+            found = ids[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
 class _Side:
     """The parameters of one side (inputs or outputs) of every tool, grouped into signatures.
 
     A signature is (name text, description, type key); parameters that share one are scored once.
+    Signatures are numbered in order of first appearance in registry order.
+
+    Attributes:
+        tool, name, sig: per parameter instance, its tool (registry position), name id and
+            signature id; instances are in registry order, fields in schema order.
+        keys, types: per signature, its content key and type key.
+        texts: per signature without a vector yet, its ``(name text, description)``.
+        vectors, inverse: per signature, the quantised vector and its inverse norm (filled by
+            the enrichment for signatures listed in ``texts``).
+        members, ptr: instances grouped by signature (``members[ptr[s]:ptr[s + 1]]``).
     """
 
-    def __init__(self, tools: Sequence[Tool], outputs: bool) -> None:
-        sig_index: dict[tuple[str, str, str], int] = {}
-        tool_ids: list[int] = []
-        names: list[str] = []
-        sigs: list[int] = []
-        for t_id, tool in enumerate(tools):
-            for name, schema in _output_fields(tool) if outputs else _input_fields(tool):
-                text = name or tool.name
-                signature = (text, str(schema.get("description", "")), type_key(schema))
-                sigs.append(sig_index.setdefault(signature, len(sig_index)))
-                tool_ids.append(t_id)
-                names.append(name)
-        self.signatures = list(sig_index)
-        self.tool = np.asarray(tool_ids, dtype=np.int64)
-        self.names = names
-        self.sig = np.asarray(sigs, dtype=np.int64)
-        self.keys = [_signature_key(s) for s in self.signatures]
-        order = np.argsort(self.sig, kind="stable")
-        self.members = order
-        counts = np.bincount(self.sig, minlength=len(self.signatures))
+    def __init__(
+        self,
+        tool: IntArray,
+        name: IntArray,
+        combined: IntArray,
+        table: _SignatureTable,
+    ) -> None:
+        if len(tool) and bool((np.diff(tool) < 0).any()):  # namespaces interleave in the registry
+            order = np.argsort(tool, kind="stable")
+            tool, name, combined = tool[order], name[order], combined[order]
+        self.tool, self.name = tool, name
+        uniq, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
+        by_first = np.argsort(first, kind="stable")
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[by_first] = np.arange(len(uniq), dtype=np.int64)
+        self.sig = rank[inverse.reshape(-1)] if len(combined) else np.zeros(0, dtype=np.int64)
+        chosen = uniq[by_first]
+        self.keys, self.types, self.texts, self.vectors, self.inverse = table.select(chosen)
+        self.members = np.argsort(self.sig, kind="stable")
+        counts = np.bincount(self.sig, minlength=len(self.keys))
         self.ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.sig)
+
+
+class _SignatureTable:
+    """The signatures a side can use: the memo's (ids ``0..M-1``) and new ones (ids ``M..``)."""
+
+    def __init__(self, memo: Mapping[str, npt.NDArray[Any]] | None, side: str, dim: int) -> None:
+        if memo is None:
+            self.keys = np.zeros(0, dtype="U32")
+            self.types = np.zeros(0, dtype=np.int64)
+            self.type_names: list[str] = []
+            self.vectors = np.zeros((0, dim), dtype=np.int8)
+            self.inverse = np.zeros(0, dtype=np.float32)
+        else:
+            self.keys = memo[f"{side}_keys"]
+            self.types = memo[f"{side}_types"]
+            self.type_names = json.loads(str(memo["type_names"]))
+            self.vectors = memo[f"{side}_vectors"]
+            self.inverse = memo[f"{side}_inverse"]
+        self.stored = len(self.keys)
+        self.new: dict[tuple[str, str, str], int] = {}
+        self.new_rows: list[tuple[tuple[str, str, str], str]] = []
+        self._positions: dict[str, int] | None = None
+
+    def id(self, signature: tuple[str, str, str]) -> int:
+        found = self.new.get(signature)
+        if found is None:
+            key = _signature_key(signature)
+            if self._positions is None:
+                self._positions = {str(k): i for i, k in enumerate(self.keys.tolist())}
+            found = self._positions.get(key)
+            if found is None:
+                found = self.stored + len(self.new_rows)
+                self.new_rows.append((signature, key))
+            self.new[signature] = found
+        return found
+
+    def select(
+        self, chosen: IntArray
+    ) -> tuple[list[str], list[str], dict[int, tuple[str, str]], FloatArray, FloatArray]:
+        stored = chosen < self.stored
+        keys: list[str] = [""] * len(chosen)
+        types: list[str] = [""] * len(chosen)
+        texts: dict[int, tuple[str, str]] = {}
+        vectors = np.zeros((len(chosen), self.vectors.shape[1]), dtype=np.float32)
+        inverse = np.zeros(len(chosen), dtype=np.float32)
+        old = np.flatnonzero(stored)
+        if len(old):
+            ids = chosen[old]
+            vectors[old] = self.vectors[ids]
+            inverse[old] = self.inverse[ids]
+            names = self.type_names
+            for position, key, type_id in zip(
+                old.tolist(), self.keys[ids].tolist(), self.types[ids].tolist(), strict=True
+            ):
+                keys[position] = key
+                types[position] = names[type_id]
+        for position in np.flatnonzero(~stored).tolist():
+            signature, key = self.new_rows[int(chosen[position]) - self.stored]
+            keys[position] = key
+            types[position] = signature[2]
+            texts[position] = (signature[0], signature[1])
+        return keys, types, texts, vectors, inverse
+
+
+def _build_side(
+    tools: Sequence[Tool],
+    groups: Sequence[tuple[str | None, IntArray]],
+    memo: _Memo | None,
+    outputs: bool,
+    names: _Names,
+    dim: int,
+) -> _Side:
+    """A side of the pool: memo rows for known namespaces, per-tool work for the others."""
+    side = "out" if outputs else "in"
+    table = _SignatureTable(memo.arrays if memo else None, side, dim)
+    fields = _output_fields if outputs else _input_fields
+    parts: list[tuple[IntArray, IntArray, IntArray]] = []
+    for key, rows in groups:
+        position = memo.positions.get(key) if memo is not None and key is not None else None
+        if memo is not None and position is not None:
+            arrays = memo.arrays
+            lo, hi = (int(v) for v in arrays[f"{side}_ptr"][position : position + 2])
+            parts.append(
+                (
+                    rows[arrays[f"{side}_local"][lo:hi]],
+                    arrays[f"{side}_name"][lo:hi].astype(np.int64),
+                    arrays[f"{side}_sig"][lo:hi].astype(np.int64),
+                )
+            )
+            continue
+        tool_ids: list[int] = []
+        name_ids: list[int] = []
+        sig_ids: list[int] = []
+        for t_id in rows.tolist():
+            tool = tools[t_id]
+            for name, schema in fields(tool):
+                text = name or tool.name
+                sig_ids.append(table.id((text, str(schema.get("description", "")), type_key(schema))))
+                tool_ids.append(t_id)
+                name_ids.append(names.id(name))
+        parts.append(
+            (np.asarray(tool_ids, np.int64), np.asarray(name_ids, np.int64), np.asarray(sig_ids, np.int64))
+        )
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Side(empty, empty, empty, table)
+    instance_tool, instance_name, combined = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    return _Side(instance_tool, instance_name, combined, table)
+
+
+@dataclass(slots=True)
+class _Memo:
+    """A read memo: its arrays and each content key's group position."""
+
+    arrays: Mapping[str, npt.NDArray[Any]]
+    positions: dict[str, int]
+    names: list[str]
 
 
 # --------------------------------------------------------------------------- artifact
@@ -358,22 +519,16 @@ class _Candidates:
 class _Scorer:
     """Scores output signatures against input signatures, keeping each row's top ``width`` with ties."""
 
-    def __init__(
-        self,
-        outs: _Side,
-        ins: _Side,
-        vectors: tuple[FloatArray, FloatArray],
-        threshold: float,
-    ) -> None:
-        self.out_vec, self.out_inv = quantise(vectors[0])
-        self.in_vec, self.in_inv = quantise(vectors[1])
-        keys = sorted({s[2] for s in outs.signatures} | {s[2] for s in ins.signatures})
+    def __init__(self, outs: _Side, ins: _Side, threshold: float) -> None:
+        self.out_vec, self.out_inv = outs.vectors, outs.inverse
+        self.in_vec, self.in_inv = ins.vectors, ins.inverse
+        keys = sorted(set(outs.types) | set(ins.types))
         index = {k: i for i, k in enumerate(keys)}
         self.table = np.array(
             [[type_compatibility(o, i) for i in keys] for o in keys], dtype=np.float32
         ).reshape(len(keys), len(keys))
-        self.out_type = np.array([index[s[2]] for s in outs.signatures], dtype=np.int64)
-        self.in_type = np.array([index[s[2]] for s in ins.signatures], dtype=np.int64)
+        self.out_type = np.array([index[t] for t in outs.types], dtype=np.int64)
+        self.in_type = np.array([index[t] for t in ins.types], dtype=np.int64)
         self.threshold = threshold
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> _Candidates:
@@ -470,48 +625,135 @@ class DataflowEnrichment(ToolEnrichment):
         base = root / "dataflow" / stable_hash(self.settings, size=16) if root else None
         self.states = StateStore(base / "states") if base else None
         self.vector_store = VectorStore(base / "vectors") if base else None
+        self.memo = MemoStore(base / "groups.npz", _MEMO_ARRAYS) if base else None
 
     def enrich(self, registry: ToolRegistry) -> DataflowGraph:
         """The dataflow graph of every tool in ``registry``."""
         tools = registry.tools()
-        outs, ins = _Side(tools, outputs=True), _Side(tools, outputs=False)
-        scorer = _Scorer(outs, ins, (self._vectors(outs), self._vectors(ins)), self.threshold)
-        width = self._widths(tools, outs, ins)
+        if self.memo is not None:
+            groups = pool_groups(registry, tools)
+        else:
+            groups = [(None, np.arange(len(tools), dtype=np.int64))]
+        memo = None if self.force else self._read_memo()
+        names = _Names(list(memo.names) if memo is not None else [])
+        outs = _build_side(tools, groups, memo, True, names, self.encoder.dim)
+        ins = _build_side(tools, groups, memo, False, names, self.encoder.dim)
+        self._fill_vectors(outs)
+        self._fill_vectors(ins)
+        scorer = _Scorer(outs, ins, self.threshold)
+        qids: dict[str, int] = {}
+        qid = np.array([qids.setdefault(t.qualified_name, len(qids)) for t in tools], dtype=np.int64)
+        width = self._widths(qid, len(qids), outs, ins)
         cands = self._candidates(scorer, outs, ins, width)
-        names = sorted(set(outs.names) | set(ins.names))
-        edges = self._expand(cands, tools, outs, ins, names)
-        return DataflowGraph(tools, edges, names, self.settings)
+        used, remap = _used_names(names.names, outs, ins)
+        edges = self._expand(cands, qid, outs, ins, remap)
+        if self.memo is not None and (
+            memo is None or any(k is not None and k not in memo.positions for k, _ in groups)
+        ):
+            self._write_memo(groups, len(tools), outs, ins, names.names)
+        return DataflowGraph(tools, edges, used, self.settings)
+
+    # ------------------------------------------------------------------ memo
+
+    def _read_memo(self) -> _Memo | None:
+        """The memo when it is complete and consistent with these settings, else None."""
+        arrays = self.memo.read() if self.memo is not None else None
+        if arrays is None:
+            return None
+        try:
+            names = json.loads(str(arrays["names"]))
+            type_count = len(json.loads(str(arrays["type_names"])))
+            groups = len(arrays["keys"])
+            for side in ("out", "in"):
+                ptr, sig = arrays[f"{side}_ptr"], arrays[f"{side}_sig"]
+                count, sigs = len(arrays[f"{side}_local"]), len(arrays[f"{side}_keys"])
+                ok = (
+                    len(ptr) == groups + 1
+                    and int(ptr[-1]) == count == len(sig) == len(arrays[f"{side}_name"])
+                    and arrays[f"{side}_vectors"].shape == (sigs, self.encoder.dim)
+                    and len(arrays[f"{side}_inverse"]) == len(arrays[f"{side}_types"]) == sigs
+                    and (
+                        count == 0
+                        or (int(sig.max()) < sigs and int(arrays[f"{side}_name"].max()) < len(names))
+                    )
+                    and (sigs == 0 or int(arrays[f"{side}_types"].max()) < type_count)
+                )
+                if not ok:
+                    return None
+        except (KeyError, TypeError, ValueError):
+            return None
+        return _Memo(arrays, memo_positions(arrays), names)
+
+    def _write_memo(
+        self,
+        groups: Sequence[tuple[str | None, IntArray]],
+        count: int,
+        outs: _Side,
+        ins: _Side,
+        names: Sequence[str],
+    ) -> None:
+        """Store, per keyed namespace, its parameter instances and the signatures they use."""
+        assert self.memo is not None
+        keyed = [(key, rows) for key, rows in groups if key is not None]
+        group = np.full(count, -1, dtype=np.int64)
+        local = np.zeros(count, dtype=np.int64)
+        for position, (_, rows) in enumerate(keyed):
+            group[rows] = position
+            local[rows] = np.arange(len(rows))
+        used = np.unique(np.concatenate([outs.name, ins.name]))
+        name_map = np.full(len(names), -1, dtype=np.int64)
+        name_map[used] = np.arange(len(used))
+        type_names = sorted(set(outs.types) | set(ins.types))
+        type_index = {t: i for i, t in enumerate(type_names)}
+        arrays: dict[str, npt.NDArray[Any]] = {
+            "keys": np.asarray([key for key, _ in keyed], dtype="U32"),
+            "names": np.asarray(json.dumps([names[i] for i in used.tolist()])),
+            "type_names": np.asarray(json.dumps(type_names)),
+        }
+        for label, side in (("out", outs), ("in", ins)):
+            owner = group[side.tool]
+            keep = np.flatnonzero(owner >= 0)
+            keep = keep[np.argsort(owner[keep], kind="stable")]
+            counts = np.bincount(owner[keep], minlength=len(keyed))
+            arrays[f"{label}_ptr"] = np.concatenate((np.zeros(1, np.int64), np.cumsum(counts)))
+            arrays[f"{label}_local"] = local[side.tool[keep]].astype(np.int32)
+            arrays[f"{label}_name"] = name_map[side.name[keep]].astype(np.int32)
+            arrays[f"{label}_sig"] = side.sig[keep].astype(np.int32)
+            arrays[f"{label}_keys"] = np.asarray(side.keys, dtype="U32")
+            arrays[f"{label}_types"] = np.array([type_index[t] for t in side.types], dtype=np.int32)
+            arrays[f"{label}_vectors"] = side.vectors.astype(np.int8)
+            arrays[f"{label}_inverse"] = side.inverse
+        self.memo.write(arrays)
 
     # ------------------------------------------------------------------ vectors and widths
 
-    def _vectors(self, side: _Side) -> FloatArray:
-        if not side.signatures:
-            return np.zeros((0, self.encoder.dim), dtype=np.float32)
-        rows, missing = (None, list(range(len(side.keys))))
+    def _fill_vectors(self, side: _Side) -> None:
+        """Quantised vectors of the signatures the memo did not hold (vector cache, else encoder)."""
+        if not side.texts:
+            return
+        positions = list(side.texts)
+        keys = [side.keys[i] for i in positions]
+        rows, missing = (None, list(range(len(keys))))
         if self.vector_store is not None and not self.force:
-            rows, missing = self.vector_store.load(side.keys)
+            rows, missing = self.vector_store.load(keys)
         if rows is None:
-            rows = np.zeros((len(side.keys), self.encoder.dim), dtype=np.float32)
+            rows = np.zeros((len(keys), self.encoder.dim), dtype=np.float32)
         if missing:
-            fresh = self._encode([side.signatures[i] for i in missing])
+            fresh = self._encode([side.texts[positions[i]] for i in missing])
             rows[missing] = fresh
             if self.vector_store is not None:
-                self.vector_store.store([side.keys[i] for i in missing], fresh)
-        return rows
+                self.vector_store.store([keys[i] for i in missing], fresh)
+        side.vectors[positions], side.inverse[positions] = quantise(rows)
 
-    def _encode(self, signatures: Sequence[tuple[str, str, str]]) -> FloatArray:
-        names = self.encoder.encode([s[0] for s in signatures])
-        descriptions = self.encoder.encode([s[1] for s in signatures])
+    def _encode(self, texts: Sequence[tuple[str, str]]) -> FloatArray:
+        names = self.encoder.encode([t[0] for t in texts])
+        descriptions = self.encoder.encode([t[1] for t in texts])
         return l2_normalise(2.0 * l2_normalise(names) + l2_normalise(descriptions))
 
-    def _widths(self, tools: Sequence[Tool], outs: _Side, ins: _Side) -> IntArray:
+    def _widths(self, qid: IntArray, qcount: int, outs: _Side, ins: _Side) -> IntArray:
         """Per output signature: ``max_neighbors`` plus the most inputs a producing tool may exclude."""
-        qids: dict[str, int] = {}
-        qid = np.array([qids.setdefault(t.qualified_name, len(qids)) for t in tools], dtype=np.int64)
-        own_inputs = (
-            np.bincount(qid[ins.tool], minlength=len(qids)) if len(ins) else np.zeros(len(qids), np.int64)
-        )
-        margin = np.zeros(len(outs.signatures), dtype=np.int64)
+        own_inputs = np.bincount(qid[ins.tool], minlength=qcount) if len(ins) else np.zeros(qcount, np.int64)
+        margin = np.zeros(len(outs.keys), dtype=np.int64)
         if len(outs):
             np.maximum.at(margin, outs.sig, own_inputs[qid[outs.tool]])
         return margin + self.max_neighbors
@@ -519,8 +761,8 @@ class DataflowEnrichment(ToolEnrichment):
     # ------------------------------------------------------------------ candidates (cached)
 
     def _candidates(self, scorer: _Scorer, outs: _Side, ins: _Side, width: IntArray) -> _Candidates:
-        all_outs = np.arange(len(outs.signatures), dtype=np.int64)
-        all_ins = np.arange(len(ins.signatures), dtype=np.int64)
+        all_outs = np.arange(len(outs.keys), dtype=np.int64)
+        all_ins = np.arange(len(ins.keys), dtype=np.int64)
         if self.states is None:
             return scorer.rows(all_outs, all_ins, width)
         key = stable_hash([sorted(zip(outs.keys, width.tolist(), strict=True)), sorted(ins.keys)])
@@ -541,23 +783,20 @@ class DataflowEnrichment(ToolEnrichment):
     def _expand(
         self,
         cands: _Candidates,
-        tools: Sequence[Tool],
+        qid: IntArray,
         outs: _Side,
         ins: _Side,
-        names: Sequence[str],
+        name_map: IntArray,
     ) -> dict[str, npt.NDArray[Any]]:
         """Signature candidates -> edges between tools: each output keeps its best inputs of other tools."""
-        qids: dict[str, int] = {}
-        qid = np.array([qids.setdefault(t.qualified_name, len(qids)) for t in tools], dtype=np.int64)
-        ranked, row_of_sig = _rank_inputs(cands, ins, len(outs.signatures))
+        ranked, row_of_sig = _rank_inputs(cands, ins, len(outs.keys))
         parts = [
             self._pick(ranked, row_of_sig, outs, ins, qid, np.arange(lo, min(lo + step, len(outs))))
             for step in [max(1, _EXPAND_ROWS // max(1, ranked[0].shape[1]))]
             for lo in range(0, len(outs), step)
         ]
-        name_id = {n: i for i, n in enumerate(names)}
-        out_names = np.array([name_id[n] for n in outs.names] or [0], dtype=np.int64)
-        in_names = np.array([name_id[n] for n in ins.names] or [0], dtype=np.int64)
+        out_names = name_map[outs.name] if len(outs) else np.zeros(1, np.int64)
+        in_names = name_map[ins.name] if len(ins) else np.zeros(1, np.int64)
         out_inst = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
         in_inst = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
         score = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
@@ -622,6 +861,15 @@ def _rank_inputs(cands: _Candidates, ins: _Side, n_sigs: int) -> tuple[tuple[Int
     return (inst_table, score_table), row_of_sig
 
 
+def _used_names(names: Sequence[str], outs: _Side, ins: _Side) -> tuple[list[str], IntArray]:
+    """The parameter names in use, sorted, and a map from name id to position in that list."""
+    ids = np.unique(np.concatenate([outs.name, ins.name])).tolist()
+    ids.sort(key=names.__getitem__)
+    name_map = np.full(max(len(names), 1), -1, dtype=np.int64)
+    name_map[ids] = np.arange(len(ids), dtype=np.int64)
+    return [names[i] for i in ids], name_map
+
+
 def _check_settings(threshold: float, max_neighbors: int, dim: int) -> None:
     if not 0 < threshold <= 1:
         raise ConfigError(
@@ -670,16 +918,16 @@ def _update(
     out_map = _remap(state["out_keys"], outs.keys)
     in_map = _remap(state["in_keys"], ins.keys)
     cand_out, cand_in = out_map[state["cand_out"]], in_map[state["cand_in"]]
-    valid = np.zeros(len(outs.signatures), dtype=bool)
+    valid = np.zeros(len(outs.keys), dtype=bool)
     present = out_map >= 0
     valid[out_map[present]] = state["width"][present] >= width[out_map[present]]
     valid[cand_out[(cand_in < 0) & (cand_out >= 0)]] = False
-    seen_in = np.zeros(len(ins.signatures), dtype=bool)
+    seen_in = np.zeros(len(ins.keys), dtype=bool)
     seen_in[in_map[in_map >= 0]] = True
     reuse, redo = np.flatnonzero(valid), np.flatnonzero(~valid)
     kept = (cand_out >= 0) & np.isin(cand_out, reuse)
     old = _Candidates(cand_out[kept], cand_in[kept], state["cand_score"][kept])
     fresh = scorer.rows(reuse, np.flatnonzero(~seen_in), width[reuse])
     merged = scorer.merge(_Candidates.concat([old, fresh]), width)
-    full = scorer.rows(redo, np.arange(len(ins.signatures), dtype=np.int64), width[redo])
+    full = scorer.rows(redo, np.arange(len(ins.keys), dtype=np.int64), width[redo])
     return _Candidates.concat([merged, full])

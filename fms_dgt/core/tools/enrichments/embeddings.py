@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._cache import VectorStore
+from fms_dgt.core.tools.enrichments._cache import MemoStore, VectorStore, memo_positions, pool_groups
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.openai_compat import auth_headers, http_module
 from fms_dgt.errors import ConfigError, EnrichmentError
@@ -476,15 +476,60 @@ class EmbeddingsEnrichment(ToolEnrichment):
             )
         root = resolve_cache_dir(cache_dir)
         settings = stable_hash(self.encoder.identity(), size=16)
-        self.store = VectorStore(root / "embeddings" / settings / "vectors") if root else None
+        base = root / "embeddings" / settings if root else None
+        self.store = VectorStore(base / "vectors") if base else None
+        self.memo = MemoStore(base / "groups.npz", ("ptr", "vectors")) if base else None
         self.force = force
 
     def enrich(self, registry: ToolRegistry) -> ToolEmbeddings:
-        """Vectors for every tool of ``registry`` (cached ones are read, not recomputed)."""
+        """Vectors for every tool of ``registry`` (cached ones are read, not recomputed).
+
+        With a cache, namespaces whose content key is in the memo take their rows from it without
+        building any text; the others go through the text-keyed vector cache and the encoder.
+        """
         tools = registry.tools()
-        texts = [tool_text(t) for t in tools]
-        matrix = self.vectors(texts)
+        if self.memo is None or not tools:
+            return ToolEmbeddings(tools, self.vectors([tool_text(t) for t in tools]), self.encoder.identity())
+        groups = pool_groups(registry, tools)
+        memo = None if self.force else self.memo.read()
+        found = memo_positions(memo) if memo is not None else {}
+        hits = [(rows, found[key]) for key, rows in groups if key is not None and key in found]
+        todo = [rows for key, rows in groups if key is None or key not in found]
+        missing = np.concatenate(todo) if todo else np.zeros(0, dtype=np.int64)
+        fresh = self.vectors([tool_text(tools[i]) for i in missing.tolist()]) if len(missing) else None
+        stored = memo["vectors"] if memo is not None and hits else None
+        if stored is not None and fresh is not None and stored.shape[1] != fresh.shape[1]:
+            # A memo written by an encoder of another width (a changed model behind the same
+            # settings): recompute everything rather than mix.
+            fresh, stored, hits = self.vectors([tool_text(t) for t in tools]), None, []
+            missing = np.arange(len(tools), dtype=np.int64)
+        width = fresh.shape[1] if fresh is not None else stored.shape[1]  # type: ignore[union-attr]
+        matrix = np.empty((len(tools), width), dtype=np.float32)
+        if stored is not None and memo is not None:
+            ptr = memo["ptr"]
+            for rows, g in hits:
+                matrix[rows] = stored[int(ptr[g]) : int(ptr[g + 1])]
+        if fresh is not None:
+            matrix[missing] = fresh
+        if fresh is not None or memo is None:
+            self._remember(groups, matrix)
         return ToolEmbeddings(tools, matrix, self.encoder.identity())
+
+    def _remember(
+        self, groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]], matrix: FloatMatrix
+    ) -> None:
+        """Write the memo for this pool: each keyed namespace's rows, in group order."""
+        assert self.memo is not None
+        keyed = [(key, rows) for key, rows in groups if key is not None]
+        sizes = [len(rows) for _, rows in keyed]
+        order = np.concatenate([rows for _, rows in keyed]) if keyed else np.zeros(0, dtype=np.int64)
+        self.memo.write(
+            {
+                "keys": np.asarray([key for key, _ in keyed], dtype="U32"),
+                "ptr": np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).astype(np.int64),
+                "vectors": matrix[order],
+            }
+        )
 
     def vectors(self, texts: Sequence[str]) -> FloatMatrix:
         """Normalised vectors of ``texts``, through the cache; only unseen texts are encoded."""
