@@ -317,6 +317,10 @@ class ToolRegistry:
         """Side-channel results of enrichments, by artifact key."""
         return self._index.artifacts
 
+    def distinct_names(self) -> int:
+        """The number of distinct qualified names (less than ``len(self)`` when there are overloads)."""
+        return len(self._index.by_name)
+
     def namespace_keys(self) -> dict[str, str | None]:
         """A content key per namespace, computed once per generation.
 

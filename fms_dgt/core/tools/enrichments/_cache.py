@@ -4,7 +4,7 @@ Layout under the cache directory::
 
     <cache_dir>/<enrichment>/<settings hash>/vectors/shard-<hash>.npz   keys + float32 rows
     <cache_dir>/<enrichment>/<settings hash>/states/<pool hash>.npz       a complete artifact state
-    <cache_dir>/<enrichment>/<settings hash>/groups.npz                   per-namespace rows (memo)
+    <cache_dir>/<enrichment>/<settings hash>/memo/memo-<hash>.npz         per-namespace rows (memo)
 
 The settings hash covers every option that changes the result (encoder, model, dimension...), so
 two configurations never read each other's entries. Vector keys are hashes of exactly the text an
@@ -14,7 +14,7 @@ sees a complete file or none. Shards are content-addressed, so two processes tha
 vectors write the same name and one rename wins harmlessly; readers skip files that vanish under
 them (compaction) and simply recompute what they could not read.
 
-The *memo* (``groups.npz``) keeps what an enrichment derived from each namespace of the most recent
+The *memo* keeps what an enrichment derived from each namespace of the most recent
 pool, under the namespace's content key (:meth:`ToolRegistry.namespace_keys`). A later run takes
 the rows of every namespace whose key it finds and does per-tool work only for the others, so
 adding a namespace to a large pool costs about as much as the new namespace.
@@ -23,6 +23,7 @@ adding a namespace to a large pool costs about as much as the new namespace.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import tempfile
 import zipfile
@@ -45,14 +46,16 @@ _MAX_SHARDS = 32
 
 
 def atomic_savez(path: Path, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
-    """Write ``arrays`` to ``path`` (``.npz``) through a temporary file and an atomic rename."""
+    """Write ``arrays`` to ``path`` (``.npz``) through a temporary file and an atomic rename.
+
+    There is no disk flush: every file here is a cache, and a file torn by a power cut fails its
+    zip checksum or the reader's shape checks and is recomputed, never used.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             np.savez(handle, **arrays)  # type: ignore[arg-type]
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -60,11 +63,12 @@ def atomic_savez(path: Path, arrays: Mapping[str, npt.NDArray[np.generic]]) -> N
         raise
 
 
-def _read_npz(path: Path) -> dict[str, npt.NDArray[np.generic]] | None:
-    """The arrays of an ``.npz`` file, or None when it vanished or cannot be read."""
+def _read_npz(path: Path, names: Sequence[str] | None = None) -> dict[str, npt.NDArray[np.generic]] | None:
+    """The arrays of an ``.npz`` file (only ``names`` when given), or None when it cannot be read."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in data.files}
+            wanted = data.files if names is None else [n for n in names if n in data.files]
+            return {name: data[name] for name in wanted}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError):
         return None
 
@@ -75,10 +79,14 @@ def _fill(
     found: npt.NDArray[np.bool_],
     rows: npt.NDArray[np.float32] | None,
 ) -> npt.NDArray[np.float32] | None:
-    """Copy the rows of one shard whose keys are wanted (a sorted join, no per-key Python loop)."""
+    """Copy the rows of one shard whose keys are wanted (a sorted join, no per-key Python loop).
+
+    ``data`` may be an open ``.npz``: its vectors are read only when a key is found.
+    """
     stored = data["keys"].astype(str)
-    order = np.argsort(stored)
-    place = np.searchsorted(stored, wanted, sorter=order)
+    ascending = len(stored) < 2 or bool((stored[:-1] <= stored[1:]).all())
+    order = np.arange(len(stored)) if ascending else np.argsort(stored)
+    place = np.searchsorted(stored, wanted) if ascending else np.searchsorted(stored, wanted, sorter=order)
     place = np.minimum(place, max(len(stored) - 1, 0))
     hit = (~found) & (stored[order[place]] == wanted) if len(stored) else np.zeros_like(found)
     if not hit.any():
@@ -89,6 +97,15 @@ def _fill(
     rows[hit] = vectors[order[place[hit]]]
     found |= hit
     return rows
+
+
+def _sorted_shard(
+    keys: Sequence[str], vectors: npt.NDArray[np.float32]
+) -> dict[str, npt.NDArray[np.generic]]:
+    """A shard with its keys in ascending order, so lookups need no sort."""
+    stored = np.asarray(keys, dtype=str)
+    order = np.argsort(stored, kind="stable")
+    return {"keys": stored[order], "vectors": vectors[order]}
 
 
 class VectorStore:
@@ -117,10 +134,12 @@ class VectorStore:
         found = np.zeros(len(keys), dtype=bool)
         rows: npt.NDArray[np.float32] | None = None
         for shard in self._shards():
-            data = _read_npz(shard)
-            if data is None or "keys" not in data or "vectors" not in data:
-                continue
-            rows = _fill(data, wanted, found, rows)
+            try:
+                with np.load(shard, allow_pickle=False) as data:
+                    if "keys" in data.files and "vectors" in data.files:
+                        rows = _fill(data, wanted, found, rows)
+            except (OSError, ValueError, zipfile.BadZipFile, EOFError):
+                continue  # vanished (compaction) or torn: what it held is recomputed
             if found.all():
                 break
         return rows, np.flatnonzero(~found).tolist()
@@ -130,7 +149,7 @@ class VectorStore:
         if not keys:
             return
         name = f"shard-{stable_hash(sorted(keys))}.npz"
-        atomic_savez(self.directory / name, {"keys": np.asarray(keys), "vectors": vectors})
+        atomic_savez(self.directory / name, _sorted_shard(keys, vectors))
         shards = self._shards()
         if len(shards) > _MAX_SHARDS:
             self._compact(shards)
@@ -150,7 +169,7 @@ class VectorStore:
         if not parts:
             return
         target = self.directory / f"shard-{stable_hash(sorted(keys))}.npz"
-        atomic_savez(target, {"keys": np.asarray(keys), "vectors": np.concatenate(parts)})
+        atomic_savez(target, _sorted_shard(keys, np.concatenate(parts)))
         for shard in shards:
             if shard != target:
                 with contextlib.suppress(OSError):
@@ -219,11 +238,21 @@ def pool_groups(
     when the namespace cannot be keyed (its rows are then always recomputed).
     """
     keys = registry.namespace_keys()
+    spaces = [t.namespace for t in tools]
+    runs = [(ns, len(list(run))) for ns, run in itertools.groupby(spaces)]
+    if len(runs) == len({ns for ns, _ in runs}):
+        # Each namespace is one contiguous run (the usual case): ranges, no per-tool bucketing.
+        groups = []
+        start = 0
+        for ns, size in runs:
+            groups.append((keys.get(ns), np.arange(start, start + size, dtype=np.int64)))
+            start += size
+        return groups
     rows: dict[str, list[int]] = {}
-    for position, tool in enumerate(tools):
-        bucket = rows.get(tool.namespace)
+    for position, ns in enumerate(spaces):
+        bucket = rows.get(ns)
         if bucket is None:
-            rows[tool.namespace] = [position]
+            rows[ns] = [position]
         else:
             bucket.append(position)
     return [(keys.get(ns), np.asarray(r, dtype=np.int64)) for ns, r in rows.items()]
@@ -232,30 +261,62 @@ def pool_groups(
 class MemoStore:
     """The memo of one enrichment setting: arrays derived per namespace, keyed by content key.
 
+    The memo is a directory of shards (``memo-<hash>.npz``), each holding ``keys`` (one content key
+    per namespace) and the arrays derived from those namespaces. A run that saw new namespaces adds
+    a small shard with just those (:meth:`add`), or rewrites everything into one shard
+    (:meth:`replace`) when shards pile up. Shards are written without a disk flush: a torn one
+    fails its zip checksum or shape checks and is simply not used.
+
     Args:
-        path: the ``groups.npz`` file.
-        required: array names a usable memo must hold (``keys`` is always required).
+        directory: the ``memo`` directory of one enrichment setting.
+        required: array names a usable shard must hold (``keys`` is always required).
     """
 
-    def __init__(self, path: Path, required: Sequence[str]) -> None:
-        self.path = path
+    max_shards = 8
+
+    def __init__(self, directory: Path, required: Sequence[str]) -> None:
+        self.directory = directory
         self.required = ("keys", *required)
 
-    def read(self) -> dict[str, npt.NDArray[np.generic]] | None:
-        """The memo, or None when it is absent, unreadable or lacks an array."""
-        data = _read_npz(self.path)
-        if data is None or any(name not in data for name in self.required):
-            return None
-        return data
+    def _shards(self) -> list[Path]:
+        """Shard files, newest first."""
+        if not self.directory.is_dir():
+            return []
+        stamped = []
+        for path in self.directory.glob("memo-*.npz"):
+            with contextlib.suppress(OSError):
+                stamped.append((path.stat().st_mtime_ns, path.name, path))
+        return [p for _, _, p in sorted(stamped, reverse=True)]
 
-    def write(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
-        """Replace the memo (atomically)."""
-        atomic_savez(self.path, arrays)
+    def read(self, limit: int | None = None) -> list[dict[str, npt.NDArray[np.generic]]]:
+        """The readable shards that hold every required array, newest first (at most ``limit``)."""
+        found = []
+        for path in self._shards():
+            data = _read_npz(path)
+            if data is not None and all(name in data for name in self.required):
+                found.append(data)
+                if limit is not None and len(found) >= limit:
+                    break
+        return found
 
-    def clear(self) -> None:
-        """Remove the memo (``force: true``)."""
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+    def add(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+        """Write one more shard."""
+        name = f"memo-{stable_hash(np.asarray(arrays['keys']).tolist())}.npz"
+        atomic_savez(self.directory / name, arrays)
+
+    def replace(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+        """Write ``arrays`` as the only shard."""
+        old = self._shards()
+        self.add(arrays)
+        kept = self._shards()[:1]
+        for path in old:
+            if path not in kept:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+    def crowded(self) -> bool:
+        """True when the next write should :meth:`replace` rather than :meth:`add`."""
+        return len(self._shards()) >= self.max_shards
 
 
 def memo_positions(memo: Mapping[str, npt.NDArray[np.generic]]) -> dict[str, int]:

@@ -478,7 +478,7 @@ class EmbeddingsEnrichment(ToolEnrichment):
         settings = stable_hash(self.encoder.identity(), size=16)
         base = root / "embeddings" / settings if root else None
         self.store = VectorStore(base / "vectors") if base else None
-        self.memo = MemoStore(base / "groups.npz", ("ptr", "vectors")) if base else None
+        self.memo = MemoStore(base / "memo", ("ptr", "vectors")) if base else None
         self.force = force
 
     def enrich(self, registry: ToolRegistry) -> ToolEmbeddings:
@@ -491,45 +491,35 @@ class EmbeddingsEnrichment(ToolEnrichment):
         if self.memo is None or not tools:
             return ToolEmbeddings(tools, self.vectors([tool_text(t) for t in tools]), self.encoder.identity())
         groups = pool_groups(registry, tools)
-        memo = None if self.force else self.memo.read()
-        found = memo_positions(memo) if memo is not None else {}
+        shards = [] if self.force else self.memo.read()
+        found: dict[str, tuple[int, int]] = {}
+        for number, shard in enumerate(shards):
+            for key, position in memo_positions(shard).items():
+                found.setdefault(key, (number, position))
         hits = [(rows, found[key]) for key, rows in groups if key is not None and key in found]
-        todo = [rows for key, rows in groups if key is None or key not in found]
-        missing = np.concatenate(todo) if todo else np.zeros(0, dtype=np.int64)
+        todo = [(key, rows) for key, rows in groups if key is None or key not in found]
+        missing = np.concatenate([rows for _, rows in todo]) if todo else np.zeros(0, dtype=np.int64)
         fresh = self.vectors([tool_text(tools[i]) for i in missing.tolist()]) if len(missing) else None
-        stored = memo["vectors"] if memo is not None and hits else None
-        if stored is not None and fresh is not None and stored.shape[1] != fresh.shape[1]:
-            # A memo written by an encoder of another width (a changed model behind the same
+        width = fresh.shape[1] if fresh is not None else shards[hits[0][1][0]]["vectors"].shape[1]
+        if any(shards[n]["vectors"].shape[1] != width for _, (n, _) in hits):
+            # A shard written by an encoder of another width (a changed model behind the same
             # settings): recompute everything rather than mix.
-            fresh, stored, hits = self.vectors([tool_text(t) for t in tools]), None, []
+            hits, todo = [], list(groups)
             missing = np.arange(len(tools), dtype=np.int64)
-        width = fresh.shape[1] if fresh is not None else stored.shape[1]  # type: ignore[union-attr]
+            fresh = self.vectors([tool_text(t) for t in tools])
+            width = fresh.shape[1]
         matrix = np.empty((len(tools), width), dtype=np.float32)
-        if stored is not None and memo is not None:
-            ptr = memo["ptr"]
-            for rows, g in hits:
-                matrix[rows] = stored[int(ptr[g]) : int(ptr[g + 1])]
+        for rows, (number, position) in hits:
+            ptr = shards[number]["ptr"]
+            matrix[rows] = shards[number]["vectors"][int(ptr[position]) : int(ptr[position + 1])]
         if fresh is not None:
             matrix[missing] = fresh
-        if fresh is not None or memo is None:
-            self._remember(groups, matrix)
+        new = [(key, rows) for key, rows in todo if key is not None]
+        if new and (self.force or not shards or self.memo.crowded()):
+            self.memo.replace(_memo_shard([(k, r) for k, r in groups if k is not None], matrix))
+        elif new:
+            self.memo.add(_memo_shard(new, matrix))
         return ToolEmbeddings(tools, matrix, self.encoder.identity())
-
-    def _remember(
-        self, groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]], matrix: FloatMatrix
-    ) -> None:
-        """Write the memo for this pool: each keyed namespace's rows, in group order."""
-        assert self.memo is not None
-        keyed = [(key, rows) for key, rows in groups if key is not None]
-        sizes = [len(rows) for _, rows in keyed]
-        order = np.concatenate([rows for _, rows in keyed]) if keyed else np.zeros(0, dtype=np.int64)
-        self.memo.write(
-            {
-                "keys": np.asarray([key for key, _ in keyed], dtype="U32"),
-                "ptr": np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).astype(np.int64),
-                "vectors": matrix[order],
-            }
-        )
 
     def vectors(self, texts: Sequence[str]) -> FloatMatrix:
         """Normalised vectors of ``texts``, through the cache; only unseen texts are encoded."""
@@ -566,3 +556,16 @@ class EmbeddingsEnrichment(ToolEnrichment):
             rows = np.zeros((count, fresh.shape[1]), dtype=np.float32)
         rows[missing] = fresh
         return rows
+
+
+def _memo_shard(
+    groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]], matrix: FloatMatrix
+) -> dict[str, Any]:
+    """A memo shard holding the rows of ``groups`` (content key, rows of ``matrix``)."""
+    sizes = [len(rows) for _, rows in groups]
+    order = np.concatenate([rows for _, rows in groups]) if groups else np.zeros(0, dtype=np.int64)
+    return {
+        "keys": np.asarray([key for key, _ in groups], dtype="U32"),
+        "ptr": np.concatenate((np.zeros(1, np.int64), np.cumsum(sizes, dtype=np.int64))),
+        "vectors": matrix[order],
+    }

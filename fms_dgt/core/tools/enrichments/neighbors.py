@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._cache import StateStore
+from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, memo_positions, pool_groups
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise, row_index
 from fms_dgt.errors import ConfigError, EnrichmentError
@@ -103,15 +104,65 @@ class NeighborsEnrichment(ToolEnrichment):
                 "missing artifact 'embeddings' for the neighbors enrichment: it was not computed. "
                 "Add the embeddings enrichment before neighbors."
             )
-        qnames = [t.qualified_name for t in embeddings.tools]
-        search = _Search(embeddings.matrix, qnames, self.k)
+        tools = embeddings.tools
+        distinct = len(tools) if registry.distinct_names() == len(tools) else None
+        search = _Search(embeddings.matrix, tools, self.k, self._prepared(registry, embeddings), distinct)
         return ToolNeighbors(embeddings.tools, *search.table(self._lists(search, embeddings)))
 
-    def _states(self, embeddings: ToolEmbeddings) -> StateStore | None:
+    def _base(self, embeddings: ToolEmbeddings) -> Path | None:
         if self.root is None:
             return None
-        settings = stable_hash([self.k, embeddings.encoder], size=16)
-        return StateStore(self.root / "neighbors" / settings / "states")
+        return self.root / "neighbors" / stable_hash([self.k, embeddings.encoder], size=16)
+
+    def _states(self, embeddings: ToolEmbeddings) -> StateStore | None:
+        base = self._base(embeddings)
+        return StateStore(base / "states") if base else None
+
+    def _prepared(self, registry: ToolRegistry, embeddings: ToolEmbeddings) -> _Prepared | None:
+        """Quantised rows, inverse norms and identities, from the memo where a namespace is known.
+
+        Returns None without a cache (the search then prepares every row itself).
+        """
+        base = self._base(embeddings)
+        if base is None or list(registry.tools()) != list(embeddings.tools):
+            return None
+        tools = embeddings.tools
+        memo = MemoStore(base / "memo", ("ptr", "vectors", "inverse", "idents"))
+        groups = pool_groups(registry, tools)
+        shards = [] if self.force else memo.read()
+        found: dict[str, tuple[int, int]] = {}
+        for number, arrays in enumerate(shards):
+            for content, position in memo_positions(arrays).items():
+                found.setdefault(content, (number, position))
+        dim = embeddings.matrix.shape[1]
+        vectors = np.empty((len(tools), dim), dtype=np.float32)
+        inverse = np.empty(len(tools), dtype=np.float32)
+        idents = np.empty(len(tools), dtype="U32")
+        todo: list[tuple[str | None, npt.NDArray[np.int64]]] = []
+        for key, rows in groups:
+            hit = found.get(key) if key is not None else None
+            shard = shards[hit[0]] if hit is not None else None
+            if hit is None or shard is None or shard["vectors"].shape[1] != dim:
+                todo.append((key, rows))
+                continue
+            lo, hi = (int(v) for v in shard["ptr"][hit[1] : hit[1] + 2])
+            vectors[rows] = shard["vectors"][lo:hi]
+            inverse[rows] = shard["inverse"][lo:hi]
+            idents[rows] = shard["idents"][lo:hi].astype("U32")
+        if todo:
+            missing = np.concatenate([rows for _, rows in todo])
+            vectors[missing], inverse[missing] = quantise(embeddings.matrix[missing])
+            idents[missing] = [
+                _identity(tools[i].qualified_name, row)
+                for i, row in zip(missing.tolist(), vectors[missing], strict=True)
+            ]
+            keyed = [(key, rows) for key, rows in groups if key is not None]
+            new = [(key, rows) for key, rows in todo if key is not None]
+            if new and (self.force or not shards or memo.crowded()):
+                memo.replace(_memo_shard(keyed, vectors, inverse, idents))
+            elif new:
+                memo.add(_memo_shard(new, vectors, inverse, idents))
+        return vectors, inverse, idents.tolist()
 
     def _lists(self, search: _Search, embeddings: ToolEmbeddings) -> _Lists:
         states = self._states(embeddings)
@@ -135,17 +186,31 @@ class _Search:
     A row's own norm does not change its ranking, so it is applied only to the final scores.
     """
 
-    def __init__(self, matrix: npt.NDArray[np.float32], qnames: Sequence[str], k: int) -> None:
+    def __init__(
+        self,
+        matrix: npt.NDArray[np.float32],
+        tools: Sequence[Tool] | Sequence[str],
+        k: int,
+        prepared: _Prepared | None = None,
+        distinct: int | None = None,
+    ) -> None:
         self.count = len(matrix)
         self.k = k
-        self.vectors, self.inverse = quantise(matrix) if self.count else (matrix, np.zeros(0, np.float32))
-        self.siblings = _siblings(qnames)
-        qids: dict[str, int] = {}
-        self.qid = np.array([qids.setdefault(q, len(qids)) for q in qnames], dtype=np.int64)
-        self.idents = [
-            hashlib.sha256(q.encode() + b"\x1f" + row.tobytes()).hexdigest()[:32]
-            for q, row in zip(qnames, self.vectors, strict=True)
-        ]
+        if distinct == self.count:  # no overloads: no siblings, every row its own name
+            self.siblings: Mapping[int, list[int]] = {}
+            self.qid = np.arange(self.count, dtype=np.int64)
+            qnames: list[str] | None = None
+        else:
+            qnames = _qualified_names(tools)
+            self.siblings = _siblings(qnames)
+            qids: dict[str, int] = {}
+            self.qid = np.array([qids.setdefault(q, len(qids)) for q in qnames], dtype=np.int64)
+        if prepared is not None:
+            self.vectors, self.inverse, self.idents = prepared
+        else:
+            self.vectors, self.inverse = quantise(matrix) if self.count else (matrix, np.zeros(0, np.float32))
+            names = qnames if qnames is not None else _qualified_names(tools)
+            self.idents = [_identity(q, row) for q, row in zip(names, self.vectors, strict=True)]
         self.tie = np.argsort(np.argsort(np.asarray(self.idents, dtype="U32"), kind="stable"), kind="stable")
 
     def rows(self, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64] | None) -> _Lists:
@@ -188,7 +253,7 @@ class _Search:
         self, r: npt.NDArray[np.int64], c: npt.NDArray[np.int64], value: npt.NDArray[np.float32]
     ) -> _Lists:
         """The best ``k`` per row: value descending, then tool identity."""
-        order = np.lexsort((self.tie[c], -value, r))
+        order = _order(r, value, self.tie[c], self.count)
         r, c, value = r[order], c[order], value[order]
         rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
         keep = rank < self.k
@@ -244,6 +309,36 @@ def _concat(parts: Sequence[_Lists]) -> _Lists:
     )
 
 
+_Prepared = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], list[str]]
+
+
+def _identity(qualified_name: str, row: npt.NDArray[np.float32]) -> str:
+    """A tool's tie-break identity: a hash of its qualified name and quantised vector."""
+    return hashlib.sha256(qualified_name.encode() + b"\x1f" + row.tobytes()).hexdigest()[:32]
+
+
+def _qualified_names(tools: Sequence[Tool] | Sequence[str]) -> list[str]:
+    return [t if isinstance(t, str) else t.qualified_name for t in tools]
+
+
+def _memo_shard(
+    groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]],
+    vectors: npt.NDArray[np.float32],
+    inverse: npt.NDArray[np.float32],
+    idents: npt.NDArray[np.str_],
+) -> dict[str, npt.NDArray[Any]]:
+    """A memo shard with the quantised rows (as int8: they are integers in [-127, 127])."""
+    sizes = [len(rows) for _, rows in groups]
+    order = np.concatenate([rows for _, rows in groups]) if groups else np.zeros(0, dtype=np.int64)
+    return {
+        "keys": np.asarray([key for key, _ in groups], dtype="U32"),
+        "ptr": np.concatenate((np.zeros(1, np.int64), np.cumsum(sizes, dtype=np.int64))),
+        "vectors": vectors[order].astype(np.int8),
+        "inverse": inverse[order],
+        "idents": np.asarray(idents[order], dtype="S32"),
+    }
+
+
 def nearest(
     matrix: npt.NDArray[np.float32], qnames: Sequence[str], k: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
@@ -262,6 +357,28 @@ def _siblings(qnames: Sequence[str]) -> Mapping[int, list[int]]:
     for row, name in enumerate(qnames):
         groups.setdefault(name, []).append(row)
     return {row: group for group in groups.values() if len(group) > 1 for row in group}
+
+
+def _order(
+    rows: npt.NDArray[np.int64], value: npt.NDArray[np.float32], tie: npt.NDArray[np.int64], count: int
+) -> npt.NDArray[np.int64]:
+    """The stable order by row, then value descending, then ``tie``.
+
+    float32 values map to unsigned integers that sort like them (negative ones and ``-inf``
+    included, ``-0.0`` made ``0.0``); below 2^16 tools the three keys pack into one 64-bit
+    integer and one sort does.
+    """
+    bits = (np.asarray(value, dtype=np.float32) + np.float32(0.0)).view(np.uint32)  # -0.0 -> 0.0
+    negative = (bits >> np.uint32(31)).astype(bool)
+    ordered = np.where(negative, ~bits, bits | np.uint32(0x80000000))
+    descending = (~ordered).astype(np.uint64)
+    if count <= 1 << 16:
+        packed = (
+            (rows.astype(np.uint64) << np.uint64(48)) | (descending << np.uint64(16)) | tie.astype(np.uint64)
+        )
+        order: npt.NDArray[np.int64] = np.argsort(packed, kind="stable")
+        return order
+    return np.lexsort((tie, (rows.astype(np.uint64) << np.uint64(32)) | descending))
 
 
 def _lower_bound(dots: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:
