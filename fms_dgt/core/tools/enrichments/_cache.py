@@ -4,7 +4,7 @@ Layout under the cache directory::
 
     <cache_dir>/<enrichment>/<settings hash>/vectors/shard-<hash>.npz   keys + float32 rows
     <cache_dir>/<enrichment>/<settings hash>/states/<pool hash>.npz       a complete artifact state
-    <cache_dir>/<enrichment>/<settings hash>/memo/memo-<hash>.npz         per-namespace rows (memo)
+    <cache_dir>/<enrichment>/<settings hash>/memo/memo-<hash>.pack        per-namespace rows (memo)
 
 The settings hash covers every option that changes the result (encoder, model, dimension...), so
 two configurations never read each other's entries. Vector keys are hashes of exactly the text an
@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
+import mmap
 import os
 import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -75,7 +77,7 @@ def _read_npz(path: Path, names: Sequence[str] | None = None) -> dict[str, npt.N
 
 def _fill(
     data: Mapping[str, npt.NDArray[np.generic]],
-    wanted: npt.NDArray[np.str_],
+    wanted: npt.NDArray[np.bytes_],
     found: npt.NDArray[np.bool_],
     rows: npt.NDArray[np.float32] | None,
 ) -> npt.NDArray[np.float32] | None:
@@ -83,7 +85,7 @@ def _fill(
 
     ``data`` may be an open ``.npz``: its vectors are read only when a key is found.
     """
-    stored = data["keys"].astype(str)
+    stored: npt.NDArray[np.bytes_] = np.asarray(data["keys"], dtype="S")  # older shards hold str
     ascending = len(stored) < 2 or bool((stored[:-1] <= stored[1:]).all())
     order = np.arange(len(stored)) if ascending else np.argsort(stored)
     place = np.searchsorted(stored, wanted) if ascending else np.searchsorted(stored, wanted, sorter=order)
@@ -102,8 +104,8 @@ def _fill(
 def _sorted_shard(
     keys: Sequence[str], vectors: npt.NDArray[np.float32]
 ) -> dict[str, npt.NDArray[np.generic]]:
-    """A shard with its keys in ascending order, so lookups need no sort."""
-    stored = np.asarray(keys, dtype=str)
+    """A shard with its keys (ASCII, stored as bytes) in ascending order, so lookups need no sort."""
+    stored = np.asarray(keys, dtype="S")
     order = np.argsort(stored, kind="stable")
     return {"keys": stored[order], "vectors": vectors[order]}
 
@@ -130,7 +132,7 @@ class VectorStore:
             ``(rows, missing)``: ``rows`` has one row per key (zeros where missing) or is None when
             nothing was found; ``missing`` lists the positions of keys not in the cache.
         """
-        wanted = np.asarray(keys, dtype=str)
+        wanted = np.asarray(keys, dtype="S")
         found = np.zeros(len(keys), dtype=bool)
         rows: npt.NDArray[np.float32] | None = None
         for shard in self._shards():
@@ -149,7 +151,7 @@ class VectorStore:
         if not keys:
             return
         name = f"shard-{stable_hash(sorted(keys))}.npz"
-        atomic_savez(self.directory / name, _sorted_shard(keys, vectors))
+        atomic_savez(self.directory / name, _sorted_shard(list(keys), vectors))
         shards = self._shards()
         if len(shards) > _MAX_SHARDS:
             self._compact(shards)
@@ -162,9 +164,10 @@ class VectorStore:
             data = _read_npz(shard)
             if data is None:
                 continue
-            fresh = [i for i, k in enumerate(data["keys"].tolist()) if k not in seen]
-            seen.update(data["keys"][fresh].tolist())
-            keys.extend(data["keys"][fresh].tolist())
+            names = [k.decode() if isinstance(k, bytes) else str(k) for k in data["keys"].tolist()]
+            fresh = [i for i, k in enumerate(names) if k not in seen]
+            seen.update(names[i] for i in fresh)
+            keys.extend(names[i] for i in fresh)
             parts.append(data["vectors"][fresh].astype(np.float32, copy=False))
         if not parts:
             return
@@ -261,11 +264,12 @@ def pool_groups(
 class MemoStore:
     """The memo of one enrichment setting: arrays derived per namespace, keyed by content key.
 
-    The memo is a directory of shards (``memo-<hash>.npz``), each holding ``keys`` (one content key
-    per namespace) and the arrays derived from those namespaces. A run that saw new namespaces adds
-    a small shard with just those (:meth:`add`), or rewrites everything into one shard
-    (:meth:`replace`) when shards pile up. Shards are written without a disk flush: a torn one
-    fails its zip checksum or shape checks and is simply not used.
+    The memo is a set of shards, each holding ``keys`` (one content key per namespace) and the
+    arrays derived from those namespaces. A run that saw new namespaces adds a small shard with
+    just those (:meth:`add`), or rewrites everything into one shard (:meth:`replace`) when shards
+    pile up. A shard is one pack file (``memo-<hash>.pack``, see :func:`_write_arrays`) flushed
+    to disk and then renamed into place, so it is complete or absent; readers map it into memory
+    instead of reading and checksumming it, which keeps a warm run's reads cheap.
 
     Args:
         directory: the ``memo`` directory of one enrichment setting.
@@ -283,7 +287,7 @@ class MemoStore:
         if not self.directory.is_dir():
             return []
         stamped = []
-        for path in self.directory.glob("memo-*.npz"):
+        for path in self.directory.glob("memo-*.pack"):
             with contextlib.suppress(OSError):
                 stamped.append((path.stat().st_mtime_ns, path.name, path))
         return [p for _, _, p in sorted(stamped, reverse=True)]
@@ -292,31 +296,92 @@ class MemoStore:
         """The readable shards that hold every required array, newest first (at most ``limit``)."""
         found = []
         for path in self._shards():
-            data = _read_npz(path)
-            if data is not None and all(name in data for name in self.required):
+            data = _read_arrays(path, self.required)
+            if data is not None:
                 found.append(data)
                 if limit is not None and len(found) >= limit:
                     break
         return found
 
-    def add(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
-        """Write one more shard."""
-        name = f"memo-{stable_hash(np.asarray(arrays['keys']).tolist())}.npz"
-        atomic_savez(self.directory / name, arrays)
+    def add(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> Path:
+        """Write one more shard; returns its path."""
+        target = self.directory / f"memo-{stable_hash(np.asarray(arrays['keys']).tolist())}.pack"
+        _write_arrays(target, arrays)
+        return target
 
     def replace(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
         """Write ``arrays`` as the only shard."""
         old = self._shards()
-        self.add(arrays)
-        kept = self._shards()[:1]
+        target = self.add(arrays)
         for path in old:
-            if path not in kept:
+            if path != target:
                 with contextlib.suppress(OSError):
                     path.unlink()
 
     def crowded(self) -> bool:
         """True when the next write should :meth:`replace` rather than :meth:`add`."""
         return len(self._shards()) >= self.max_shards
+
+
+def _write_arrays(target: Path, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:
+    """Write ``arrays`` as one pack file, flushed to disk and then renamed to ``target``.
+
+    A pack is an 8-byte header length, a JSON header (name -> dtype, shape, offset; the total
+    size) and the arrays' bytes, each 64-byte aligned. One file means one flush per shard.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    blobs = {name: np.asarray(array, order="C") for name, array in arrays.items()}
+    entries: dict[str, Any] = {}
+    offset = 0
+    for name, array in blobs.items():
+        if array.dtype.hasobject:
+            raise TypeError(f"cannot pack {name!r}: object arrays are not stored in the cache")
+        entries[name] = [array.dtype.str, list(array.shape), offset]
+        offset += -(-array.nbytes // 64) * 64
+    header = json.dumps({"arrays": entries, "data": offset}).encode()
+    start = -(-(8 + len(header)) // 64) * 64
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(len(header).to_bytes(8, "little") + header)
+            handle.write(bytes(start - 8 - len(header)))
+            for name, array in blobs.items():
+                handle.seek(start + entries[name][2])
+                handle.write(array.tobytes())
+            handle.truncate(start + offset)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _read_arrays(path: Path, required: Sequence[str]) -> dict[str, npt.NDArray[np.generic]] | None:
+    """The arrays of a pack file as read-only views of a memory map, or None when it is unusable."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size < 8:
+                return None
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        length = int.from_bytes(mapped[:8], "little")
+        header = json.loads(mapped[8 : 8 + length].decode())
+        start = -(-(8 + length) // 64) * 64
+        if start + int(header["data"]) != size:
+            return None
+        arrays: dict[str, npt.NDArray[np.generic]] = {}
+        for name, (dtype, shape, offset) in header["arrays"].items():
+            kind = np.dtype(dtype)
+            count = int(np.prod(shape)) if shape else 1
+            flat = np.frombuffer(mapped, dtype=kind, count=count, offset=start + int(offset))
+            arrays[name] = flat.reshape(tuple(shape))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if any(name not in arrays for name in required):
+        return None
+    return arrays
 
 
 def memo_positions(memo: Mapping[str, npt.NDArray[np.generic]]) -> dict[str, int]:

@@ -69,7 +69,7 @@ _MEMO_ARRAYS = (
     *(
         f"{side}_{part}"
         for side in ("out", "in")
-        for part in ("ptr", "local", "name", "sig", "keys", "types", "vectors", "inverse")
+        for part in ("ptr", "local", "name", "sig", "keys", "order", "types", "vectors", "inverse")
     ),
     "names",
     "type_names",
@@ -188,7 +188,7 @@ def _signature_key(signature: tuple[str, str, str]) -> str:
 
 
 class _Names:
-    """Parameter names by id: the memo's names first, new ones appended."""
+    """Strings by id (parameter names, type keys): the memo's first, new ones appended."""
 
     def __init__(self, names: list[str]) -> None:
         self.names = names
@@ -214,7 +214,8 @@ class _Side:
     Attributes:
         tool, name, sig: per parameter instance, its tool (registry position), name id and
             signature id; instances are in registry order, fields in schema order.
-        keys, types: per signature, its content key and type key.
+        keys, types: per signature, its content key (ASCII bytes) and type key id (into the
+            pool's shared type table).
         texts: per signature without a vector yet, its ``(name text, description)``.
         vectors, inverse: per signature, the quantised vector and its inverse norm (filled by
             the enrichment for signatures listed in ``texts``).
@@ -232,12 +233,15 @@ class _Side:
             order = np.argsort(tool, kind="stable")
             tool, name, combined = tool[order], name[order], combined[order]
         self.tool, self.name = tool, name
-        uniq, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
-        by_first = np.argsort(first, kind="stable")
-        rank = np.empty(len(uniq), dtype=np.int64)
-        rank[by_first] = np.arange(len(uniq), dtype=np.int64)
-        self.sig = rank[inverse.reshape(-1)] if len(combined) else np.zeros(0, dtype=np.int64)
-        chosen = uniq[by_first]
+        combined = table.resolve(combined)
+        # Number the signatures in order of first appearance (ids are dense: no sort of instances).
+        first = np.full(table.size, len(combined), dtype=np.int64)
+        np.minimum.at(first, combined, np.arange(len(combined), dtype=np.int64))
+        used = np.flatnonzero(first < len(combined))
+        chosen = used[np.argsort(first[used], kind="stable")]
+        rank = np.zeros(table.size, dtype=np.int64)
+        rank[chosen] = np.arange(len(chosen), dtype=np.int64)
+        self.sig = rank[combined]
         self.keys, self.types, self.texts, self.vectors, self.inverse = table.select(chosen)
         self.members = np.argsort(self.sig, kind="stable")
         counts = np.bincount(self.sig, minlength=len(self.keys))
@@ -250,61 +254,76 @@ class _Side:
 class _SignatureTable:
     """The signatures a side can use: the memo's (ids ``0..M-1``) and new ones (ids ``M..``)."""
 
-    def __init__(self, memo: Mapping[str, npt.NDArray[Any]] | None, side: str, dim: int) -> None:
+    def __init__(
+        self, memo: Mapping[str, npt.NDArray[Any]] | None, side: str, dim: int, types: _Names
+    ) -> None:
+        self.type_table = types
         if memo is None:
-            self.keys = np.zeros(0, dtype="U32")
+            self.keys = np.zeros(0, dtype="S32")
             self.types = np.zeros(0, dtype=np.int64)
-            self.type_names: list[str] = []
             self.vectors = np.zeros((0, dim), dtype=np.int8)
             self.inverse = np.zeros(0, dtype=np.float32)
         else:
-            self.keys = memo[f"{side}_keys"].astype("U32")
+            self.keys = memo[f"{side}_keys"]
             self.types = memo[f"{side}_types"]
-            self.type_names = json.loads(str(memo["type_names"]))
             self.vectors = memo[f"{side}_vectors"]
             self.inverse = memo[f"{side}_inverse"]
+        self.order = memo[f"{side}_order"] if memo is not None else np.zeros(0, dtype=np.int32)
         self.stored = len(self.keys)
         self.new: dict[tuple[str, str, str], int] = {}
         self.new_rows: list[tuple[tuple[str, str, str], str]] = []
-        self._positions: dict[str, int] | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of ids in use (stored and new)."""
+        return self.stored + len(self.new_rows)
 
     def id(self, signature: tuple[str, str, str]) -> int:
+        """A provisional id for a signature met in a namespace the memo does not hold."""
         found = self.new.get(signature)
         if found is None:
-            key = _signature_key(signature)
-            if self._positions is None:
-                self._positions = {str(k): i for i, k in enumerate(self.keys.tolist())}
-            found = self._positions.get(key)
-            if found is None:
-                found = self.stored + len(self.new_rows)
-                self.new_rows.append((signature, key))
-            self.new[signature] = found
+            found = self.new[signature] = self.stored + len(self.new_rows)
+            self.new_rows.append((signature, _signature_key(signature)))
         return found
+
+    def resolve(self, combined: IntArray) -> IntArray:
+        """Map provisional ids of signatures the memo already holds (by key) to the memo's ids."""
+        if not self.new_rows or not self.stored:
+            return combined
+        wanted = np.asarray([key for _, key in self.new_rows], dtype="S32")
+        place = np.minimum(np.searchsorted(self.keys, wanted, sorter=self.order), self.stored - 1)
+        match = self.order[place].astype(np.int64)
+        known = self.keys[match] == wanted
+        remap = np.where(known, match, -1)
+        unknown = np.flatnonzero(~known)
+        remap[unknown] = self.stored + np.arange(len(unknown))
+        self.new_rows = [self.new_rows[i] for i in unknown.tolist()]
+        return np.where(combined >= self.stored, remap[np.maximum(combined - self.stored, 0)], combined)
 
     def select(
         self, chosen: IntArray
-    ) -> tuple[list[str], list[str], dict[int, tuple[str, str]], FloatArray, FloatArray]:
-        """Keys, type keys, texts (new signatures only), vectors and inverse norms of ``chosen``."""
+    ) -> tuple[npt.NDArray[np.bytes_], IntArray, dict[int, tuple[str, str]], FloatArray, FloatArray]:
+        """Keys (ASCII bytes), type keys, texts (new signatures only), vectors and inverse norms."""
         stored = chosen < self.stored
         old = np.flatnonzero(stored)
         fresh = np.flatnonzero(~stored).tolist()
-        keys = np.empty(len(chosen), dtype="U32")
-        types = np.empty(len(chosen), dtype=object)
+        keys = np.empty(len(chosen), dtype="S32")
+        types = np.zeros(len(chosen), dtype=np.int64)
         vectors = np.zeros((len(chosen), self.vectors.shape[1]), dtype=np.float32)
         inverse = np.zeros(len(chosen), dtype=np.float32)
         if len(old):
             ids = chosen[old]
             keys[old] = self.keys[ids]
-            types[old] = np.asarray(self.type_names, dtype=object)[self.types[ids]]
+            types[old] = self.types[ids]
             vectors[old] = self.vectors[ids]
             inverse[old] = self.inverse[ids]
         texts: dict[int, tuple[str, str]] = {}
         for position in fresh:
             signature, key = self.new_rows[int(chosen[position]) - self.stored]
-            keys[position] = key
-            types[position] = signature[2]
+            keys[position] = key.encode()
+            types[position] = self.type_table.id(signature[2])
             texts[position] = (signature[0], signature[1])
-        return keys.tolist(), types.tolist(), texts, vectors, inverse
+        return keys, types, texts, vectors, inverse
 
 
 def _build_side(
@@ -313,11 +332,12 @@ def _build_side(
     memo: _Memo | None,
     outputs: bool,
     names: _Names,
+    types: _Names,
     dim: int,
 ) -> _Side:
     """A side of the pool: memo rows for known namespaces, per-tool work for the others."""
     side = "out" if outputs else "in"
-    table = _SignatureTable(memo.arrays if memo else None, side, dim)
+    table = _SignatureTable(memo.arrays if memo else None, side, dim, types)
     fields = _output_fields if outputs else _input_fields
     parts: list[tuple[IntArray, IntArray, IntArray]] = []
     for key, rows in groups:
@@ -360,6 +380,7 @@ class _Memo:
     arrays: Mapping[str, npt.NDArray[Any]]
     positions: dict[str, int]
     names: list[str]
+    types: list[str]
 
 
 # --------------------------------------------------------------------------- artifact
@@ -536,16 +557,14 @@ class _Candidates:
 class _Scorer:
     """Scores output signatures against input signatures, keeping each row's top ``width`` with ties."""
 
-    def __init__(self, outs: _Side, ins: _Side, threshold: float) -> None:
+    def __init__(self, outs: _Side, ins: _Side, type_keys: Sequence[str], threshold: float) -> None:
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
         self.in_vec, self.in_inv = ins.vectors, ins.inverse
-        keys = sorted(set(outs.types) | set(ins.types))
-        index = {k: i for i, k in enumerate(keys)}
         self.table = np.array(
-            [[type_compatibility(o, i) for i in keys] for o in keys], dtype=np.float32
-        ).reshape(len(keys), len(keys))
-        self.out_type = np.array([index[t] for t in outs.types], dtype=np.int64)
-        self.in_type = np.array([index[t] for t in ins.types], dtype=np.int64)
+            [[type_compatibility(o, i) for i in type_keys] for o in type_keys], dtype=np.float32
+        ).reshape(len(type_keys), len(type_keys))
+        self.out_type = outs.types
+        self.in_type = ins.types
         self.threshold = threshold
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> _Candidates:
@@ -653,11 +672,12 @@ class DataflowEnrichment(ToolEnrichment):
             groups = [(None, np.arange(len(tools), dtype=np.int64))]
         memo = None if self.force else self._read_memo()
         names = _Names(list(memo.names) if memo is not None else [])
-        outs = _build_side(tools, groups, memo, True, names, self.encoder.dim)
-        ins = _build_side(tools, groups, memo, False, names, self.encoder.dim)
+        types = _Names(list(memo.types) if memo is not None else [])
+        outs = _build_side(tools, groups, memo, True, names, types, self.encoder.dim)
+        ins = _build_side(tools, groups, memo, False, names, types, self.encoder.dim)
         self._fill_vectors(outs)
         self._fill_vectors(ins)
-        scorer = _Scorer(outs, ins, self.threshold)
+        scorer = _Scorer(outs, ins, types.names, self.threshold)
         qid, qcount = _qualified_ids(registry, tools)
         width = self._widths(qid, qcount, outs, ins)
         cands = self._candidates(scorer, outs, ins, width)
@@ -666,7 +686,7 @@ class DataflowEnrichment(ToolEnrichment):
         if self.memo is not None and (
             memo is None or any(k is not None and k not in memo.positions for k, _ in groups)
         ):
-            self._write_memo(groups, len(tools), outs, ins, names.names)
+            self._write_memo(groups, len(tools), outs, ins, names.names, types.names)
         return DataflowGraph(tools, edges, used, self.settings)
 
     # ------------------------------------------------------------------ memo
@@ -678,8 +698,9 @@ class DataflowEnrichment(ToolEnrichment):
             return None
         arrays = shards[0]
         try:
-            names = json.loads(str(arrays["names"]))
-            type_count = len(json.loads(str(arrays["type_names"])))
+            names = _json_of(arrays["names"])
+            type_names = _json_of(arrays["type_names"])
+            type_count = len(type_names)
             groups = len(arrays["keys"])
             for side in ("out", "in"):
                 ptr, sig = arrays[f"{side}_ptr"], arrays[f"{side}_sig"]
@@ -689,6 +710,7 @@ class DataflowEnrichment(ToolEnrichment):
                     and int(ptr[-1]) == count == len(sig) == len(arrays[f"{side}_name"])
                     and arrays[f"{side}_vectors"].shape == (sigs, self.encoder.dim)
                     and len(arrays[f"{side}_inverse"]) == len(arrays[f"{side}_types"]) == sigs
+                    and len(arrays[f"{side}_order"]) == sigs
                     and (
                         count == 0
                         or (int(sig.max()) < sigs and int(arrays[f"{side}_name"].max()) < len(names))
@@ -699,7 +721,7 @@ class DataflowEnrichment(ToolEnrichment):
                     return None
         except (KeyError, TypeError, ValueError):
             return None
-        return _Memo(arrays, memo_positions(arrays), names)
+        return _Memo(arrays, memo_positions(arrays), names, type_names)
 
     def _write_memo(
         self,
@@ -708,6 +730,7 @@ class DataflowEnrichment(ToolEnrichment):
         outs: _Side,
         ins: _Side,
         names: Sequence[str],
+        type_names: Sequence[str],
     ) -> None:
         """Store, per keyed namespace, its parameter instances and the signatures they use."""
         assert self.memo is not None
@@ -723,12 +746,10 @@ class DataflowEnrichment(ToolEnrichment):
         used = np.flatnonzero(present)
         name_map = np.full(len(names), -1, dtype=np.int64)
         name_map[used] = np.arange(len(used))
-        type_names = sorted(set(outs.types) | set(ins.types))
-        type_index = {t: i for i, t in enumerate(type_names)}
         arrays: dict[str, npt.NDArray[Any]] = {
             "keys": np.asarray([key for key, _ in keyed], dtype="U32"),
-            "names": np.asarray(json.dumps([names[i] for i in used.tolist()])),
-            "type_names": np.asarray(json.dumps(type_names)),
+            "names": _json_array([names[i] for i in used.tolist()]),
+            "type_names": _json_array(list(type_names)),
         }
         for label, side in (("out", outs), ("in", ins)):
             owner = group[side.tool]
@@ -739,8 +760,9 @@ class DataflowEnrichment(ToolEnrichment):
             arrays[f"{label}_local"] = local[side.tool[keep]].astype(np.int32)
             arrays[f"{label}_name"] = name_map[side.name[keep]].astype(np.int32)
             arrays[f"{label}_sig"] = side.sig[keep].astype(np.int32)
-            arrays[f"{label}_keys"] = np.asarray(side.keys, dtype="S32")
-            arrays[f"{label}_types"] = np.array([type_index[t] for t in side.types], dtype=np.int32)
+            arrays[f"{label}_keys"] = side.keys
+            arrays[f"{label}_order"] = np.argsort(side.keys, kind="stable").astype(np.int32)
+            arrays[f"{label}_types"] = side.types.astype(np.int32)
             arrays[f"{label}_vectors"] = side.vectors.astype(np.int8)
             arrays[f"{label}_inverse"] = side.inverse
         self.memo.replace(arrays)
@@ -752,7 +774,7 @@ class DataflowEnrichment(ToolEnrichment):
         if not side.texts:
             return
         positions = list(side.texts)
-        keys = [side.keys[i] for i in positions]
+        keys = [side.keys[i].decode() for i in positions]
         rows, missing = (None, list(range(len(keys))))
         if self.vector_store is not None and not self.force:
             rows, missing = self.vector_store.load(keys)
@@ -855,7 +877,8 @@ class DataflowEnrichment(ToolEnrichment):
         owner = np.where(valid, qid[ins.tool[np.maximum(inst_table, 0)]], -1)
         first = valid & (np.cumsum(valid, axis=1) <= self.max_neighbors)
         span = int(qid.max()) + 2
-        taken = np.unique((np.arange(len(inst_table))[:, None] * span + owner + 1)[first])
+        # Sorted (row, owner) pairs; duplicates are harmless to the lookup below.
+        taken = np.sort((np.arange(len(inst_table))[:, None] * span + owner + 1)[first])
         own = qid[outs.tool[out_inst]]
         probe = rows * span + own + 1
         place = np.minimum(np.searchsorted(taken, probe), max(len(taken) - 1, 0))
@@ -930,6 +953,15 @@ def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntAr
     return qid, len(qids)
 
 
+def _json_array(value: Any) -> npt.NDArray[np.uint8]:
+    """``value`` as UTF-8 JSON bytes in a uint8 array (how the memo stores lists of strings)."""
+    return np.frombuffer(json.dumps(value, ensure_ascii=False).encode(), dtype=np.uint8)
+
+
+def _json_of(array: npt.NDArray[Any]) -> Any:
+    return json.loads(np.asarray(array, dtype=np.uint8).tobytes().decode())
+
+
 def _used_names(names: Sequence[str], outs: _Side, ins: _Side) -> tuple[list[str], IntArray]:
     """The parameter names in use, sorted, and a map from name id to position in that list."""
     present = np.zeros(len(names), dtype=bool)
@@ -957,8 +989,8 @@ def _check_settings(threshold: float, max_neighbors: int, dim: int) -> None:
 
 def _to_state(cands: _Candidates, outs: _Side, ins: _Side, width: IntArray) -> dict[str, npt.NDArray[Any]]:
     return {
-        "out_keys": np.asarray(outs.keys, dtype="S32"),
-        "in_keys": np.asarray(ins.keys, dtype="S32"),
+        "out_keys": outs.keys,
+        "in_keys": ins.keys,
         "width": width,
         "cand_out": cands.out,
         "cand_in": cands.inp,
@@ -972,19 +1004,22 @@ def _from_state(state: Mapping[str, npt.NDArray[Any]], outs: _Side, ins: _Side) 
     return _Candidates(out_map[state["cand_out"]], in_map[state["cand_in"]], state["cand_score"])
 
 
-def _remap(stored: npt.NDArray[Any], current: Sequence[str]) -> IntArray:
-    """For each stored key, its index among ``current`` keys, or -1 when it is gone."""
-    index = {k: i for i, k in enumerate(current)}
-    return np.array([index.get(k, -1) for k in stored.astype("U32").tolist()], dtype=np.int64)
+def _remap(stored: npt.NDArray[Any], current: npt.NDArray[np.bytes_]) -> IntArray:
+    """For each stored key, its index among ``current`` keys (distinct), or -1 when it is gone."""
+    stored = np.asarray(stored).astype("S32")
+    if len(current) == 0 or len(stored) == 0:
+        return np.full(len(stored), -1, dtype=np.int64)
+    order = np.argsort(current, kind="stable")
+    place = np.minimum(np.searchsorted(current, stored, sorter=order), len(current) - 1)
+    found = order[place]
+    return np.where(current[found] == stored, found, -1).astype(np.int64)
 
 
-def _pool_key(out_keys: Sequence[str], width: IntArray, in_keys: Sequence[str]) -> str:
+def _pool_key(out_keys: npt.NDArray[np.bytes_], width: IntArray, in_keys: npt.NDArray[np.bytes_]) -> str:
     """A digest of the pool's signatures (order-free) and widths: the key of a candidate state."""
-    outs = np.asarray(out_keys, dtype="S32")
-    order = np.argsort(outs, kind="stable")
-    ins = np.sort(np.asarray(in_keys, dtype="S32"))
+    order = np.argsort(out_keys, kind="stable")
     digest = hashlib.blake2b(digest_size=16)
-    for part in (outs[order], np.asarray(width, dtype="<i8")[order], ins):
+    for part in (out_keys[order], np.asarray(width, dtype="<i8")[order], np.sort(in_keys)):
         digest.update(np.ascontiguousarray(part).tobytes())
         digest.update(b"|")
     return digest.hexdigest()
@@ -1009,9 +1044,20 @@ def _update(
     seen_in = np.zeros(len(ins.keys), dtype=bool)
     seen_in[in_map[in_map >= 0]] = True
     reuse, redo = np.flatnonzero(valid), np.flatnonzero(~valid)
-    kept = (cand_out >= 0) & np.isin(cand_out, reuse)
+    kept = cand_out >= 0
+    kept[kept] = valid[cand_out[kept]]
     old = _Candidates(cand_out[kept], cand_in[kept], state["cand_score"][kept])
     fresh = scorer.rows(reuse, np.flatnonzero(~seen_in), width[reuse])
-    merged = scorer.merge(_Candidates.concat([old, fresh]), width)
+    # Only lists that gained candidates, or must now be cut shorter, go through a merge; the
+    # others are already exactly the top of their row.
+    wider = np.zeros(len(outs.keys), dtype=bool)
+    wider[out_map[present]] = state["width"][present] > width[out_map[present]]
+    touched = wider
+    touched[fresh.out] = True
+    merge = touched[old.out]
+    settled = _Candidates(old.out[~merge], old.inp[~merge], old.score[~merge])
+    merged = scorer.merge(
+        _Candidates.concat([_Candidates(old.out[merge], old.inp[merge], old.score[merge]), fresh]), width
+    )
     full = scorer.rows(redo, np.arange(len(ins.keys), dtype=np.int64), width[redo])
-    return _Candidates.concat([merged, full])
+    return _Candidates.concat([settled, merged, full])

@@ -168,11 +168,12 @@ class NeighborsEnrichment(ToolEnrichment):
         states = self._states(embeddings)
         if states is None:
             return search.rows(np.arange(search.count), None)
-        key = stable_hash(sorted(search.idents))
-        previous = None if self.force else states.get(key)
-        if previous is None and not self.force:
-            previous = states.latest()
+        key = _pool_key(search.idents)
+        exact = None if self.force else states.get(key)
+        previous = exact if exact is not None or self.force else states.latest()
         lists = search.rows(np.arange(search.count), None) if previous is None else search.update(previous)
+        if exact is not None:
+            return lists
         states.put(key, search.state(lists))
         return lists
 
@@ -213,23 +214,42 @@ class _Search:
             self.idents = [_identity(q, row) for q, row in zip(names, self.vectors, strict=True)]
         self.tie = np.argsort(np.argsort(np.asarray(self.idents, dtype="U32"), kind="stable"), kind="stable")
 
-    def rows(self, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64] | None) -> _Lists:
-        """Top-k candidates (row, column, ranking value) of ``rows`` among ``cols`` (all when None)."""
+    def rows(
+        self,
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64] | None,
+        floor: npt.NDArray[np.float32] | None = None,
+    ) -> _Lists:
+        """Top-k candidates (row, column, ranking value) of ``rows`` among ``cols`` (all when None).
+
+        ``floor`` (per row) drops candidates below it: a row whose list is merged with known
+        entries needs no new entry below its current k-th value.
+        """
         parts: list[_Lists] = []
         width = self.count if cols is None else len(cols)
         if width == 0 or len(rows) == 0 or self.vectors.shape[1] == 0:
             return _empty()
         step = max(1, _CHUNK_CELLS // width)
         for lo in range(0, len(rows), step):
-            parts.append(self._chunk(rows[lo : lo + step], cols))
+            part = None if floor is None else floor[lo : lo + step]
+            parts.append(self._chunk(rows[lo : lo + step], cols, part))
         return _concat(parts)
 
-    def _chunk(self, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64] | None) -> _Lists:
+    def _chunk(
+        self,
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64] | None,
+        floor: npt.NDArray[np.float32] | None = None,
+    ) -> _Lists:
         dots = self.vectors[rows] @ (self.vectors if cols is None else self.vectors[cols]).T
         dots *= self.inverse[None, :] if cols is None else self.inverse[cols][None, :]
         self._exclude(dots, rows, cols)
         k = min(self.k, dots.shape[1])
-        flat = np.flatnonzero(dots >= _lower_bound(dots, k)[:, None])  # flatnonzero beats 2-D nonzero
+        if floor is not None and bool(np.isfinite(floor).all()):
+            bound = floor  # every row already has k entries: only better new ones matter
+        else:
+            bound = _lower_bound(dots, k) if floor is None else np.maximum(_lower_bound(dots, k), floor)
+        flat = np.flatnonzero(dots >= bound[:, None])  # flatnonzero beats 2-D nonzero
         r, c = np.divmod(flat, dots.shape[1])
         value = dots[r, c]
         keep = value > -np.inf
@@ -255,8 +275,7 @@ class _Search:
         """The best ``k`` per row: value descending, then tool identity."""
         order = _order(r, value, self.tie[c], self.count)
         r, c, value = r[order], c[order], value[order]
-        rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
-        keep = rank < self.k
+        keep = _rank_in_runs(r) < self.k
         return r[keep], c[keep], value[keep]
 
     def update(self, state: Mapping[str, npt.NDArray[Any]]) -> _Lists:
@@ -271,8 +290,12 @@ class _Search:
         reuse, redo = np.flatnonzero(valid), np.flatnonzero(~valid)
         kept = (old_r >= 0) & valid[np.maximum(old_r, 0)]
         old = (old_r[kept], old_c[kept], state["value"][kept].astype(np.float32))
-        fresh = self.rows(reuse, np.flatnonzero(~known))
-        merged = self.top(*_concat([old, fresh]))
+        # A row's stored entries are contiguous and best first, so its k-th value is at rank k - 1.
+        floor = np.full(self.count, -np.inf, dtype=np.float32)
+        last = _rank_in_runs(old[0]) == self.k - 1
+        floor[old[0][last]] = old[2][last]
+        fresh = self.rows(reuse, np.flatnonzero(~known), floor[reuse])
+        merged = self.top(*_concat([old, fresh])) if len(fresh[0]) else old
         return _concat([merged, self.rows(redo, None)])
 
     def state(self, lists: _Lists) -> dict[str, npt.NDArray[Any]]:
@@ -289,7 +312,7 @@ class _Search:
         r, c, value = lists[0][order], lists[1][order], lists[2][order]
         indices = np.full((self.count, self.k), -1, dtype=np.int64)
         scores = np.zeros((self.count, self.k), dtype=np.float32)
-        rank = np.arange(len(r)) - np.searchsorted(r, r, side="left")
+        rank = _rank_in_runs(r)
         indices[r, rank] = c
         scores[r, rank] = value * self.inverse[r]
         return indices, scores
@@ -307,6 +330,12 @@ def _concat(parts: Sequence[_Lists]) -> _Lists:
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
     )
+
+
+def _pool_key(idents: Sequence[str]) -> str:
+    """The key of a pool's state: a digest of its tool identities, in any order."""
+    ordered = np.sort(np.asarray(idents, dtype="S32"))
+    return hashlib.sha256(ordered.tobytes()).hexdigest()[:32]
 
 
 _Prepared = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], list[str]]
@@ -379,6 +408,15 @@ def _order(
         order: npt.NDArray[np.int64] = np.argsort(packed, kind="stable")
         return order
     return np.lexsort((tie, (rows.astype(np.uint64) << np.uint64(32)) | descending))
+
+
+def _rank_in_runs(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Each entry's position within its run of equal consecutive ``rows`` (0, 1, 2... per run)."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+    lengths = np.diff(np.concatenate((starts, [len(rows)])))
+    return np.arange(len(rows), dtype=np.int64) - np.repeat(starts, lengths)
 
 
 def _lower_bound(dots: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:

@@ -86,9 +86,9 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
     calls: list[tuple[int, int]] = []
     original = module._Search.rows
 
-    def rows(self: Any, rows: Any, cols: Any) -> Any:
+    def rows(self: Any, rows: Any, cols: Any, floor: Any = None) -> Any:
         calls.append((len(rows), self.count if cols is None else len(cols)))
-        return original(self, rows, cols)
+        return original(self, rows, cols, floor)
 
     monkeypatch.setattr(module._Search, "rows", rows)
     return calls
