@@ -579,10 +579,15 @@ class _Scorer:
         return _Candidates.concat(parts)
 
     def _chunk(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> _Candidates:
-        dots = self.out_vec[out_sigs] @ self.in_vec[in_sigs].T
+        # ``in_sigs`` is sorted and distinct, so at full length it is every input: no gather copy.
+        everything = len(in_sigs) == len(self.in_inv)
+        in_vec = self.in_vec if everything else self.in_vec[in_sigs]
+        in_inv = self.in_inv if everything else self.in_inv[in_sigs]
+        in_type = self.in_type if everything else self.in_type[in_sigs]
+        dots = self.out_vec[out_sigs] @ in_vec.T
         dots *= self.out_inv[out_sigs][:, None]
-        dots *= self.in_inv[in_sigs][None, :]
-        dots *= self.table[self.out_type[out_sigs]][:, self.in_type[in_sigs]]
+        dots *= in_inv[None, :]
+        dots *= self.table[self.out_type[out_sigs]][:, in_type]
         count = dots.shape[1]
         k = int(min(int(width.max()), count))
         top = np.sort(np.partition(dots, count - k, axis=1)[:, count - k :], axis=1)[:, ::-1]
