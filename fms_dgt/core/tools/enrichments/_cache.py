@@ -294,11 +294,15 @@ class MemoStore:
 
     def read(self, limit: int | None = None) -> list[dict[str, npt.NDArray[np.generic]]]:
         """The readable shards that hold every required array, newest first (at most ``limit``)."""
+        return [arrays for _, arrays in self.read_named(limit)]
+
+    def read_named(self, limit: int | None = None) -> list[tuple[str, dict[str, npt.NDArray[np.generic]]]]:
+        """Like :meth:`read`, with each shard's file name."""
         found = []
         for path in self._shards():
             data = _read_arrays(path, self.required)
             if data is not None:
-                found.append(data)
+                found.append((path.name, data))
                 if limit is not None and len(found) >= limit:
                     break
         return found

@@ -242,6 +242,7 @@ class _Side:
         rank = np.zeros(table.size, dtype=np.int64)
         rank[chosen] = np.arange(len(chosen), dtype=np.int64)
         self.sig = rank[combined]
+        self.combined, self.rank, self.table = combined, rank, table
         self.keys, self.types, self.texts, self.vectors, self.inverse = table.select(chosen)
         self.members = np.argsort(self.sig, kind="stable")
         counts = np.bincount(self.sig, minlength=len(self.keys))
@@ -254,21 +255,18 @@ class _Side:
 class _SignatureTable:
     """The signatures a side can use: the memo's (ids ``0..M-1``) and new ones (ids ``M..``)."""
 
-    def __init__(
-        self, memo: Mapping[str, npt.NDArray[Any]] | None, side: str, dim: int, types: _Names
-    ) -> None:
+    def __init__(self, memo: _Memo | None, side: str, dim: int, types: _Names) -> None:
         self.type_table = types
         if memo is None:
             self.keys = np.zeros(0, dtype="S32")
+            self.order = np.zeros(0, dtype=np.int32)
             self.types = np.zeros(0, dtype=np.int64)
             self.vectors = np.zeros((0, dim), dtype=np.int8)
             self.inverse = np.zeros(0, dtype=np.float32)
         else:
-            self.keys = memo[f"{side}_keys"]
-            self.types = memo[f"{side}_types"]
-            self.vectors = memo[f"{side}_vectors"]
-            self.inverse = memo[f"{side}_inverse"]
-        self.order = memo[f"{side}_order"] if memo is not None else np.zeros(0, dtype=np.int32)
+            table = memo.tables[side]
+            self.keys, self.order, self.types = table["keys"], table["order"], table["types"]
+            self.vectors, self.inverse = table["vectors"], table["inverse"]
         self.stored = len(self.keys)
         self.new: dict[tuple[str, str, str], int] = {}
         self.new_rows: list[tuple[tuple[str, str, str], str]] = []
@@ -337,13 +335,13 @@ def _build_side(
 ) -> _Side:
     """A side of the pool: memo rows for known namespaces, per-tool work for the others."""
     side = "out" if outputs else "in"
-    table = _SignatureTable(memo.arrays if memo else None, side, dim, types)
+    table = _SignatureTable(memo, side, dim, types)
     fields = _output_fields if outputs else _input_fields
     parts: list[tuple[IntArray, IntArray, IntArray]] = []
     for key, rows in groups:
-        position = memo.positions.get(key) if memo is not None and key is not None else None
-        if memo is not None and position is not None:
-            arrays = memo.arrays
+        found = memo.positions.get(key) if memo is not None and key is not None else None
+        if memo is not None and found is not None:
+            arrays, position = memo.shards[found[0]], found[1]
             lo, hi = (int(v) for v in arrays[f"{side}_ptr"][position : position + 2])
             parts.append(
                 (
@@ -375,12 +373,23 @@ def _build_side(
 
 @dataclass(slots=True)
 class _Memo:
-    """A read memo: its arrays and each content key's group position."""
+    """A read memo: a chain of shards, oldest (the full one) first, each adding to the tables.
 
-    arrays: Mapping[str, npt.NDArray[Any]]
-    positions: dict[str, int]
+    Attributes:
+        head: file name of the newest shard (the one a new delta extends).
+        shards: the shards' arrays, oldest first.
+        positions: content key -> (shard, group position).
+        names, types: parameter names and type keys, by id across the chain.
+        tables: per side, the signatures of the whole chain: ``keys``, ``order`` (their sorted
+            order), ``types``, ``vectors`` (int8) and ``inverse``.
+    """
+
+    head: str
+    shards: list[Mapping[str, npt.NDArray[Any]]]
+    positions: dict[str, tuple[int, int]]
     names: list[str]
     types: list[str]
+    tables: dict[str, dict[str, npt.NDArray[Any]]]
 
 
 # --------------------------------------------------------------------------- artifact
@@ -688,45 +697,74 @@ class DataflowEnrichment(ToolEnrichment):
         cands = self._candidates(scorer, outs, ins, width)
         used, remap = _used_names(names.names, outs, ins)
         edges = self._expand(cands, qid, outs, ins, remap, width)
-        if self.memo is not None and (
-            memo is None or any(k is not None and k not in memo.positions for k, _ in groups)
-        ):
-            self._write_memo(groups, len(tools), outs, ins, names.names, types.names)
+        if self.memo is not None:
+            missed = [
+                (k, rows) for k, rows in groups if k is not None and (memo is None or k not in memo.positions)
+            ]
+            if memo is None or (missed and (len(memo.shards) >= MemoStore.max_shards or self.memo.crowded())):
+                self._write_memo(groups, len(tools), outs, ins, names.names, types.names)
+            elif missed:
+                self._write_delta(memo, missed, len(tools), outs, ins, names.names, types.names)
         return DataflowGraph(tools, edges, used, self.settings)
 
     # ------------------------------------------------------------------ memo
 
     def _read_memo(self) -> _Memo | None:
-        """The memo when it is complete and consistent with these settings, else None."""
-        shards = self.memo.read(limit=1) if self.memo is not None else []
-        if not shards:
+        """The newest memo chain when complete and consistent with these settings, else None."""
+        named = self.memo.read_named() if self.memo is not None else []
+        if not named:
             return None
-        arrays = shards[0]
+        by_name = dict(named)
+        chain = [named[0]]
         try:
-            names = _json_of(arrays["names"])
-            type_names = _json_of(arrays["type_names"])
-            type_count = len(type_names)
+            while "base" in chain[-1][1]:
+                base = _json_of(chain[-1][1]["base"])
+                if base not in by_name or len(chain) > MemoStore.max_shards:
+                    return None  # a broken or runaway chain: start over with a full memo
+                chain.append((base, by_name[base]))
+            chain.reverse()
+            return self._combine(named[0][0], [arrays for _, arrays in chain])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def _combine(self, head: str, shards: list[Mapping[str, npt.NDArray[Any]]]) -> _Memo | None:
+        names: list[str] = []
+        types: list[str] = []
+        sizes = {"out": 0, "in": 0}
+        positions: dict[str, tuple[int, int]] = {}
+        for number, arrays in enumerate(shards):
+            names += _json_of(arrays["names"])
+            types += _json_of(arrays["type_names"])
             groups = len(arrays["keys"])
             for side in ("out", "in"):
-                ptr, sig = arrays[f"{side}_ptr"], arrays[f"{side}_sig"]
-                count, sigs = len(arrays[f"{side}_local"]), len(arrays[f"{side}_keys"])
+                ptr, sig, name = arrays[f"{side}_ptr"], arrays[f"{side}_sig"], arrays[f"{side}_name"]
+                added = len(arrays[f"{side}_keys"])
+                sizes[side] += added
+                count = len(arrays[f"{side}_local"])
                 ok = (
                     len(ptr) == groups + 1
-                    and int(ptr[-1]) == count == len(sig) == len(arrays[f"{side}_name"])
-                    and arrays[f"{side}_vectors"].shape == (sigs, self.encoder.dim)
-                    and len(arrays[f"{side}_inverse"]) == len(arrays[f"{side}_types"]) == sigs
-                    and len(arrays[f"{side}_order"]) == sigs
-                    and (
-                        count == 0
-                        or (int(sig.max()) < sigs and int(arrays[f"{side}_name"].max()) < len(names))
-                    )
-                    and (sigs == 0 or int(arrays[f"{side}_types"].max()) < type_count)
+                    and int(ptr[-1]) == count == len(sig) == len(name)
+                    and arrays[f"{side}_vectors"].shape == (added, self.encoder.dim)
+                    and len(arrays[f"{side}_inverse"]) == len(arrays[f"{side}_types"]) == added
+                    and len(arrays[f"{side}_order"]) == sizes[side]
+                    and (count == 0 or (int(sig.max()) < sizes[side] and int(name.max()) < len(names)))
+                    and (added == 0 or int(arrays[f"{side}_types"].max()) < len(types))
                 )
                 if not ok:
                     return None
-        except (KeyError, TypeError, ValueError):
-            return None
-        return _Memo(arrays, memo_positions(arrays), names, type_names)
+            for key, position in memo_positions(arrays).items():
+                positions[key] = (number, position)
+        tables = {
+            side: {
+                "keys": _joined([a[f"{side}_keys"] for a in shards]),
+                "order": shards[-1][f"{side}_order"],
+                "types": _joined([a[f"{side}_types"] for a in shards]),
+                "vectors": _joined([a[f"{side}_vectors"] for a in shards]),
+                "inverse": _joined([a[f"{side}_inverse"] for a in shards]),
+            }
+            for side in ("out", "in")
+        }
+        return _Memo(head, list(shards), positions, names, types, tables)
 
     def _write_memo(
         self,
@@ -771,6 +809,54 @@ class DataflowEnrichment(ToolEnrichment):
             arrays[f"{label}_vectors"] = side.vectors.astype(np.int8)
             arrays[f"{label}_inverse"] = side.inverse
         self.memo.replace(arrays)
+
+    def _write_delta(
+        self,
+        memo: _Memo,
+        missed: Sequence[tuple[str | None, IntArray]],
+        count: int,
+        outs: _Side,
+        ins: _Side,
+        names: Sequence[str],
+        type_names: Sequence[str],
+    ) -> None:
+        """Store only the namespaces the memo lacked, as a shard that extends the memo's newest one.
+
+        Its instances use the chain's ids (the memo's signatures and names first, then the ones
+        this shard adds), so nothing already stored is rewritten.
+        """
+        assert self.memo is not None
+        group = np.full(count, -1, dtype=np.int64)
+        local = np.zeros(count, dtype=np.int64)
+        for position, (_, rows) in enumerate(missed):
+            group[rows] = position
+            local[rows] = np.arange(len(rows))
+        arrays: dict[str, npt.NDArray[Any]] = {
+            "keys": np.asarray([key for key, _ in missed], dtype="U32"),
+            "base": _json_array(memo.head),
+            "names": _json_array(list(names[len(memo.names) :])),
+            "type_names": _json_array(list(type_names[len(memo.types) :])),
+        }
+        for label, side in (("out", outs), ("in", ins)):
+            owner = group[side.tool]
+            keep = np.flatnonzero(owner >= 0)
+            keep = keep[np.argsort(owner[keep], kind="stable")]
+            counts = np.bincount(owner[keep], minlength=len(missed))
+            table = side.table
+            added = side.rank[table.stored + np.arange(len(table.new_rows), dtype=np.int64)]
+            new_keys = np.asarray([key for _, key in table.new_rows], dtype="S32")
+            arrays[f"{label}_ptr"] = np.concatenate((np.zeros(1, np.int64), np.cumsum(counts)))
+            arrays[f"{label}_local"] = local[side.tool[keep]].astype(np.int32)
+            arrays[f"{label}_name"] = side.name[keep].astype(np.int32)
+            arrays[f"{label}_sig"] = side.combined[keep].astype(np.int32)
+            arrays[f"{label}_keys"] = new_keys
+            arrays[f"{label}_order"] = np.argsort(
+                np.concatenate((table.keys, new_keys)), kind="stable"
+            ).astype(np.int32)
+            arrays[f"{label}_types"] = side.types[added].astype(np.int32)
+            arrays[f"{label}_vectors"] = side.vectors[added].astype(np.int8)
+            arrays[f"{label}_inverse"] = side.inverse[added]
+        self.memo.add(arrays)
 
     # ------------------------------------------------------------------ vectors and widths
 
@@ -956,6 +1042,11 @@ def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntAr
     qids: dict[tuple[str, str], int] = {}
     qid = np.array([qids.setdefault((t.namespace, t.name), len(qids)) for t in tools], dtype=np.int64)
     return qid, len(qids)
+
+
+def _joined(parts: Sequence[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """One array from a chain's parts (no copy for a chain of one)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _json_array(value: Any) -> npt.NDArray[np.uint8]:

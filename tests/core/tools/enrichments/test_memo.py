@@ -189,3 +189,27 @@ def test_a_memo_that_disagrees_with_its_settings_is_ignored(
     assert enrichment._read_memo() is None
     monkeypatch.setattr(_cache.MemoStore, "max_shards", 1)
     assert artifacts(build(travel_tools, tmp_path)) == artifacts(build(travel_tools, None))
+
+
+def test_new_namespaces_extend_the_dataflow_memo_without_rewriting_it(
+    travel_tools: list[Tool], tmp_path: Path
+) -> None:
+    pool = replicate(travel_tools, 2)
+    build(pool, tmp_path)
+    memo_dir = next((tmp_path / "dataflow").glob("*/memo"))
+    [base] = list(memo_dir.glob("memo-*.pack"))
+    written = base.stat().st_mtime_ns
+    steps = [pool]
+    for step in range(3):
+        steps.append([*steps[-1], *renamed(travel_tools, f"step{step}")])
+        assert artifacts(build(steps[-1], tmp_path)) == artifacts(build(steps[-1], None))
+    packs = list(memo_dir.glob("memo-*.pack"))
+    assert len(packs) == 4 and base.stat().st_mtime_ns == written, "deltas are added, the base is kept"
+    enrichment = DataflowEnrichment(cache_dir=tmp_path, threshold=0.2)
+    memo = enrichment._read_memo()
+    assert memo is not None and len(memo.shards) == 4
+    base.unlink()  # a chain that lost its base is not used
+    assert enrichment._read_memo() is None
+    assert artifacts(build(steps[-1], tmp_path)) == artifacts(build(steps[-1], None))
+    [rebuilt] = list(memo_dir.glob("memo-*.pack"))
+    assert _read_arrays(rebuilt, ["keys"]) is not None
