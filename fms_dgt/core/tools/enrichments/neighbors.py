@@ -137,7 +137,7 @@ class NeighborsEnrichment(ToolEnrichment):
         dim = embeddings.matrix.shape[1]
         vectors = np.empty((len(tools), dim), dtype=np.float32)
         inverse = np.empty(len(tools), dtype=np.float32)
-        idents = np.empty(len(tools), dtype="U32")
+        idents = np.empty(len(tools), dtype="S32")
         todo: list[tuple[str | None, npt.NDArray[np.int64]]] = []
         for key, rows in groups:
             hit = found.get(key) if key is not None else None
@@ -148,7 +148,7 @@ class NeighborsEnrichment(ToolEnrichment):
             lo, hi = (int(v) for v in shard["ptr"][hit[1] : hit[1] + 2])
             vectors[rows] = shard["vectors"][lo:hi]
             inverse[rows] = shard["inverse"][lo:hi]
-            idents[rows] = shard["idents"][lo:hi].astype("U32")
+            idents[rows] = shard["idents"][lo:hi]
         if todo:
             missing = np.concatenate([rows for _, rows in todo])
             vectors[missing], inverse[missing] = quantise(embeddings.matrix[missing])
@@ -162,7 +162,7 @@ class NeighborsEnrichment(ToolEnrichment):
                 memo.replace(_memo_shard(keyed, vectors, inverse, idents))
             elif new:
                 memo.add(_memo_shard(new, vectors, inverse, idents))
-        return vectors, inverse, idents.tolist()
+        return vectors, inverse, idents
 
     def _lists(self, search: _Search, embeddings: ToolEmbeddings) -> _Lists:
         states = self._states(embeddings)
@@ -211,8 +211,12 @@ class _Search:
         else:
             self.vectors, self.inverse = quantise(matrix) if self.count else (matrix, np.zeros(0, np.float32))
             names = qnames if qnames is not None else _qualified_names(tools)
-            self.idents = [_identity(q, row) for q, row in zip(names, self.vectors, strict=True)]
-        self.tie = np.argsort(np.argsort(np.asarray(self.idents, dtype="U32"), kind="stable"), kind="stable")
+            self.idents = np.asarray(
+                [_identity(q, row) for q, row in zip(names, self.vectors, strict=True)], dtype="S32"
+            )
+        self.by_ident = np.argsort(self.idents, kind="stable")
+        self.tie = np.empty(self.count, dtype=np.int64)
+        self.tie[self.by_ident] = np.arange(self.count, dtype=np.int64)
 
     def rows(
         self,
@@ -243,6 +247,16 @@ class _Search:
     ) -> _Lists:
         dots = self.vectors[rows] @ (self.vectors if cols is None else self.vectors[cols]).T
         dots *= self.inverse[None, :] if cols is None else self.inverse[cols][None, :]
+        return self._select(dots, rows, cols, floor)
+
+    def _select(
+        self,
+        dots: npt.NDArray[np.float32],
+        rows: npt.NDArray[np.int64],
+        cols: npt.NDArray[np.int64] | None,
+        floor: npt.NDArray[np.float32] | None,
+    ) -> _Lists:
+        """Top-k candidates of ``rows`` from their ranking values ``dots`` (modified in place)."""
         self._exclude(dots, rows, cols)
         k = min(self.k, dots.shape[1])
         if floor is not None and bool(np.isfinite(floor).all()):
@@ -280,8 +294,13 @@ class _Search:
 
     def update(self, state: Mapping[str, npt.NDArray[Any]]) -> _Lists:
         """Reuse a previous run's lists where they stay exact; recompute the other rows."""
-        index = {ident: i for i, ident in enumerate(self.idents)}
-        mapping = np.array([index.get(i, -1) for i in state["idents"].tolist()] or [0], dtype=np.int64)
+        stored = np.asarray(state["idents"], dtype="S32")  # older states hold str
+        if self.count and len(stored):
+            place = np.minimum(np.searchsorted(self.idents, stored, sorter=self.by_ident), self.count - 1)
+            found = self.by_ident[place]
+            mapping = np.where(self.idents[found] == stored, found, -1).astype(np.int64)
+        else:
+            mapping = np.full(max(len(stored), 1), -1, dtype=np.int64)
         old_r, old_c = mapping[state["row"]], mapping[state["col"]]
         known = np.zeros(self.count, dtype=bool)
         known[mapping[mapping >= 0]] = True
@@ -294,13 +313,31 @@ class _Search:
         floor = np.full(self.count, -np.inf, dtype=np.float32)
         last = _rank_in_runs(old[0]) == self.k - 1
         floor[old[0][last]] = old[2][last]
-        fresh = self.rows(reuse, np.flatnonzero(~known), floor[reuse])
+        new = np.flatnonzero(~known)
+        if len(new) > 0 and len(new) * self.count <= _CHUNK_CELLS and len(reuse) > 0:
+            # Few new tools: one product of them with every tool serves both the reused rows
+            # (against the new columns, transposed) and the new rows (dot products of integer
+            # vectors are exact, so the values are the ones a direct product gives).
+            cross = self.vectors[new] @ self.vectors.T
+            fresh = self._select(cross[:, reuse].T * self.inverse[new][None, :], reuse, new, floor[reuse])
+            position = np.full(self.count, -1, dtype=np.int64)
+            position[new] = np.arange(len(new))
+            fresh_rows, other_rows = redo[position[redo] >= 0], redo[position[redo] < 0]
+            redone = _concat(
+                [
+                    self._select(cross[position[fresh_rows]] * self.inverse[None, :], fresh_rows, None, None),
+                    self.rows(other_rows, None),
+                ]
+            )
+        else:
+            fresh = self.rows(reuse, new, floor[reuse])
+            redone = self.rows(redo, None)
         merged = self.top(*_concat([old, fresh])) if len(fresh[0]) else old
-        return _concat([merged, self.rows(redo, None)])
+        return _concat([merged, redone])
 
     def state(self, lists: _Lists) -> dict[str, npt.NDArray[Any]]:
         r, c, value = lists
-        return {"idents": np.asarray(self.idents, dtype="U32"), "row": r, "col": c, "value": value}
+        return {"idents": self.idents, "row": r, "col": c, "value": value}
 
     def table(self, lists: _Lists) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         """The lists as ``(indices, scores)`` arrays, best first, padded with -1 / 0.
@@ -332,13 +369,13 @@ def _concat(parts: Sequence[_Lists]) -> _Lists:
     )
 
 
-def _pool_key(idents: Sequence[str]) -> str:
+def _pool_key(idents: npt.NDArray[np.bytes_]) -> str:
     """The key of a pool's state: a digest of its tool identities, in any order."""
-    ordered = np.sort(np.asarray(idents, dtype="S32"))
+    ordered = np.sort(idents)
     return hashlib.sha256(ordered.tobytes()).hexdigest()[:32]
 
 
-_Prepared = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], list[str]]
+_Prepared = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.bytes_]]
 
 
 def _identity(qualified_name: str, row: npt.NDArray[np.float32]) -> str:
@@ -354,7 +391,7 @@ def _memo_shard(
     groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]],
     vectors: npt.NDArray[np.float32],
     inverse: npt.NDArray[np.float32],
-    idents: npt.NDArray[np.str_],
+    idents: npt.NDArray[np.bytes_],
 ) -> dict[str, npt.NDArray[Any]]:
     """A memo shard with the quantised rows (as int8: they are integers in [-127, 127])."""
     sizes = [len(rows) for _, rows in groups]
@@ -364,7 +401,7 @@ def _memo_shard(
         "ptr": np.concatenate((np.zeros(1, np.int64), np.cumsum(sizes, dtype=np.int64))),
         "vectors": vectors[order].astype(np.int8),
         "inverse": inverse[order],
-        "idents": np.asarray(idents[order], dtype="S32"),
+        "idents": idents[order],
     }
 
 
