@@ -256,3 +256,19 @@ def test_sources_that_change_during_a_run_are_followed(tmp_path: Path) -> None:
     records = _records(tmp_path / "out")
     assert [r["metadata"]["tools"] for r in records[:2]] == [["ns::first"]] * 2
     assert all(r["metadata"]["tools"] == ["ns::second"] for r in records[2:]) and len(records) == 6
+
+
+def test_blocklisted_tools_are_never_sampled(tmp_path: Path) -> None:
+    config = _config(tmp_path, policy={"blocklist": ["*::get_forecast"]})
+    config["tools"]["engines"] = {"weather": {"type": "mock", "blocklist": ["*::geocode_city"]}}
+    config["tools"]["registry"][0]["engine"] = "weather"
+    records = _records(_run(config, count=30))
+    used = {name for r in records for name in r["metadata"]["tools"]}
+    assert used and not any(n.endswith(("::get_forecast", "::geocode_city")) for n in used)
+    assert all(r["metadata"]["errors"] == 0 for r in records)
+    # Without the blocklists both tools take part in the same run.
+    open_run = _records(_run(_config(tmp_path / "open"), count=30))
+    assert {n.split("::")[1] for r in open_run for n in r["metadata"]["tools"]} >= {
+        "get_forecast",
+        "geocode_city",
+    }

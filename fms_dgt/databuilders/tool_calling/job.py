@@ -130,6 +130,7 @@ class GenerationJob:
         self.overwrite = overwrite
         self.progress = progress
         self.registry = build_registry(self.config)
+        self.blocked: tuple[str, ...] = ()  # every blocklist of the job's policies (set by _engine)
         try:
             self.engine = self._engine()
             self.samplers = [self._sampler(s) for s in self.settings.scenarios]
@@ -161,10 +162,18 @@ class GenerationJob:
 
     def _engine(self) -> ToolEngine:
         engines = build_engines(self.config, self.registry)
+        blocked = [*self.settings.policy.blocklist]
+        for engine in engines.values():
+            blocked += engine.policy.blocklist
+        self.blocked = tuple(dict.fromkeys(blocked))
         return MultiToolEngine(self.registry, engines=engines, max_workers=1, policy=self.settings.policy)
 
     def _sampler(self, scenario: Scenario) -> ToolSampler:
         options = {"seed": self.settings.seed, **scenario.sampler_config}
+        if self.blocked:
+            # Tools no policy lets the job call are never sampled (a record would hold a refusal).
+            own = options.get("exclude") or []
+            options["exclude"] = [*([own] if isinstance(own, str) else own), *self.blocked]
         try:
             return get_tool_sampler(scenario.sampler, registry=self.registry, **options)
         except DGTError as exc:

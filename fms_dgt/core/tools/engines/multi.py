@@ -11,8 +11,9 @@ Dispatch order for a call named N whose tool has kind K (DESIGN.md):
 4. else the call fails with ``No handler registered for tool: N (kind: K)``.
 
 The multi engine's policy (validation, coercion, timeouts, retries, blocklist) applies to every
-call; routed engines contribute their ``call``. ``metadata["engine"]`` of each result says which
-route ran it.
+call; routed engines contribute their ``call`` and their ``blocklist`` (a call either blocklist
+names is refused), and enforce their own transport timeouts (REST, MCP). ``metadata["engine"]``
+of each result says which route ran it.
 """
 
 from __future__ import annotations
@@ -99,6 +100,13 @@ class MultiToolEngine(ToolEngine):
                 call.call_id,
                 call.name,
                 error=f"No handler registered for tool: {call.name} (kind: {tool.kind})",
+            )
+        if isinstance(target, ToolEngine) and target is not self and target._blocked(call.name):
+            return ToolResult(
+                call.call_id,
+                call.name,
+                error=f"call refused: {call.name} is on the blocklist of engine {label!r}.",
+                metadata={"engine": label},
             )
         sub_state = self._sub_state(label, target, state)
         result = call_handler(target, tool, call, sub_state)

@@ -17,6 +17,7 @@ reproducible too; pass ``seed=`` to make each call independent of order (e.g. ac
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import inspect
 import itertools
@@ -133,6 +134,8 @@ class ToolSampler(ABC):
         registry: the registry to sample from (its artifacts are read once, here).
         k: default number of tools per sample.
         seed: the sampler's seed (an integer or a string).
+        exclude: qualified names or globs (``bank::delete_*``) never sampled; the generation job
+            adds every blocklist of its policies, so a sample never holds a tool it may not call.
 
     Class attributes:
         required_artifacts: artifact keys that must be in ``registry.artifacts``; each is written
@@ -144,13 +147,20 @@ class ToolSampler(ABC):
     overridable: ClassVar[tuple[str, ...]] = ()
     plugin_name: ClassVar[str] = ""
 
-    def __init__(self, registry: ToolRegistry, *, k: int = 3, seed: Seed = 0) -> None:
+    def __init__(
+        self, registry: ToolRegistry, *, k: int = 3, seed: Seed = 0, exclude: Sequence[str] = ()
+    ) -> None:
         self.registry = registry.snapshot()
         self.k = self._check_k(k)
         self.seed = seed
         _seed_int(seed)
+        self.exclude = _check_exclude(exclude, self.name)
         self._calls = itertools.count()
         self._check_artifacts()
+
+    def excluded(self, tool: Tool) -> bool:
+        """True when ``tool``'s qualified name matches one of the ``exclude`` globs."""
+        return bool(self.exclude) and any(fnmatch.fnmatchcase(tool.qualified_name, g) for g in self.exclude)
 
     @property
     def name(self) -> str:
@@ -236,6 +246,7 @@ class GraphToolSampler(ToolSampler):
         seed: the sampler's seed.
         namespaces: only sample tools of these namespaces (all when None).
         max_attempts: fresh starting points tried before giving up.
+        exclude: qualified names or globs never sampled (nor walked through).
     """
 
     required_artifacts = ("dataflow",)
@@ -248,8 +259,9 @@ class GraphToolSampler(ToolSampler):
         seed: Seed = 0,
         namespaces: Sequence[str] | None = None,
         max_attempts: int = 64,
+        exclude: Sequence[str] = (),
     ) -> None:
-        super().__init__(registry, k=k, seed=seed)
+        super().__init__(registry, k=k, seed=seed, exclude=exclude)
         from fms_dgt.core.tools.enrichments.dataflow import DataflowGraph
 
         graph = self.registry.artifacts["dataflow"]
@@ -261,7 +273,7 @@ class GraphToolSampler(ToolSampler):
         self.graph = graph
         self.max_attempts = max(1, int(max_attempts))
         self.tools = graph.tools
-        shared = _adjacency(graph, namespaces, self.name)
+        shared = _adjacency(graph, namespaces, self.name, self.exclude)
         self.qid, self.succ, self.pred = shared.qid, shared.succ, shared.pred
         self.pair_edges, self.nodes = shared.pair_edges, shared.nodes
         self._prepare()
@@ -294,15 +306,17 @@ _SHARED: weakref.WeakKeyDictionary[Any, dict[Any, _Adjacency]] = weakref.WeakKey
 _SHARED_LOCK = threading.Lock()
 
 
-def _adjacency(graph: Any, namespaces: Sequence[str] | None, sampler: str) -> _Adjacency:
+def _adjacency(
+    graph: Any, namespaces: Sequence[str] | None, sampler: str, exclude: tuple[str, ...] = ()
+) -> _Adjacency:
     """The adjacency of ``graph`` under a namespace filter, built once per graph and filter.
 
     Several samplers of one run (one per scenario) read the same graph; they share these
     read-only structures instead of each building their own.
     """
-    allowed = _allowed(graph.tools, namespaces, sampler)
+    allowed = _allowed(graph.tools, namespaces, sampler, exclude)
     wanted = {namespaces} if isinstance(namespaces, str) else set(namespaces or ())
-    key = None if namespaces is None else tuple(sorted(wanted))
+    key = (None if namespaces is None else tuple(sorted(wanted)), tuple(sorted(set(exclude))))
     with _SHARED_LOCK:
         per_graph = _SHARED.setdefault(graph, {})
         found = per_graph.get(key)
@@ -339,7 +353,31 @@ def _distinct(
     return tuple(kept)
 
 
-def _allowed(tools: Sequence[Tool], namespaces: Sequence[str] | None, sampler: str) -> list[bool]:
+def _allowed(
+    tools: Sequence[Tool], namespaces: Sequence[str] | None, sampler: str, exclude: Sequence[str] = ()
+) -> list[bool]:
+    """Per tool: in the wanted namespaces and not excluded."""
+    allowed = _in_namespaces(tools, namespaces, sampler)
+    if exclude:
+        patterns = tuple(exclude)
+        for position, tool in enumerate(tools):
+            if allowed[position] and any(fnmatch.fnmatchcase(tool.qualified_name, g) for g in patterns):
+                allowed[position] = False
+    return allowed
+
+
+def _check_exclude(exclude: Any, sampler: str) -> tuple[str, ...]:
+    if isinstance(exclude, str):
+        exclude = [exclude]
+    if not isinstance(exclude, Sequence) or not all(isinstance(g, str) and g for g in exclude):
+        raise SamplingError(
+            f"invalid exclude {exclude!r} for sampler {sampler!r}: use a list of qualified names or "
+            "globs such as 'bank::delete_*'."
+        )
+    return tuple(dict.fromkeys(exclude))
+
+
+def _in_namespaces(tools: Sequence[Tool], namespaces: Sequence[str] | None, sampler: str) -> list[bool]:
     if namespaces is None:
         return [True] * len(tools)
     if isinstance(namespaces, str):

@@ -63,6 +63,7 @@ class DagSampler(GraphToolSampler):
         max_attempts: starting points tried before raising ``SamplingError``.
         max_depth: most levels (None: unbounded); overridable per call.
         max_width: most tools on one level (None: unbounded); overridable per call.
+        exclude: qualified names or globs never sampled (nor walked through).
     """
 
     overridable = ("max_depth", "max_width")
@@ -77,8 +78,11 @@ class DagSampler(GraphToolSampler):
         max_attempts: int = 64,
         max_depth: int | None = None,
         max_width: int | None = None,
+        exclude: Sequence[str] = (),
     ) -> None:
-        super().__init__(registry, k=k, seed=seed, namespaces=namespaces, max_attempts=max_attempts)
+        super().__init__(
+            registry, k=k, seed=seed, namespaces=namespaces, max_attempts=max_attempts, exclude=exclude
+        )
         self.max_depth = _check_bound(max_depth, "max_depth")
         self.max_width = _check_bound(max_width, "max_width")
         self.roots = tuple(n for n in self.nodes if self.succ[n] or self.pred[n])

@@ -32,6 +32,7 @@ class NeighborSampler(ToolSampler):
         seed: the sampler's seed.
         namespaces: only use tools of these namespaces.
         pool: draw companions among this many nearest tools (None: take the nearest); overridable.
+        exclude: qualified names or globs never sampled.
     """
 
     required_artifacts = ("neighbors",)
@@ -45,8 +46,9 @@ class NeighborSampler(ToolSampler):
         seed: Seed = 0,
         namespaces: Sequence[str] | None = None,
         pool: int | None = None,
+        exclude: Sequence[str] = (),
     ) -> None:
-        super().__init__(registry, k=k, seed=seed)
+        super().__init__(registry, k=k, seed=seed, exclude=exclude)
         from fms_dgt.core.tools.enrichments.neighbors import ToolNeighbors
 
         artifact = self.registry.artifacts["neighbors"]
@@ -57,7 +59,7 @@ class NeighborSampler(ToolSampler):
             )
         self.tools = artifact.tools
         self.pool = _check_pool(pool)
-        allowed = _allowed(self.tools, namespaces, self.name)
+        allowed = _allowed(self.tools, namespaces, self.name, self.exclude)
         self.lists = tuple(
             self._companions(artifact.indices[n].tolist(), n, allowed) for n in range(len(self.tools))
         )

@@ -40,6 +40,7 @@ class RandomSampler(ToolSampler):
         namespaces: only sample these namespaces; overridable per call.
         balance: ``proportional`` or ``uniform`` across namespaces; overridable per call.
         weights: namespace -> weight (replaces ``balance``); overridable per call.
+        exclude: qualified names or globs never sampled.
     """
 
     overridable = ("namespaces", "balance", "weights")
@@ -53,11 +54,13 @@ class RandomSampler(ToolSampler):
         namespaces: Sequence[str] | None = None,
         balance: str = "proportional",
         weights: Mapping[str, float] | None = None,
+        exclude: Sequence[str] = (),
     ) -> None:
-        super().__init__(registry, k=k, seed=seed)
+        super().__init__(registry, k=k, seed=seed, exclude=exclude)
         groups: dict[str, list[Tool]] = {}
         for tool in self.registry.tools():
-            groups.setdefault(tool.namespace, []).append(tool)
+            if not self.excluded(tool):
+                groups.setdefault(tool.namespace, []).append(tool)
         self.groups = {ns: _by_name(tools) for ns, tools in groups.items()}
         self.options: dict[str, Any] = {"namespaces": namespaces, "balance": balance, "weights": weights}
         self.default = self._plan(namespaces, balance, weights)

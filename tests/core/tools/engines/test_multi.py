@@ -113,3 +113,15 @@ def test_failures_and_timeouts_name_the_route_that_ran_them() -> None:
     assert late.error is not None and "took longer than 0.3 s on engine 'sim'" in late.error
     assert [r.metadata["engine"] for r in (raised, late, mocked)] == ["sim", "sim", "mock"]
     engine.close()
+
+
+def test_a_routed_engines_blocklist_is_applied_too() -> None:
+    registry = _registry()
+    routed = Named(registry, policy=CallPolicy(blocklist=["a::*"]))
+    engine = MultiToolEngine(registry, engines={"sim": routed}, policy=CallPolicy(blocklist=["b::t"]))
+    engine.setup("s")
+    a, u, b = engine.execute("s", [ToolCall("a::t", {}), ToolCall("a2::u", {}), ToolCall("b::t", {})])
+    assert a.error == "call refused: a::t is on the blocklist of engine 'sim'."
+    assert a.metadata["engine"] == "sim"
+    assert u.ok and u.result == {"by": "routed", "n": 1}
+    assert b.error is not None and "blocklist of engine 'multi'" in b.error

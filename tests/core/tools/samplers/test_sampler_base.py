@@ -134,3 +134,16 @@ def test_samplers_of_one_graph_share_their_derived_state(pool: ToolRegistry) -> 
     narrow = get_tool_sampler("tc/chain", registry=pool, namespaces=["flights0"])
     assert narrow.succ is not chain.succ
     assert get_tool_sampler("tc/fan_out", registry=pool, namespaces=["flights0"]).succ is narrow.succ
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_excluded_tools_are_never_sampled(pool: ToolRegistry, name: str) -> None:
+    globs = ["flights*::book_flight", "accounts0::*"]
+    sampler = get_tool_sampler(name, registry=pool, k=3, seed=2, exclude=globs)
+    seen = {n for call in range(200) for n in sampler.sample(seed=call).names}
+    assert not any(n.endswith("::book_flight") or n.startswith("accounts0::") for n in seen)
+    unfiltered = get_tool_sampler(name, registry=pool, k=3, seed=2)
+    everything = {n for call in range(200) for n in unfiltered.sample(seed=call).names}
+    assert any(n.endswith("::book_flight") or n.startswith("accounts0::") for n in everything)
+    with pytest.raises(SamplingError, match="invalid exclude"):
+        get_tool_sampler(name, registry=pool, exclude=[3])
