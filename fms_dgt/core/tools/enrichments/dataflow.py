@@ -778,11 +778,6 @@ class DataflowEnrichment(ToolEnrichment):
         """Store, per keyed namespace, its parameter instances and the signatures they use."""
         assert self.memo is not None
         keyed = [(key, rows) for key, rows in groups if key is not None]
-        group = np.full(count, -1, dtype=np.int64)
-        local = np.zeros(count, dtype=np.int64)
-        for position, (_, rows) in enumerate(keyed):
-            group[rows] = position
-            local[rows] = np.arange(len(rows))
         present = np.zeros(len(names), dtype=bool)
         present[outs.name] = True
         present[ins.name] = True
@@ -795,12 +790,9 @@ class DataflowEnrichment(ToolEnrichment):
             "type_names": _json_array(list(type_names)),
         }
         for label, side in (("out", outs), ("in", ins)):
-            owner = group[side.tool]
-            keep = np.flatnonzero(owner >= 0)
-            keep = keep[np.argsort(owner[keep], kind="stable")]
-            counts = np.bincount(owner[keep], minlength=len(keyed))
-            arrays[f"{label}_ptr"] = np.concatenate((np.zeros(1, np.int64), np.cumsum(counts)))
-            arrays[f"{label}_local"] = local[side.tool[keep]].astype(np.int32)
+            ptr, local, keep = _grouped(keyed, count, side)
+            arrays[f"{label}_ptr"] = ptr
+            arrays[f"{label}_local"] = local
             arrays[f"{label}_name"] = name_map[side.name[keep]].astype(np.int32)
             arrays[f"{label}_sig"] = side.sig[keep].astype(np.int32)
             arrays[f"{label}_keys"] = side.keys
@@ -826,11 +818,6 @@ class DataflowEnrichment(ToolEnrichment):
         this shard adds), so nothing already stored is rewritten.
         """
         assert self.memo is not None
-        group = np.full(count, -1, dtype=np.int64)
-        local = np.zeros(count, dtype=np.int64)
-        for position, (_, rows) in enumerate(missed):
-            group[rows] = position
-            local[rows] = np.arange(len(rows))
         arrays: dict[str, npt.NDArray[Any]] = {
             "keys": np.asarray([key for key, _ in missed], dtype="U32"),
             "base": _json_array(memo.head),
@@ -838,15 +825,12 @@ class DataflowEnrichment(ToolEnrichment):
             "type_names": _json_array(list(type_names[len(memo.types) :])),
         }
         for label, side in (("out", outs), ("in", ins)):
-            owner = group[side.tool]
-            keep = np.flatnonzero(owner >= 0)
-            keep = keep[np.argsort(owner[keep], kind="stable")]
-            counts = np.bincount(owner[keep], minlength=len(missed))
+            ptr, local, keep = _grouped(missed, count, side)
             table = side.table
             added = side.rank[table.stored + np.arange(len(table.new_rows), dtype=np.int64)]
             new_keys = np.asarray([key for _, key in table.new_rows], dtype="S32")
-            arrays[f"{label}_ptr"] = np.concatenate((np.zeros(1, np.int64), np.cumsum(counts)))
-            arrays[f"{label}_local"] = local[side.tool[keep]].astype(np.int32)
+            arrays[f"{label}_ptr"] = ptr
+            arrays[f"{label}_local"] = local
             arrays[f"{label}_name"] = side.name[keep].astype(np.int32)
             arrays[f"{label}_sig"] = side.combined[keep].astype(np.int32)
             arrays[f"{label}_keys"] = new_keys
@@ -1042,6 +1026,28 @@ def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntAr
     qids: dict[tuple[str, str], int] = {}
     qid = np.array([qids.setdefault((t.namespace, t.name), len(qids)) for t in tools], dtype=np.int64)
     return qid, len(qids)
+
+
+def _grouped(
+    groups: Sequence[tuple[str | None, IntArray]], count: int, side: _Side
+) -> tuple[IntArray, npt.NDArray[np.int32], IntArray]:
+    """The instances of ``side`` that belong to ``groups``, grouped in their order.
+
+    Returns:
+        ``(ptr, local, keep)``: group ``g``'s instances are ``keep[ptr[g]:ptr[g + 1]]``, and
+        ``local`` gives each one's tool as a position within its group.
+    """
+    group = np.full(count, -1, dtype=np.int64)
+    local = np.zeros(count, dtype=np.int64)
+    for position, (_, rows) in enumerate(groups):
+        group[rows] = position
+        local[rows] = np.arange(len(rows))
+    owner = group[side.tool]
+    keep = np.flatnonzero(owner >= 0)
+    keep = keep[np.argsort(owner[keep], kind="stable")]
+    counts = np.bincount(owner[keep], minlength=len(groups))
+    ptr = np.concatenate((np.zeros(1, np.int64), np.cumsum(counts)))
+    return ptr, local[side.tool[keep]].astype(np.int32), keep
 
 
 def _joined(parts: Sequence[npt.NDArray[Any]]) -> npt.NDArray[Any]:
