@@ -11,7 +11,7 @@ Prints, with baselines measured in the same run:
    overlaps), servers on loopback, and stdio servers started by the load. The last two are bound
    by CPU on a small machine: every load spends CPU in the client and the server (a stdio server
    spends over a second starting Python and the SDK), and 8 loads need 8 times that CPU, which no
-   client can overlap beyond the number of cores; the table prints that floor.
+   client can overlap beyond the number of cores; the report prints that floor for both.
 
 Run: ``python benchmarks/bench_mcp.py``.
 """
@@ -111,8 +111,8 @@ def stdio_loads() -> tuple[tuple[float, float, float], float]:
 
 
 @contextmanager
-def http_servers(latency: float) -> Iterator[list[str]]:
-    """8 of our servers over streamable HTTP on loopback, started before any timing."""
+def http_servers(latency: float) -> Iterator[tuple[list[str], list[int]]]:
+    """8 of our servers over streamable HTTP on loopback, started before any timing (urls, pids)."""
     ports = [free_port() for _ in range(SERVERS)]
     argv = [
         sys.executable,
@@ -127,7 +127,7 @@ def http_servers(latency: float) -> Iterator[list[str]]:
     try:
         for port in ports:
             wait_for_port(port)
-        yield [f"http://127.0.0.1:{p}/mcp" for p in ports]
+        yield [f"http://127.0.0.1:{p}/mcp" for p in ports], [process.pid for process in processes]
     finally:
         for process in processes:
             process.terminate()
@@ -151,11 +151,25 @@ def wait_for_port(port: int, timeout: float = 60.0) -> None:
     raise SystemExit(f"benchmark server on port {port} did not start")
 
 
-def http_loads(latency: float) -> tuple[float, float, float]:
-    with http_servers(latency) as urls:
-        return compare_loads(
-            lambda i, name: {"type": "mcp", "server": name, "transport": "streamable_http", "url": urls[i]}
-        )
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a running process has used, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def http_loads(latency: float) -> tuple[tuple[float, float, float], float]:
+    """Load times, and the CPU seconds (client and all servers) one one-config load spends."""
+    with http_servers(latency) as (urls, pids):
+
+        def entry(i: int, name: str) -> dict[str, Any]:
+            return {"type": "mcp", "server": name, "transport": "streamable_http", "url": urls[i]}
+
+        times = compare_loads(entry)
+        own, servers = resource.getrusage(resource.RUSAGE_SELF), sum(process_cpu(p) for p in pids)
+        load_config([entry(i, f"cpu-{i}") for i in range(SERVERS)])
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        client = (after.ru_utime + after.ru_stime) - (own.ru_utime + own.ru_stime)
+        return times, client + sum(process_cpu(p) for p in pids) - servers
 
 
 def report_loads(label: str, together: float, slowest: float, total: float) -> None:
@@ -178,11 +192,20 @@ def main() -> None:
     print(f"  {'persistent session, p90':<44} {ms(p90)}")
     print(f"  {'fresh session per call, median (baseline)':<44} {ms(fresh)}  ({fresh / median:.0f}x slower)")
     print(f"\n2. loading {SERVERS} MCP servers listed in one config")
-    report_loads(f"streamable_http, servers {LATENCY * 1000:.0f} ms away (I/O-bound)", *http_loads(LATENCY))
-    report_loads("streamable_http on loopback, no latency (CPU-bound)", *http_loads(0.0))
+    cores = os.cpu_count() or 1
+    remote, _ = http_loads(LATENCY)
+    report_loads(f"streamable_http, servers {LATENCY * 1000:.0f} ms away (I/O-bound)", *remote)
+    (together, slowest, total), cpu = http_loads(0.0)
+    report_loads("streamable_http on loopback, no latency (CPU-bound)", together, slowest, total)
+    print(
+        f"    one one-config load spends {cpu * 1000:.0f} ms of CPU (client and servers); on {cores} cores "
+        f"that needs >= {cpu / cores * 1000:.0f} ms"
+    )
+    print(
+        f"    {'one-config load / max(slowest, CPU floor)':<42} {together / max(slowest, cpu / cores):9.2f} x"
+    )
     (together, slowest, total), cpu = stdio_loads()
     report_loads("stdio (each load starts its server process)", together, slowest, total)
-    cores = os.cpu_count() or 1
     floor = SERVERS * cpu / cores
     print(
         f"    one server process spends {cpu * 1000:.0f} ms of CPU starting; {SERVERS} of them on {cores} "
