@@ -14,8 +14,8 @@ sees a complete file or none. Shards are content-addressed, so two processes tha
 vectors write the same name and one rename wins harmlessly; readers skip files that vanish under
 them (compaction) and simply recompute what they could not read.
 
-The *memo* keeps what an enrichment derived from each namespace of the most recent
-pool, under the namespace's content key (:meth:`ToolRegistry.namespace_keys`). A later run takes
+The *memo* keeps what an enrichment derived from each namespace of recent pools, under the
+namespace's content key (:meth:`ToolRegistry.namespace_keys`). A later run takes
 the rows of every namespace whose key it finds and does per-tool work only for the others, so
 adding a namespace to a large pool costs about as much as the new namespace.
 """
@@ -29,7 +29,7 @@ import mmap
 import os
 import tempfile
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +42,17 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.data_objects import Tool
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["MemoStore", "StateStore", "VectorStore", "atomic_savez", "memo_positions", "pool_groups"]
+__all__ = [
+    "MemoStore",
+    "StateStore",
+    "VectorStore",
+    "atomic_savez",
+    "group_slice",
+    "memo_index",
+    "memo_positions",
+    "per_tool_shard",
+    "pool_groups",
+]
 
 _MAX_SHARDS = 32
 
@@ -65,12 +75,11 @@ def atomic_savez(path: Path, arrays: Mapping[str, npt.NDArray[np.generic]]) -> N
         raise
 
 
-def _read_npz(path: Path, names: Sequence[str] | None = None) -> dict[str, npt.NDArray[np.generic]] | None:
-    """The arrays of an ``.npz`` file (only ``names`` when given), or None when it cannot be read."""
+def _read_npz(path: Path) -> dict[str, npt.NDArray[np.generic]] | None:
+    """The arrays of an ``.npz`` file, or None when it vanished or cannot be read."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            wanted = data.files if names is None else [n for n in names if n in data.files]
-            return {name: data[name] for name in wanted}
+            return {name: data[name] for name in data.files}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError):
         return None
 
@@ -292,19 +301,17 @@ class MemoStore:
                 stamped.append((path.stat().st_mtime_ns, path.name, path))
         return [p for _, _, p in sorted(stamped, reverse=True)]
 
-    def read(self, limit: int | None = None) -> list[dict[str, npt.NDArray[np.generic]]]:
-        """The readable shards that hold every required array, newest first (at most ``limit``)."""
-        return [arrays for _, arrays in self.read_named(limit)]
+    def read(self) -> list[dict[str, npt.NDArray[np.generic]]]:
+        """The readable shards that hold every required array, newest first."""
+        return [arrays for _, arrays in self.read_named()]
 
-    def read_named(self, limit: int | None = None) -> list[tuple[str, dict[str, npt.NDArray[np.generic]]]]:
+    def read_named(self) -> list[tuple[str, dict[str, npt.NDArray[np.generic]]]]:
         """Like :meth:`read`, with each shard's file name."""
         found = []
         for path in self._shards():
             data = _read_arrays(path, self.required)
             if data is not None:
                 found.append((path.name, data))
-                if limit is not None and len(found) >= limit:
-                    break
         return found
 
     def add(self, arrays: Mapping[str, npt.NDArray[np.generic]]) -> Path:
@@ -325,6 +332,51 @@ class MemoStore:
     def crowded(self) -> bool:
         """True when the next write should :meth:`replace` rather than :meth:`add`."""
         return len(self._shards()) >= self.max_shards
+
+    def remember(
+        self,
+        everything: Sequence[tuple[str, npt.NDArray[np.int64]]],
+        new: Sequence[tuple[str, npt.NDArray[np.int64]]],
+        build: Callable[[Sequence[tuple[str, npt.NDArray[np.int64]]]], Mapping[str, npt.NDArray[np.generic]]],
+        *,
+        rewrite: bool,
+    ) -> None:
+        """Store the ``new`` namespaces: as one more shard, or (with ``rewrite``, or when shards
+        have piled up) ``everything`` as the only shard. ``build(groups)`` makes a shard."""
+        if not new:
+            return
+        if rewrite or self.crowded():
+            self.replace(build(everything))
+        else:
+            self.add(build(new))
+
+
+def memo_index(shards: Sequence[Mapping[str, npt.NDArray[np.generic]]]) -> dict[str, tuple[int, int]]:
+    """Content key -> (shard, group position) over ``shards`` (newest first; the newest wins)."""
+    found: dict[str, tuple[int, int]] = {}
+    for number, shard in enumerate(shards):
+        for key, position in memo_positions(shard).items():
+            found.setdefault(key, (number, position))
+    return found
+
+
+def group_slice(shard: Mapping[str, npt.NDArray[np.generic]], position: int) -> slice:
+    """The rows of group ``position`` in a per-tool shard."""
+    ptr = shard["ptr"]
+    return slice(int(ptr[position]), int(ptr[position + 1]))
+
+
+def per_tool_shard(
+    groups: Sequence[tuple[str, npt.NDArray[np.int64]]], arrays: Mapping[str, npt.NDArray[np.generic]]
+) -> dict[str, npt.NDArray[np.generic]]:
+    """A shard of per-tool rows: ``keys``, ``ptr`` and each array's rows of the groups, in order."""
+    sizes = [len(rows) for _, rows in groups]
+    order = np.concatenate([rows for _, rows in groups]) if groups else np.zeros(0, dtype=np.int64)
+    return {
+        "keys": np.asarray([key for key, _ in groups], dtype="U32"),
+        "ptr": np.concatenate((np.zeros(1, np.int64), np.cumsum(sizes, dtype=np.int64))),
+        **{name: array[order] for name, array in arrays.items()},
+    }
 
 
 def _write_arrays(target: Path, arrays: Mapping[str, npt.NDArray[np.generic]]) -> None:

@@ -26,7 +26,14 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._cache import MemoStore, VectorStore, memo_positions, pool_groups
+from fms_dgt.core.tools.enrichments._cache import (
+    MemoStore,
+    VectorStore,
+    group_slice,
+    memo_index,
+    per_tool_shard,
+    pool_groups,
+)
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.openai_compat import auth_headers, http_module
 from fms_dgt.errors import ConfigError, EnrichmentError
@@ -492,10 +499,7 @@ class EmbeddingsEnrichment(ToolEnrichment):
             return ToolEmbeddings(tools, self.vectors([tool_text(t) for t in tools]), self.encoder.identity())
         groups = pool_groups(registry, tools)
         shards = [] if self.force else self.memo.read()
-        found: dict[str, tuple[int, int]] = {}
-        for number, shard in enumerate(shards):
-            for key, position in memo_positions(shard).items():
-                found.setdefault(key, (number, position))
+        found = memo_index(shards)
         hits = [(rows, found[key]) for key, rows in groups if key is not None and key in found]
         todo = [(key, rows) for key, rows in groups if key is None or key not in found]
         missing = np.concatenate([rows for _, rows in todo]) if todo else np.zeros(0, dtype=np.int64)
@@ -510,15 +514,15 @@ class EmbeddingsEnrichment(ToolEnrichment):
             width = fresh.shape[1]
         matrix = np.empty((len(tools), width), dtype=np.float32)
         for rows, (number, position) in hits:
-            ptr = shards[number]["ptr"]
-            matrix[rows] = shards[number]["vectors"][int(ptr[position]) : int(ptr[position + 1])]
+            matrix[rows] = shards[number]["vectors"][group_slice(shards[number], position)]
         if fresh is not None:
             matrix[missing] = fresh
-        new = [(key, rows) for key, rows in todo if key is not None]
-        if new and (self.force or not shards or self.memo.crowded()):
-            self.memo.replace(_memo_shard([(k, r) for k, r in groups if k is not None], matrix))
-        elif new:
-            self.memo.add(_memo_shard(new, matrix))
+        self.memo.remember(
+            [(k, r) for k, r in groups if k is not None],
+            [(k, r) for k, r in todo if k is not None],
+            lambda chosen: per_tool_shard(chosen, {"vectors": matrix}),
+            rewrite=self.force or not shards,
+        )
         return ToolEmbeddings(tools, matrix, self.encoder.identity())
 
     def vectors(self, texts: Sequence[str]) -> FloatMatrix:
@@ -556,16 +560,3 @@ class EmbeddingsEnrichment(ToolEnrichment):
             rows = np.zeros((count, fresh.shape[1]), dtype=np.float32)
         rows[missing] = fresh
         return rows
-
-
-def _memo_shard(
-    groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]], matrix: FloatMatrix
-) -> dict[str, Any]:
-    """A memo shard holding the rows of ``groups`` (content key, rows of ``matrix``)."""
-    sizes = [len(rows) for _, rows in groups]
-    order = np.concatenate([rows for _, rows in groups]) if groups else np.zeros(0, dtype=np.int64)
-    return {
-        "keys": np.asarray([key for key, _ in groups], dtype="U32"),
-        "ptr": np.concatenate((np.zeros(1, np.int64), np.cumsum(sizes, dtype=np.int64))),
-        "vectors": matrix[order],
-    }

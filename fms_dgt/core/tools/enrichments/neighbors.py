@@ -24,7 +24,14 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, memo_positions, pool_groups
+from fms_dgt.core.tools.enrichments._cache import (
+    MemoStore,
+    StateStore,
+    group_slice,
+    memo_index,
+    per_tool_shard,
+    pool_groups,
+)
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise, row_index
 from fms_dgt.errors import ConfigError, EnrichmentError
@@ -130,10 +137,7 @@ class NeighborsEnrichment(ToolEnrichment):
         memo = MemoStore(base / "memo", ("ptr", "vectors", "inverse", "idents"))
         groups = pool_groups(registry, tools)
         shards = [] if self.force else memo.read()
-        found: dict[str, tuple[int, int]] = {}
-        for number, arrays in enumerate(shards):
-            for content, position in memo_positions(arrays).items():
-                found.setdefault(content, (number, position))
+        found = memo_index(shards)
         dim = embeddings.matrix.shape[1]
         vectors = np.empty((len(tools), dim), dtype=np.float32)
         inverse = np.empty(len(tools), dtype=np.float32)
@@ -145,10 +149,10 @@ class NeighborsEnrichment(ToolEnrichment):
             if hit is None or shard is None or shard["vectors"].shape[1] != dim:
                 todo.append((key, rows))
                 continue
-            lo, hi = (int(v) for v in shard["ptr"][hit[1] : hit[1] + 2])
-            vectors[rows] = shard["vectors"][lo:hi]
-            inverse[rows] = shard["inverse"][lo:hi]
-            idents[rows] = shard["idents"][lo:hi]
+            part = group_slice(shard, hit[1])
+            vectors[rows] = shard["vectors"][part]
+            inverse[rows] = shard["inverse"][part]
+            idents[rows] = shard["idents"][part]
         if todo:
             missing = np.concatenate([rows for _, rows in todo])
             vectors[missing], inverse[missing] = quantise(embeddings.matrix[missing])
@@ -156,12 +160,18 @@ class NeighborsEnrichment(ToolEnrichment):
                 _identity(tools[i].qualified_name, row)
                 for i, row in zip(missing.tolist(), vectors[missing], strict=True)
             ]
-            keyed = [(key, rows) for key, rows in groups if key is not None]
-            new = [(key, rows) for key, rows in todo if key is not None]
-            if new and (self.force or not shards or memo.crowded()):
-                memo.replace(_memo_shard(keyed, vectors, inverse, idents))
-            elif new:
-                memo.add(_memo_shard(new, vectors, inverse, idents))
+
+            def build(chosen: Sequence[tuple[str, npt.NDArray[np.int64]]]) -> dict[str, npt.NDArray[Any]]:
+                shard = per_tool_shard(chosen, {"vectors": vectors, "inverse": inverse, "idents": idents})
+                shard["vectors"] = shard["vectors"].astype(np.int8)  # integers in [-127, 127]
+                return shard
+
+            memo.remember(
+                [(k, r) for k, r in groups if k is not None],
+                [(k, r) for k, r in todo if k is not None],
+                build,
+                rewrite=self.force or not shards,
+            )
         return vectors, inverse, idents
 
     def _lists(self, search: _Search, embeddings: ToolEmbeddings) -> _Lists:
@@ -385,24 +395,6 @@ def _identity(qualified_name: str, row: npt.NDArray[np.float32]) -> str:
 
 def _qualified_names(tools: Sequence[Tool] | Sequence[str]) -> list[str]:
     return [t if isinstance(t, str) else t.qualified_name for t in tools]
-
-
-def _memo_shard(
-    groups: Sequence[tuple[str | None, npt.NDArray[np.int64]]],
-    vectors: npt.NDArray[np.float32],
-    inverse: npt.NDArray[np.float32],
-    idents: npt.NDArray[np.bytes_],
-) -> dict[str, npt.NDArray[Any]]:
-    """A memo shard with the quantised rows (as int8: they are integers in [-127, 127])."""
-    sizes = [len(rows) for _, rows in groups]
-    order = np.concatenate([rows for _, rows in groups]) if groups else np.zeros(0, dtype=np.int64)
-    return {
-        "keys": np.asarray([key for key, _ in groups], dtype="U32"),
-        "ptr": np.concatenate((np.zeros(1, np.int64), np.cumsum(sizes, dtype=np.int64))),
-        "vectors": vectors[order].astype(np.int8),
-        "inverse": inverse[order],
-        "idents": idents[order],
-    }
 
 
 def nearest(
