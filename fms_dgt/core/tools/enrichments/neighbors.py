@@ -32,6 +32,7 @@ from fms_dgt.core.tools.enrichments._cache import (
     per_tool_shard,
     pool_groups,
 )
+from fms_dgt.core.tools.enrichments._ordering import rank_in_runs, score_order
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise, row_index
 from fms_dgt.errors import ConfigError, EnrichmentError
@@ -297,9 +298,9 @@ class _Search:
         self, r: npt.NDArray[np.int64], c: npt.NDArray[np.int64], value: npt.NDArray[np.float32]
     ) -> _Lists:
         """The best ``k`` per row: value descending, then tool identity."""
-        order = _order(r, value, self.tie[c], self.count)
+        order = score_order(r, value, self.tie[c], self.count)
         r, c, value = r[order], c[order], value[order]
-        keep = _rank_in_runs(r) < self.k
+        keep = rank_in_runs(r) < self.k
         return r[keep], c[keep], value[keep]
 
     def update(self, state: Mapping[str, npt.NDArray[Any]]) -> _Lists:
@@ -321,7 +322,7 @@ class _Search:
         old = (old_r[kept], old_c[kept], state["value"][kept].astype(np.float32))
         # A row's stored entries are contiguous and best first, so its k-th value is at rank k - 1.
         floor = np.full(self.count, -np.inf, dtype=np.float32)
-        last = _rank_in_runs(old[0]) == self.k - 1
+        last = rank_in_runs(old[0]) == self.k - 1
         floor[old[0][last]] = old[2][last]
         new = np.flatnonzero(~known)
         if len(new) > 0 and len(new) * self.count <= _CHUNK_CELLS and len(reuse) > 0:
@@ -359,7 +360,7 @@ class _Search:
         r, c, value = lists[0][order], lists[1][order], lists[2][order]
         indices = np.full((self.count, self.k), -1, dtype=np.int64)
         scores = np.zeros((self.count, self.k), dtype=np.float32)
-        rank = _rank_in_runs(r)
+        rank = rank_in_runs(r)
         indices[r, rank] = c
         scores[r, rank] = value * self.inverse[r]
         return indices, scores
@@ -415,37 +416,6 @@ def _siblings(qnames: Sequence[str]) -> Mapping[int, list[int]]:
     for row, name in enumerate(qnames):
         groups.setdefault(name, []).append(row)
     return {row: group for group in groups.values() if len(group) > 1 for row in group}
-
-
-def _order(
-    rows: npt.NDArray[np.int64], value: npt.NDArray[np.float32], tie: npt.NDArray[np.int64], count: int
-) -> npt.NDArray[np.int64]:
-    """The stable order by row, then value descending, then ``tie``.
-
-    float32 values map to unsigned integers that sort like them (negative ones and ``-inf``
-    included, ``-0.0`` made ``0.0``); below 2^16 tools the three keys pack into one 64-bit
-    integer and one sort does.
-    """
-    bits = (np.asarray(value, dtype=np.float32) + np.float32(0.0)).view(np.uint32)  # -0.0 -> 0.0
-    negative = (bits >> np.uint32(31)).astype(bool)
-    ordered = np.where(negative, ~bits, bits | np.uint32(0x80000000))
-    descending = (~ordered).astype(np.uint64)
-    if count <= 1 << 16:
-        packed = (
-            (rows.astype(np.uint64) << np.uint64(48)) | (descending << np.uint64(16)) | tie.astype(np.uint64)
-        )
-        order: npt.NDArray[np.int64] = np.argsort(packed, kind="stable")
-        return order
-    return np.lexsort((tie, (rows.astype(np.uint64) << np.uint64(32)) | descending))
-
-
-def _rank_in_runs(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Each entry's position within its run of equal consecutive ``rows`` (0, 1, 2... per run)."""
-    if len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
-    lengths = np.diff(np.concatenate((starts, [len(rows)])))
-    return np.arange(len(rows), dtype=np.int64) - np.repeat(starts, lengths)
 
 
 def _lower_bound(dots: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:
