@@ -368,7 +368,7 @@ class ToolEngine(ABC):
 
     def _guarded(self, state: dict[str, Any], call: ToolCall, call_id: str, allowed: bool) -> ToolResult:
         if not allowed:
-            return ToolResult(
+            result = ToolResult(
                 call_id,
                 call.name,
                 error=(
@@ -376,14 +376,18 @@ class ToolEngine(ABC):
                     f"of engine {self.name!r}. Split the batch or raise the limit."
                 ),
             )
-        if self._blocked(call.name):
-            return ToolResult(
+        elif self._blocked(call.name):
+            result = ToolResult(
                 call_id,
                 call.name,
                 error=(f"call refused: {call.name} is on the blocklist of engine {self.name!r}."),
             )
-        result = self._run(state, call, call_id)
-        result.call_id = call_id
+        else:
+            result = self._run(state, call, call_id)
+            result.call_id = call_id
+        if "engine" not in result.metadata:  # refusals and calls that matched no tool
+            overloads = self._overloads(call.name)
+            result.metadata["engine"] = self.route_label(overloads[0]) if overloads else self.name
         return result
 
     def _blocked(self, name: str) -> bool:
@@ -444,7 +448,7 @@ class ToolEngine(ABC):
         return float(self.policy.backoff * (2**attempt))
 
     def route_label(self, tool: Tool) -> str:
-        """The name of what runs ``tool`` here (``metadata["engine"]`` of its results)."""
+        """The name of what runs ``tool`` here: ``metadata["engine"]`` of every result of ``execute``."""
         return self.name
 
     def _failure(

@@ -106,7 +106,6 @@ class MultiToolEngine(ToolEngine):
                 call.call_id,
                 call.name,
                 error=f"call refused: {call.name} is on the blocklist of engine {label!r}.",
-                metadata={"engine": label},
             )
         sub_state = self._sub_state(label, target, state)
         result = call_handler(target, tool, call, sub_state)

@@ -125,3 +125,6 @@ def test_a_routed_engines_blocklist_is_applied_too() -> None:
     assert a.metadata["engine"] == "sim"
     assert u.ok and u.result == {"by": "routed", "n": 1}
     assert b.error is not None and "blocklist of engine 'multi'" in b.error
+    assert b.metadata["engine"] == "mock", "a refusal names the route the call would have taken"
+    [unknown] = engine.execute("s", [ToolCall("nowhere::t", {})])
+    assert unknown.error is not None and unknown.metadata["engine"] == "multi"
