@@ -3,18 +3,20 @@
 The ``lm`` engine, the generation job's LLM text writer, the ``openai`` embeddings encoder and the
 ``output_parameters`` LLM strategy all call an OpenAI-compatible endpoint. They share how the HTTP
 client is imported, how the API key is read (from an environment variable, sent as a bearer
-token, never logged) and how a chat answer is read; each classifies failures its own way.
+token, never logged), how a one-off JSON request is posted and how a chat answer is read; each
+classifies failures its own way.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.errors import DGTError
 
-__all__ = ["auth_headers", "chat_content", "http_client", "http_module"]
+__all__ = ["auth_headers", "chat_content", "http_client", "http_module", "post_json"]
 
 
 def http_module() -> Any:
@@ -42,6 +44,30 @@ def auth_headers(api_key_env: str | None) -> dict[str, str]:
 def http_client(api_key_env: str | None, timeout: float) -> Any:
     """A pooled client that sends the API key with every request."""
     return http_module().Client(headers=auth_headers(api_key_env), timeout=timeout)
+
+
+def post_json(
+    url: str,
+    payload: Mapping[str, Any],
+    *,
+    api_key_env: str | None,
+    timeout: float,
+    error: type[DGTError] = DGTError,
+) -> Any:
+    """POST JSON to an OpenAI-compatible endpoint and return the decoded answer.
+
+    Raises:
+        error: the request failed, the status was not 2xx, or the body is not JSON.
+    """
+    httpx = http_module()
+    try:
+        response = httpx.post(url, json=dict(payload), headers=auth_headers(api_key_env), timeout=timeout)
+        response.raise_for_status()
+        return response.json()
+    except (httpx.HTTPError, ValueError) as exc:
+        raise error(
+            f"request failed to {url}: {exc}. Check base_url, the model name and the API key variable."
+        ) from exc
 
 
 def chat_content(answer: Any) -> str:

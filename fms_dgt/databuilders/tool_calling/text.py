@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult, split_qualified_name
 from fms_dgt.core.tools.openai_compat import chat_content, http_client
 from fms_dgt.errors import DGTError
 
@@ -86,7 +86,7 @@ class TemplateText:
         """A summary of each result (or failure)."""
         lines = []
         for result in results:
-            name = result.name.split("::", 1)[1]
+            name = split_qualified_name(result.name)[1]
             if result.error is not None:
                 lines.append(f"- {name} failed: {_short(result.error)}")
             else:

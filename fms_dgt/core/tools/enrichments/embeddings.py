@@ -35,7 +35,7 @@ from fms_dgt.core.tools.enrichments._cache import (
     pool_groups,
 )
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.openai_compat import auth_headers, http_module
+from fms_dgt.core.tools.openai_compat import post_json
 from fms_dgt.errors import ConfigError, EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
@@ -50,7 +50,6 @@ __all__ = [
     "TextEncoder",
     "ToolEmbeddings",
     "l2_normalise",
-    "post_json",
     "quantise",
     "row_index",
     "tool_text",
@@ -290,23 +289,6 @@ class SentenceTransformerEncoder(TextEncoder):
         return np.asarray(vectors, dtype=np.float32)
 
 
-def post_json(url: str, payload: Mapping[str, Any], *, api_key_env: str | None, timeout: float) -> Any:
-    """POST JSON to an OpenAI-compatible endpoint and return the decoded answer.
-
-    Raises:
-        EnrichmentError: the request failed, the status was not 2xx, or the body is not JSON.
-    """
-    httpx = http_module()
-    try:
-        response = httpx.post(url, json=dict(payload), headers=auth_headers(api_key_env), timeout=timeout)
-        response.raise_for_status()
-        return response.json()
-    except (httpx.HTTPError, ValueError) as exc:
-        raise EnrichmentError(
-            f"request failed to {url}: {exc}. Check base_url, the model name and the API key variable."
-        ) from exc
-
-
 class OpenAIEncoder(TextEncoder):
     """An OpenAI-compatible ``/embeddings`` endpoint.
 
@@ -347,6 +329,7 @@ class OpenAIEncoder(TextEncoder):
             {"model": self.model, "input": list(texts)},
             api_key_env=self.api_key_env,
             timeout=self.timeout,
+            error=EnrichmentError,
         )
         try:
             data = sorted(answer["data"], key=lambda item: item["index"])

@@ -37,8 +37,7 @@ from jsonschema.exceptions import SchemaError
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import post_json
-from fms_dgt.core.tools.openai_compat import chat_content
+from fms_dgt.core.tools.openai_compat import chat_content, post_json
 from fms_dgt.core.tools.schema import get_validator, json_type, normalise_parameters
 from fms_dgt.errors import ConfigError, DGTError, EnrichmentError
 from fms_dgt.plugins import get_tool_engine_class, register_tool_enrichment
@@ -368,6 +367,7 @@ class OutputParametersEnrichment(ToolEnrichment):
             {"model": self.model, "temperature": 0, "messages": _messages(tool)},
             api_key_env=self.api_key_env,
             timeout=self.timeout,
+            error=EnrichmentError,
         )
         try:
             content = chat_content(answer)
