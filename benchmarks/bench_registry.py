@@ -17,12 +17,11 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
+from _timing import best_of
 from jsonschema import Draft202012Validator
 
 from fms_dgt.core.tools.data_objects import ToolCall
@@ -30,16 +29,6 @@ from fms_dgt.core.tools.registry import ToolRegistry
 
 REPO = Path(__file__).resolve().parents[1]
 WHEN2CALL = REPO.parent / "shared" / "corpus" / "toolsets" / "toolmind" / "When2Call-query_tools.yaml"
-
-
-def best_of(fn: Callable[[], Any], repeat: int) -> float:
-    """Fastest of ``repeat`` runs, in seconds (the least disturbed by other load)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def row(label: str, seconds: float, note: str = "") -> None:

@@ -24,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _timing import best_of
+
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.engines.rest import RESTToolEngine
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
@@ -36,16 +38,6 @@ SPECS = [
     ("Kubernetes", CORPUS / "kubernetes" / "swagger.json", 1.5),
 ]
 ENGINE_CALLS = 2000
-
-
-def best(fn: Callable[[], Any], repeat: int = 3) -> float:
-    """Best wall time of ``repeat`` runs (the least disturbed by other load on the machine)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def load_tools(path: Path) -> int:
@@ -68,9 +60,9 @@ def bench_specs() -> None:
     print("-" * len(header))
     for name, path, target in SPECS:
         tools = load_tools(path)
-        ours = best(lambda p=path: load_tools(p))
-        raw = best(lambda p=path: json.loads(p.read_bytes()))
-        prance_s = best(lambda p=path: prance_parse(p), repeat=1)
+        ours = best_of(lambda p=path: load_tools(p))
+        raw = best_of(lambda p=path: json.loads(p.read_bytes()))
+        prance_s = best_of(lambda p=path: prance_parse(p), repeat=1)
         ok = "yes" if ours < target else "NO"
         print(
             f"{name:<11} {tools:>6} {ours:>8.3f} {raw:>12.3f} {ours / raw:>7.1f} {prance_s:>9.2f} "
@@ -104,7 +96,7 @@ def bench_growth() -> None:
         for factor in (1, 4, 16):
             path = repeated_stripe(factor, Path(tmp))
             tools = load_tools(path)
-            seconds = best(lambda p=path: load_tools(p))
+            seconds = best_of(lambda p=path: load_tools(p))
             per_tool = seconds / tools * 1000
             base = base or per_tool
             size = path.stat().st_size / 1e6
