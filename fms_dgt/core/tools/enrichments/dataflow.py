@@ -21,7 +21,8 @@ signatures in chunks of a bounded number of cells, keeping only the top candidat
 top list is then expanded to the tools that carry each signature. Memory is linear in the number
 of parameters. With a cache directory, the candidate lists are stored, and a later run with more
 tools only scores what is new (new outputs against everything, old outputs against new inputs) and
-merges, which gives the same result as a cold run.
+merges, which gives the same result as a cold run. The parameters of namespaces seen before (by
+content key) come from the memo, so such a run builds no signature for them either.
 
 Tools without ``output_parameters`` have no outgoing edges; tools without parameters have no
 incoming edges. Overloads are distinct nodes.

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments import _cache, dataflow, embeddings
+from fms_dgt.core.tools.enrichments import dataflow, embeddings
 from fms_dgt.core.tools.enrichments._cache import MemoStore, _read_arrays, _write_arrays
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment, DataflowGraph
 from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment
@@ -176,9 +176,7 @@ def test_broken_memo_files_are_recomputed_not_trusted(travel_tools: list[Tool], 
     assert artifacts(build(pool, tmp_path)) == artifacts(build(pool, None))
 
 
-def test_a_memo_that_disagrees_with_its_settings_is_ignored(
-    travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_memo_that_disagrees_with_its_settings_is_ignored(travel_tools: list[Tool], tmp_path: Path) -> None:
     build(travel_tools, tmp_path)
     [pack] = list((tmp_path / "dataflow").glob("*/memo/memo-*.pack"))
     arrays = _read_arrays(pack, [])
@@ -187,7 +185,6 @@ def test_a_memo_that_disagrees_with_its_settings_is_ignored(
     _write_arrays(pack, shrunk)
     enrichment = DataflowEnrichment(cache_dir=tmp_path, threshold=0.2)
     assert enrichment._read_memo() is None
-    monkeypatch.setattr(_cache.MemoStore, "max_shards", 1)
     assert artifacts(build(travel_tools, tmp_path)) == artifacts(build(travel_tools, None))
 
 
