@@ -23,6 +23,7 @@ class StandIn:
 
     url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     reply: Reply = lambda body: {"ok": True}
     status: list[int] = field(default_factory=list)  # statuses to answer first (then 200)
@@ -36,14 +37,17 @@ def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             state.requests.append(body)
+            state.paths.append(self.path)
             state.headers.append(dict(self.headers))
             status = state.status.pop(0) if state.status else 200
             if status != 200:
                 self._send(status, {"error": {"message": "stand-in failure"}})
             elif self.path.endswith("/embeddings"):
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                # In reverse index order, as servers may answer: clients must sort by index.
                 data = [
-                    {"index": i, "embedding": state.reply({"input": text})} for i, text in enumerate(inputs)
+                    {"index": i, "embedding": state.reply({"input": text})}
+                    for i, text in reversed(list(enumerate(inputs)))
                 ]
                 self._send(200, {"data": data, "model": body.get("model")})
             else:

@@ -144,13 +144,13 @@ def test_openai_encoder_talks_to_an_openai_compatible_server(stand_in: Any) -> N
     encoder = OpenAIEncoder("embed-small", stand_in.url, batch_size=2)
     vectors = encoder.encode(["a", "bb", "ccc"])
     assert vectors.tolist() == [[1, 1, 1], [2, 1, 0], [3, 1, 0]]
-    assert [body["input"] for _, body in stand_in.requests] == [["a", "bb"], ["ccc"]]
-    assert stand_in.requests[0][0] == "/v1/embeddings"
-    assert stand_in.requests[0][1]["model"] == "embed-small"
+    assert [body["input"] for body in stand_in.requests] == [["a", "bb"], ["ccc"]]
+    assert stand_in.paths[0] == "/v1/embeddings"
+    assert stand_in.requests[0]["model"] == "embed-small"
 
 
 def test_openai_encoder_reports_http_errors(stand_in: Any) -> None:
-    stand_in.status = 500
+    stand_in.status = [500]
     with pytest.raises(EnrichmentError, match=r"request failed to http://127.0.0.1.*/embeddings"):
         OpenAIEncoder("m", stand_in.url).encode(["x"])
 

@@ -140,7 +140,7 @@ def test_arguments_are_deterministic_per_seed() -> None:
 
 
 def test_llm_strategy_asks_an_openai_compatible_server(stand_in: Any, tmp_path: Path) -> None:
-    stand_in.chat_answer = lambda body: (
+    stand_in.reply = lambda body: (
         '```json\n{"type": "object", "properties": {"user_id": {"type": "string", "nullable": true}}}\n```'
     )
     tools = shop_tools()
@@ -151,7 +151,7 @@ def test_llm_strategy_asks_an_openai_compatible_server(stand_in: Any, tmp_path: 
     schema = registry.get("shop::broken").output_parameters
     assert schema["properties"]["user_id"]["type"] == ["string", "null"]
     assert len(stand_in.requests) == 3
-    path, body = stand_in.requests[0]
+    path, body = stand_in.paths[0], stand_in.requests[0]
     assert path == "/v1/chat/completions" and body["model"] == "schema-writer"
     assert "lookup_user" in body["messages"][-1]["content"]
     ToolRegistry(tools, enrichments=[enrichment])
@@ -159,16 +159,14 @@ def test_llm_strategy_asks_an_openai_compatible_server(stand_in: Any, tmp_path: 
 
 
 def test_llm_answers_that_are_not_schemas_are_reported(stand_in: Any) -> None:
-    stand_in.chat_answer = lambda body: "I think it returns a user."
+    stand_in.reply = lambda body: "I think it returns a user."
     enrichment = OutputParametersEnrichment(strategy="llm", model="m", base_url=stand_in.url)
     report = enrichment.enrich(ToolRegistry._from_index(ToolRegistry(shop_tools())._index, staged=True))
     assert "not JSON" in report.failed["shop::lookup_user"]
 
 
 def test_strategies_fall_back_in_order(stand_in: Any) -> None:
-    stand_in.chat_answer = lambda body: json.dumps(
-        {"type": "object", "properties": {"x": {"type": "integer"}}}
-    )
+    stand_in.reply = lambda body: json.dumps({"type": "object", "properties": {"x": {"type": "integer"}}})
     enrichment = OutputParametersEnrichment(
         strategy=["observe", "llm"],
         engine=lambda r: PythonEngine(r, FUNCTIONS),
