@@ -309,18 +309,18 @@ _SHARED_LOCK = threading.Lock()
 def _adjacency(
     graph: Any, namespaces: Sequence[str] | None, sampler: str, exclude: tuple[str, ...] = ()
 ) -> _Adjacency:
-    """The adjacency of ``graph`` under a namespace filter, built once per graph and filter.
+    """The adjacency of ``graph`` under a namespace and exclude filter, built once per graph and filter.
 
     Several samplers of one run (one per scenario) read the same graph; they share these
-    read-only structures instead of each building their own.
+    read-only structures instead of each building their own (or even their filter).
     """
-    allowed = _allowed(graph.tools, namespaces, sampler, exclude)
     wanted = {namespaces} if isinstance(namespaces, str) else set(namespaces or ())
     key = (None if namespaces is None else tuple(sorted(wanted)), tuple(sorted(set(exclude))))
     with _SHARED_LOCK:
         per_graph = _SHARED.setdefault(graph, {})
         found = per_graph.get(key)
         if found is None:
+            allowed = _allowed(graph.tools, namespaces, sampler, exclude)
             found = per_graph[key] = _build_adjacency(graph, allowed)
     return found
 
