@@ -136,9 +136,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from fms_dgt.databuilders.tool_calling.job import run_job
+    from fms_dgt.databuilders.tool_calling.job import GenerationJob
 
-    summary = run_job(
+    with GenerationJob(
         args.config,
         count=args.count,
         seed=args.seed,
@@ -146,7 +146,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         fmt=args.format,
         resume=args.resume,
         overwrite=args.overwrite,
-    )
+        progress=sys.stderr,
+    ) as job:
+        summary = job.run()
     total = sum(summary.timing.values()) or 1e-9
     split = ", ".join(f"{k} {v / total:.0%}" for k, v in summary.timing.items())
     print(

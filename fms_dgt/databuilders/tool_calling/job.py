@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -51,7 +50,7 @@ from fms_dgt.databuilders.tool_calling.config import (
 from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
 from fms_dgt.errors import ConfigError, DGTError
 
-__all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary", "run_job"]
+__all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary"]
 
 log = logging.getLogger(__name__)
 
@@ -536,27 +535,3 @@ def _indices(path: Path) -> set[int]:
             item = json.loads(line)
             indices.add(int(item["metadata"]["index"] if "metadata" in item else item["index"]))
     return indices
-
-
-def run_job(
-    config: str | PathLike[str],
-    *,
-    count: int | None = None,
-    seed: int | None = None,
-    out: str | PathLike[str] | None = None,
-    fmt: str | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-) -> RunSummary:
-    """Run a config's job with progress on stderr; returns the summary."""
-    with GenerationJob(
-        config,
-        count=count,
-        seed=seed,
-        out=out,
-        fmt=fmt,
-        resume=resume,
-        overwrite=overwrite,
-        progress=sys.stderr,
-    ) as job:
-        return job.run()
