@@ -320,7 +320,7 @@ def report_enrichments(sizes: list[int]) -> None:
         )
 
 
-def report_cache(size: int, repeats: int = 5) -> None:
+def report_cache(size: int, repeats: int = 7) -> None:
     """Cold run, then +100 tools and an unchanged re-run on a copy of the cold cache (medians)."""
     for label, neighbors in (("embeddings + dataflow", False), ("embeddings + dataflow + neighbors", True)):
         runs: dict[str, list[float]] = {"cold": [], "+100 new tools": [], "unchanged, re-run": []}
