@@ -20,24 +20,24 @@ its YAML path. Relative paths in a loader's path keys resolve against the config
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fms_dgt.errors import ConfigError, LoadError
 from fms_dgt.io import parse_yaml_text
-from fms_dgt.plugins import TOOL_ENRICHMENTS, TOOL_LOADERS, PluginRegistry
+from fms_dgt.plugins import TOOL_ENRICHMENTS, TOOL_LOADERS, PluginRegistry, accepted_keys
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments.base import ToolEnrichment
     from fms_dgt.core.tools.loaders.base import ToolLoader
-    from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["Config", "build_registry", "instantiate", "interpolate", "load_config"]
+__all__ = ["Config", "build_enrichments", "build_loaders", "interpolate", "load_config"]
+
+P = TypeVar("P")
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TOOLS_KEYS = ("registry", "enrichments", "engines", "cache_dir")
@@ -84,6 +84,38 @@ class Config:
         """``tools.cache_dir``, else ``$DGT_CACHE_DIR``, else ``.cache`` beside the config."""
         value = self.tools_block().get("cache_dir") or os.environ.get("DGT_CACHE_DIR") or ".cache"
         return self.resolve_path(str(value))
+
+    def create(
+        self,
+        plugins: PluginRegistry[P],
+        entry: Any,
+        yaml_path: str,
+        *,
+        reserved: tuple[str, ...] = ("type",),
+        **fixed: Any,
+    ) -> P:
+        """The plug-in an entry names with ``type:``, built from the entry's other keys.
+
+        Raises:
+            ConfigError: the entry is not a mapping, names an unknown plug-in, or has a key the
+                plug-in does not accept (with its YAML path; values are never printed).
+        """
+        if not isinstance(entry, Mapping):
+            raise ConfigError(
+                f"invalid {plugins.kind} entry: expected a mapping with a 'type:' key, got a "
+                f"{type(entry).__name__}",
+                path=self.label,
+                yaml_path=yaml_path,
+            )
+        settings = {k: v for k, v in entry.items() if k not in reserved}
+        return plugins.create(
+            entry.get("type"),
+            settings,
+            yaml_path=yaml_path,
+            source=self.label,
+            base_dir=self.base_dir,
+            **fixed,
+        )
 
     def resolve_path(self, value: str) -> str:
         """``value`` resolved against :attr:`base_dir` unless absolute or a URL."""
@@ -151,84 +183,8 @@ def load_config(source: str | PathLike[str] | Mapping[str, Any]) -> Config:
     return Config(interpolate(docs[0], path=str(path)), path.resolve())
 
 
-def instantiate(
-    registry: PluginRegistry[type],
-    entry: Any,
-    yaml_path: str,
-    config: Config,
-    *,
-    reserved: tuple[str, ...] = ("type",),
-) -> Any:
-    """Build the plug-in an entry names with ``type:``, passing the other keys as arguments.
-
-    Raises:
-        ConfigError: the entry is not a mapping, has no ``type``, names an unknown plug-in, or
-            has a key the plug-in does not accept (with its YAML path).
-    """
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("type"), str):
-        raise ConfigError(
-            f"invalid {registry.kind} entry: expected a mapping with a 'type:' key, got {entry!r}",
-            path=config.label,
-            yaml_path=yaml_path,
-        )
-    try:
-        cls = registry.get(entry["type"])
-    except Exception as exc:
-        raise ConfigError(str(exc), path=config.label, yaml_path=f"{yaml_path}.type") from exc
-    kwargs = {k: v for k, v in entry.items() if k not in reserved}
-    _check_keys(cls, kwargs, registry.kind, yaml_path, config)
-    for key in getattr(cls, "path_keys", ()):
-        if isinstance(kwargs.get(key), str):
-            kwargs[key] = config.resolve_path(kwargs[key])
-    try:
-        return cls(**kwargs)
-    except ConfigError as exc:
-        raise ConfigError(str(exc), path=config.label, yaml_path=yaml_path) from exc
-    except TypeError as exc:
-        raise ConfigError(
-            f"invalid {registry.kind} {entry['type']!r}: {exc}",
-            path=config.label,
-            yaml_path=yaml_path,
-        ) from exc
-
-
-def _check_keys(cls: type, kwargs: Mapping[str, Any], kind: str, yaml_path: str, config: Config) -> None:
-    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
-    accepted = [
-        n
-        for n, p in params.items()
-        if n != "self" and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
-    for key in kwargs:
-        if key not in accepted:
-            raise ConfigError(
-                f"unknown key {key!r} for {kind} {getattr(cls, 'plugin_name', cls.__name__)!r}: "
-                f"accepted keys are {', '.join(accepted)}",
-                path=config.label,
-                yaml_path=f"{yaml_path}.{key}",
-            )
-    missing = [
-        n
-        for n, p in params.items()
-        if n != "self"
-        and p.default is inspect.Parameter.empty
-        and p.kind is not inspect.Parameter.VAR_POSITIONAL
-        and n not in kwargs
-    ]
-    if missing:
-        raise ConfigError(
-            f"missing key {missing[0]!r} for {kind}: it is required",
-            path=config.label,
-            yaml_path=yaml_path,
-        )
-
-
 def build_loaders(config: Config) -> tuple[list[ToolLoader], list[str | None]]:
     """The loaders of ``tools.registry`` and, for each, its ``engine:`` name (or None)."""
-    from fms_dgt.core.tools.loaders.inline import InlineToolLoader
-
     entries = config.tools_block().get("registry", [])
     if not isinstance(entries, list):
         raise ConfigError(
@@ -240,9 +196,10 @@ def build_loaders(config: Config) -> tuple[list[ToolLoader], list[str | None]]:
     engines: list[str | None] = []
     for index, entry in enumerate(entries):
         yaml_path = f"tools.registry[{index}]"
-        loader = instantiate(TOOL_LOADERS, entry, yaml_path, config, reserved=("type", "engine"))
-        if isinstance(loader, InlineToolLoader) and loader.source == "inline":
-            loader.source = f"{config.label or 'config'}:{yaml_path}"
+        loader = config.create(TOOL_LOADERS, entry, yaml_path, reserved=("type", "engine"))
+        if getattr(loader, "source", None) == "inline":
+            # Inline tools are named after their place in the config, not the word "inline".
+            loader.source = f"{config.label or 'config'}:{yaml_path}"  # type: ignore[attr-defined]
         loaders.append(loader)
         engine = entry.get("engine")
         if engine is not None and not isinstance(engine, str):
@@ -273,23 +230,14 @@ def build_enrichments(config: Config) -> list[ToolEnrichment]:
             and _accepts(TOOL_ENRICHMENTS, entry.get("type"), "cache_dir")
         ):
             entry = {**entry, "cache_dir": cache_dir}
-        enrichments.append(instantiate(TOOL_ENRICHMENTS, entry, f"tools.enrichments[{index}]", config))
+        yaml_path = f"tools.enrichments[{index}]"
+        enrichments.append(config.create(TOOL_ENRICHMENTS, entry, yaml_path))
     return enrichments
 
 
-def _accepts(registry: PluginRegistry[type], name: Any, key: str) -> bool:
+def _accepts(registry: PluginRegistry[Any], name: Any, key: str) -> bool:
     try:
         cls = registry.get(name)
     except Exception:
-        return False  # instantiate() reports the unknown name with its YAML path
-    return key in inspect.signature(cls.__init__).parameters  # type: ignore[misc]
-
-
-def build_registry(source: str | PathLike[str] | Mapping[str, Any] | Config) -> ToolRegistry:
-    """A :class:`ToolRegistry` from a config file, mapping or :class:`Config`."""
-    from fms_dgt.core.tools.registry import ToolRegistry
-
-    config = source if isinstance(source, Config) else load_config(source)
-    loaders, engines = build_loaders(config)
-    enrichments = build_enrichments(config)
-    return ToolRegistry(loaders=loaders, enrichments=enrichments, engines=engines)
+        return False  # create() reports the unknown name with its YAML path
+    return key in accepted_keys(cls)[0]

@@ -43,12 +43,14 @@ __all__ = [
     "ConfigError",
     "DGTError",
     "DuplicateToolError",
+    "EngineError",
     "EnrichmentError",
     "LoadError",
     "NoMatchingOverloadError",
     "PluginError",
     "PluginRegistrationError",
     "RefreshError",
+    "RetryableError",
     "SamplingError",
     "ToolDefinitionError",
     "ToolError",
@@ -72,6 +74,7 @@ class ConfigError(DGTError):
     def __init__(self, message: str, *, path: str | None = None, yaml_path: str | None = None):
         self.path = path
         self.yaml_path = yaml_path
+        self.reason = message
         where = ", ".join(p for p in (path, yaml_path and f"at {yaml_path}") if p)
         super().__init__(f"{message} ({where})" if where else message)
 
@@ -208,6 +211,24 @@ class NoMatchingOverloadError(ToolError):
             f"arguments rejected by {qualified_name!r}: {detail}. Fix the arguments to match one "
             "of the input schemas."
         )
+
+
+class EngineError(DGTError):
+    """Misuse of the session API (unknown session, setup twice, an invalid handler)."""
+
+
+class RetryableError(DGTError):
+    """A call failure worth retrying (rate limit, temporary outage); engines raise it from ``call``.
+
+    Attributes:
+        retry_after: seconds the service asked to wait (HTTP ``Retry-After``), when it said so;
+            the retry waits that long (capped by the policy's ``max_retry_after``) instead of the
+            exponential backoff.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None):
+        self.retry_after = retry_after
+        super().__init__(message)
 
 
 class EnrichmentError(DGTError):

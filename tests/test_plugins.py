@@ -36,9 +36,9 @@ class FakeEntryPoint:
 
 
 @pytest.fixture
-def loaders() -> Iterator[PluginRegistry[type]]:
-    registry: PluginRegistry[type] = PluginRegistry(
-        "tool loader", "fms_dgt.tool_loaders", "fms_dgt.core.tools.loaders.base:ToolLoader", {}
+def loaders() -> Iterator[PluginRegistry[ToolLoader]]:
+    registry: PluginRegistry[ToolLoader] = PluginRegistry(
+        "tool loader", "fms_dgt.tool_loaders", "fms_dgt.core.tools.loaders.base:ToolLoader"
     )
     yield registry
 
@@ -68,7 +68,7 @@ def test_unknown_name_lists_known_names_and_a_close_match() -> None:
     assert "Did you mean 'file'?" in message
 
 
-def test_registration_errors(loaders: PluginRegistry[type]) -> None:
+def test_registration_errors(loaders: PluginRegistry[ToolLoader]) -> None:
     loaders.add("tp", ThirdPartyLoader)
     loaders.add("tp", ThirdPartyLoader)  # re-registering the same class is harmless
 
@@ -93,7 +93,7 @@ def test_decorator_registers_into_the_global_registry() -> None:
         TOOL_LOADERS.remove("test-decorated")
 
 
-def test_entry_points_are_discovered_with_their_distribution(loaders: PluginRegistry[type]) -> None:
+def test_entry_points_are_discovered_with_their_distribution(loaders: PluginRegistry[ToolLoader]) -> None:
     seen_groups = []
 
     def fake(group: str) -> list[FakeEntryPoint]:
@@ -111,7 +111,7 @@ def test_entry_points_are_discovered_with_their_distribution(loaders: PluginRegi
     assert seen_groups == ["fms_dgt.tool_loaders"]  # discovered once, lazily
 
 
-def test_broken_entry_point_names_its_distribution(loaders: PluginRegistry[type]) -> None:
+def test_broken_entry_point_names_its_distribution(loaders: PluginRegistry[ToolLoader]) -> None:
     loaders.entry_points = lambda group: [
         FakeEntryPoint("broken", "pkg:Broken", ImportError("no module pkg"), FakeDist("dgt-broken"))
     ]

@@ -44,6 +44,8 @@ from fms_dgt.errors import (
 if TYPE_CHECKING:
     from typing import Self
 
+    from fms_dgt.config import Config
+
 __all__ = ["RefreshReport", "ToolRegistry"]
 
 
@@ -199,11 +201,17 @@ class ToolRegistry:
         return cls(loaders=loaders, enrichments=enrichments, engines=engines)
 
     @classmethod
-    def from_config(cls, config: str | PathLike[str] | Mapping[str, Any]) -> ToolRegistry:
-        """A registry from a YAML config file (or an already-parsed mapping) with a ``tools:`` block."""
-        from fms_dgt.config import build_registry
+    def from_config(cls, config: str | PathLike[str] | Mapping[str, Any] | Config) -> ToolRegistry:
+        """A registry from a YAML config file (or a parsed mapping, or a :class:`Config`).
 
-        return build_registry(config)
+        The config's ``tools.registry`` entries become loaders (each routed to its ``engine:``),
+        its ``tools.enrichments`` run in dependency order.
+        """
+        from fms_dgt.config import Config, build_enrichments, build_loaders, load_config
+
+        parsed = config if isinstance(config, Config) else load_config(config)
+        loaders, engines = build_loaders(parsed)
+        return cls(loaders=loaders, enrichments=build_enrichments(parsed), engines=engines)
 
     @classmethod
     def _from_index(cls, index: _Index, *, staged: bool) -> ToolRegistry:

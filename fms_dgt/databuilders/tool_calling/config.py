@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,27 +171,5 @@ def build_engines(config: Config, registry: ToolRegistry) -> dict[str, ToolEngin
 
 
 def _engine(name: str, entry: Any, config: Config, registry: ToolRegistry) -> ToolEngine:
-    where = f"tools.engines.{name}"
-    if not isinstance(entry, Mapping) or not isinstance(entry.get("type"), str):
-        raise _error("invalid engine: expected a mapping with 'type:'", config, where)
-    try:
-        cls = TOOL_ENGINES.get(entry["type"])
-    except Exception as exc:
-        raise _error(str(exc), config, f"{where}.type") from exc
-    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
-    own = {k: v for k, v in entry.items() if k != "type" and (k not in POLICY_KEYS or k in params)}
-    unknown = [k for k in own if k not in params]
-    if unknown:
-        accepted = ", ".join(p for p in params if p not in ("self", "registry", "policy"))
-        raise _error(
-            f"unknown key {unknown[0]!r} for engine {entry['type']!r}: accepted keys are {accepted}, "
-            f"and the policy keys {', '.join(POLICY_KEYS)}",
-            config,
-            f"{where}.{unknown[0]}",
-        )
-    try:
-        policy = CallPolicy(**{k: v for k, v in entry.items() if k in POLICY_KEYS})
-        engine: ToolEngine = cls(registry, **own, policy=policy)
-    except (ConfigError, TypeError) as exc:
-        raise _error(f"invalid engine {name!r}: {exc}", config, where) from exc
+    engine: ToolEngine = config.create(TOOL_ENGINES, entry, f"tools.engines.{name}", registry=registry)
     return engine

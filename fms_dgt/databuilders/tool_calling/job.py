@@ -32,11 +32,12 @@ from os import PathLike
 from pathlib import Path
 from typing import IO, Any
 
-from fms_dgt.config import Config, build_registry, load_config
+from fms_dgt.config import Config, load_config
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.engines.multi import MultiToolEngine
+from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSample, ToolSampler, get_tool_sampler
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import SynthesisError, synthesise
@@ -128,7 +129,7 @@ class GenerationJob:
         self.resume = resume
         self.overwrite = overwrite
         self.progress = progress
-        self.registry = build_registry(self.config)
+        self.registry = ToolRegistry.from_config(self.config)
         self.blocked: tuple[str, ...] = ()  # every blocklist of the job's policies (set by _engine)
         try:
             self.engine = self._engine()

@@ -1,48 +1,50 @@
-"""The :class:`ToolEngine` session API, call policies, validation, and the handler registries.
+"""The :class:`ToolEngine` session API.
 
 An engine executes :class:`ToolCall` objects for the tools of a registry. Work happens in
 *sessions*: ``setup(session_id)`` opens one, ``execute(session_id, calls)`` runs a batch,
 ``simulate`` runs a batch and rolls the session state back, ``teardown`` closes it (idempotent).
 
 A failed call is data: :meth:`ToolEngine.execute` always returns one :class:`ToolResult` per call,
-in call order, with ``error`` set when the call failed; it never raises because of a call. Around
-every call the base class
-
-1. refuses calls whose qualified name matches the ``blocklist`` (names or globs),
-2. resolves the overload and validates the arguments (``registry.match``); with
-   ``coerce_arguments`` it first repairs common model mistakes (``"10"`` for 10, ``"true"`` for
-   true, a bare value for a one-item array) and records them in ``metadata["coerced"]``,
-3. runs :meth:`ToolEngine.call` with a per-call ``timeout`` and ``retries`` with exponential
-   ``backoff`` for retryable failures (:class:`RetryableError`, timeouts, connection errors),
-4. validates the result against ``output_parameters`` (``validate_results``: ``off``, ``warn``
-   records the problem in ``metadata["output_validation"]``, ``error`` also fails the call).
+in call order, with ``error`` set when the call failed; it never raises because of a call. Every
+call runs under the engine's :class:`~fms_dgt.core.tools.engines.policy.CallPolicy` (blocklist,
+argument validation and coercion, timeout, retries, result validation), applied by a
+:class:`~fms_dgt.core.tools.engines.policy.PolicyRunner`; an engine that dispatches to another
+(``multi``) runs the other engine's runner, so the policy travels with the engine that owns it.
 
 Subclasses implement :meth:`ToolEngine.call` for one matched tool.
-
-The process-global **handler registries** take part in the dispatch of the ``multi`` engine:
-``register_tool(name, handler)`` for one qualified name and ``register_tool_handler(kind, handler)``
-for every tool of a kind (``*`` for any kind). A handler is a callable taking the arguments, an
-object with ``execute(arguments)``, or a :class:`ToolEngine`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-import fnmatch
-import logging
+import inspect
 import threading
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field, fields
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.schema import get_validator
-from fms_dgt.errors import ConfigError, DGTError
+from fms_dgt.core.tools.engines.handlers import (
+    clear_name_handlers,
+    clear_tool_handlers,
+    clear_tools,
+    get_name_handler,
+    get_tool,
+    get_tool_handler,
+    register_name_handler,
+    register_tool,
+    register_tool_handler,
+)
+from fms_dgt.core.tools.engines.policy import (
+    POLICY_KEYS,
+    CallPolicy,
+    PolicyRunner,
+    coerce_arguments,
+    split_policy,
+)
+from fms_dgt.errors import ConfigError, DGTError, EngineError, RetryableError
 
 if TYPE_CHECKING:
     from typing import Self
@@ -55,186 +57,18 @@ __all__ = [
     "EngineError",
     "RetryableError",
     "ToolEngine",
-    "call_handler",
+    "clear_name_handlers",
     "clear_tool_handlers",
     "clear_tools",
     "coerce_arguments",
+    "get_name_handler",
     "get_tool",
     "get_tool_handler",
+    "register_name_handler",
     "register_tool",
     "register_tool_handler",
     "split_policy",
 ]
-
-log = logging.getLogger(__name__)
-
-
-class EngineError(DGTError):
-    """Misuse of the session API (unknown session, setup twice)."""
-
-
-class RetryableError(DGTError):
-    """A failure worth retrying (rate limit, temporary outage); engines raise it from ``call``.
-
-    Attributes:
-        retry_after: seconds the service asked to wait (HTTP ``Retry-After``), when it said so;
-            the retry waits that long (capped by the policy's ``max_retry_after``) instead of the
-            exponential backoff.
-    """
-
-    def __init__(self, message: str, *, retry_after: float | None = None):
-        self.retry_after = retry_after
-        super().__init__(message)
-
-
-_VALIDATE_MODES = ("off", "warn", "error")
-
-
-@dataclass(slots=True, kw_only=True)
-class CallPolicy:
-    """What happens around every call of an engine (the ``tools.engines.<name>`` policy keys).
-
-    Attributes:
-        timeout: seconds a call may take (None: no limit).
-        retries: extra attempts for retryable failures.
-        backoff: first retry delay in seconds; doubles each attempt.
-        max_calls_per_batch: calls beyond this in one ``execute`` fail without running.
-        blocklist: qualified names or globs (``weather_api::*``) that may not be called.
-        validate_results: ``off``, ``warn`` or ``error`` for results that violate
-            ``output_parameters``.
-        coerce_arguments: repair common argument mistakes before validation.
-        max_retry_after: longest wait a service's ``Retry-After`` may impose before a retry.
-    """
-
-    timeout: float | None = None
-    retries: int = 0
-    backoff: float = 0.05
-    max_calls_per_batch: int | None = None
-    blocklist: list[str] = field(default_factory=list)
-    validate_results: str = "warn"
-    coerce_arguments: bool = False
-    max_retry_after: float = 30.0
-
-    def __post_init__(self) -> None:
-        if self.validate_results not in _VALIDATE_MODES:
-            raise ConfigError(
-                f"invalid validate_results {self.validate_results!r}: use one of {', '.join(_VALIDATE_MODES)}"
-            )
-        if self.retries < 0 or self.backoff < 0 or (self.timeout is not None and self.timeout <= 0):
-            raise ConfigError("invalid engine policy: retries, backoff and timeout must be positive")
-        if self.max_calls_per_batch is not None and self.max_calls_per_batch < 1:
-            raise ConfigError("invalid max_calls_per_batch: it must be at least 1")
-
-
-#: Config keys every engine accepts (consumed by the base class, not the plug-in).
-POLICY_KEYS = tuple(f.name for f in fields(CallPolicy))
-
-
-# ---------------------------------------------------------------- handler registries
-
-Handler = Any
-_NAME_HANDLERS: dict[str, Handler] = {}
-_KIND_HANDLERS: dict[str, Handler] = {}
-_HANDLERS_LOCK = threading.Lock()
-
-
-def _check_handler(handler: Handler, what: str) -> None:
-    if not (callable(handler) or callable(getattr(handler, "execute", None))):
-        raise EngineError(
-            f"invalid handler for {what}: give a callable taking the arguments, or an "
-            "object with execute(arguments)."
-        )
-
-
-def register_tool(name: str, handler: Handler) -> None:
-    """Handle every call of the qualified name ``name`` with ``handler`` (first in dispatch)."""
-    _check_handler(handler, name)
-    with _HANDLERS_LOCK:
-        _NAME_HANDLERS[name] = handler
-
-
-def get_tool(name: str) -> Handler | None:
-    """The handler registered for a qualified name, or None."""
-    return _NAME_HANDLERS.get(name)
-
-
-def clear_tools() -> None:
-    """Forget every per-name handler."""
-    with _HANDLERS_LOCK:
-        _NAME_HANDLERS.clear()
-
-
-def register_tool_handler(kind: str, handler: Handler) -> None:
-    """Handle calls of every tool of ``kind`` (``file``, ``function``, ``mcp``, ``rest``, or ``*``)."""
-    _check_handler(handler, f"kind {kind!r}")
-    with _HANDLERS_LOCK:
-        _KIND_HANDLERS[kind] = handler
-
-
-def get_tool_handler(kind: str) -> Handler | None:
-    """The handler registered for a kind (falling back to ``*``), or None."""
-    return _KIND_HANDLERS.get(kind, _KIND_HANDLERS.get("*"))
-
-
-def clear_tool_handlers() -> None:
-    """Forget every per-kind handler."""
-    with _HANDLERS_LOCK:
-        _KIND_HANDLERS.clear()
-
-
-# ---------------------------------------------------------------- coercion
-
-
-def _coerce_value(value: Any, schema: Any) -> tuple[Any, str | None]:
-    if not isinstance(schema, dict):
-        return value, None
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind]
-    if isinstance(value, str):
-        text = value.strip()
-        if "integer" in kinds and _is_int(text):
-            return int(text), f"string {value!r} -> integer"
-        if "number" in kinds and _is_float(text):
-            number = float(text)
-            return (
-                int(number) if number.is_integer() and "." not in text else number
-            ), f"string {value!r} -> number"
-        if "boolean" in kinds and text.lower() in ("true", "false"):
-            return text.lower() == "true", f"string {value!r} -> boolean"
-    if "array" in kinds and not isinstance(value, list) and value is not None:
-        item, _ = _coerce_value(value, schema.get("items"))
-        return [item], "bare value wrapped in a one-item array"
-    return value, None
-
-
-def _is_int(text: str) -> bool:
-    return text.lstrip("+-").isdigit()
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return text.lower() not in ("nan", "inf", "-inf", "infinity")
-
-
-def coerce_arguments(
-    arguments: Mapping[str, Any], parameters: Mapping[str, Any]
-) -> tuple[dict[str, Any], list[str]]:
-    """Repair common model mistakes in top-level arguments; returns the arguments and notes."""
-    props = parameters.get("properties", {})
-    out = dict(arguments)
-    notes = []
-    for name, value in arguments.items():
-        fixed, note = _coerce_value(value, props.get(name))
-        if note:
-            out[name] = fixed
-            notes.append(f"{name}: {note}")
-    return out, notes
-
-
-# ---------------------------------------------------------------- the engine
 
 
 class ToolEngine(ABC):
@@ -243,13 +77,17 @@ class ToolEngine(ABC):
     Args:
         registry: the tools this engine can execute.
         max_workers: size of the pool that runs a batch's calls in parallel.
-        policy: call policy (see :class:`CallPolicy`).
+        policy: call policy (see :class:`~fms_dgt.core.tools.engines.policy.CallPolicy`).
     """
 
     plugin_name: ClassVar[str] = ""
     #: True when :meth:`call` enforces ``policy.timeout`` itself (e.g. by cancelling the request on
-    #: the server); otherwise the base class abandons a late call in a worker thread.
+    #: the server); otherwise the policy runner abandons a late call in a worker thread.
     enforces_timeout: ClassVar[bool] = False
+    #: Config keys accepted besides the constructor's (the policy keys, see :meth:`prepare_config`).
+    extra_config_keys: ClassVar[tuple[str, ...]] = POLICY_KEYS
+    #: Constructor arguments that are not config keys.
+    internal_config_keys: ClassVar[tuple[str, ...]] = ("policy",)
 
     def __init__(
         self, registry: ToolRegistry, *, max_workers: int = 8, policy: CallPolicy | None = None
@@ -262,6 +100,25 @@ class ToolEngine(ABC):
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._timeout_pool: ThreadPoolExecutor | None = None
+
+    @classmethod
+    def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Constructor arguments from a YAML entry: the policy keys become ``policy``.
+
+        A key that is both a policy key and a constructor argument goes to both.
+
+        Raises:
+            ConfigError: a policy value is invalid.
+        """
+        own = accepted_parameters(cls)
+        given = settings.get("policy")
+        if given is not None and not isinstance(given, (Mapping, CallPolicy)):
+            raise ConfigError("invalid policy: expected a mapping of policy keys")
+        policy_keys = dict(given) if isinstance(given, Mapping) else {}
+        policy_keys.update({k: v for k, v in settings.items() if k in POLICY_KEYS})
+        kwargs = {k: v for k, v in settings.items() if k != "policy" and (k not in POLICY_KEYS or k in own)}
+        kwargs["policy"] = given if isinstance(given, CallPolicy) else CallPolicy(**policy_keys)
+        return kwargs
 
     @property
     def name(self) -> str:
@@ -367,129 +224,56 @@ class ToolEngine(ABC):
         return await asyncio.to_thread(self.simulate, session_id, calls)
 
     def _guarded(self, state: dict[str, Any], call: ToolCall, call_id: str, allowed: bool) -> ToolResult:
-        if not allowed:
-            result = ToolResult(
-                call_id,
-                call.name,
-                error=(
-                    f"call refused: the batch exceeds max_calls_per_batch={self.policy.max_calls_per_batch} "
-                    f"of engine {self.name!r}. Split the batch or raise the limit."
-                ),
-            )
-        elif self._blocked(call.name):
-            result = ToolResult(
-                call_id,
-                call.name,
-                error=(f"call refused: {call.name} is on the blocklist of engine {self.name!r}."),
-            )
-        else:
-            result = self._run(state, call, call_id)
-            result.call_id = call_id
-        if "engine" not in result.metadata:  # refusals and calls that matched no tool
-            overloads = self._overloads(call.name)
-            result.metadata["engine"] = self.route_label(overloads[0]) if overloads else self.name
-        return result
+        if allowed:
+            return self.run_call(call, call_id, state)
+        overloads = self.overloads_of(call.name)
+        return ToolResult(
+            call_id,
+            call.name,
+            error=(
+                f"call refused: the batch exceeds max_calls_per_batch={self.policy.max_calls_per_batch} "
+                f"of engine {self.name!r}. Split the batch or raise the limit."
+            ),
+            metadata={"engine": self.route_label(overloads[0]) if overloads else self.name},
+        )
 
-    def _blocked(self, name: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.policy.blocklist)
+    def run_call(
+        self,
+        call: ToolCall,
+        call_id: str,
+        state: dict[str, Any],
+        *,
+        outer: CallPolicy | None = None,
+        label: str | None = None,
+    ) -> ToolResult:
+        """Run one call under this engine's policy (merged with ``outer``, a dispatcher's).
 
-    def _run(self, state: dict[str, Any], call: ToolCall, call_id: str) -> ToolResult:
-        notes: list[str] = []
-        try:
-            tool = self.registry.match(call)
-        except DGTError as exc:
-            # Coercion is tried only for arguments that do not validate as they are.
-            coerced = self._coerced(call) if self.policy.coerce_arguments else None
-            if coerced is None:
-                return ToolResult(call_id, call.name, error=str(exc))
-            tool, call, notes = coerced
-        result = self._attempts(tool, call, state, call_id)
-        if notes:
-            result.metadata["coerced"] = notes
-        if result.error is None:
-            self._check_result(tool, result)
-        return result
+        Args:
+            call: the call.
+            call_id: the id its result carries.
+            state: the session state this engine keeps for the call's session.
+            outer: the policy of an engine that dispatched the call here, if any.
+            label: what ``metadata["engine"]`` of the result says (default: this engine's label).
+        """
+        return PolicyRunner(self, self.policy.within(outer), label).run(call, call_id, state)
 
-    def _coerced(self, call: ToolCall) -> tuple[Tool, ToolCall, list[str]] | None:
-        """The first overload the repaired arguments validate against, the repaired call, and notes."""
-        for tool in self._overloads(call.name):
-            fixed, notes = coerce_arguments(call.arguments, tool.parameters)
-            if notes and get_validator(tool.parameters, tool.fingerprint).is_valid(fixed):
-                return tool, ToolCall(call.name, fixed, call.call_id), notes
-        return None
-
-    def _overloads(self, name: str) -> list[Tool]:
+    def overloads_of(self, name: str) -> list[Tool]:
+        """The registry's overloads of a qualified name (none when the name is unknown)."""
         try:
             return self.registry.overloads(name)
         except DGTError:
             return []
 
-    def _attempts(self, tool: Tool, call: ToolCall, state: dict[str, Any], call_id: str) -> ToolResult:
-        attempt = 0
-        while True:
-            try:
-                result = self._timed(tool, call, state)
-            except (RetryableError, TimeoutError, ConnectionError) as exc:
-                if attempt < self.policy.retries:
-                    time.sleep(self._delay(exc, attempt))
-                    attempt += 1
-                    continue
-                return self._failure(tool, call, call_id, exc, attempt)
-            except Exception as exc:  # a failed call is data, never an exception out of execute
-                return self._failure(tool, call, call_id, exc, attempt)
-            if attempt:
-                result.metadata["attempts"] = attempt + 1
-            return result
-
-    def _delay(self, exc: BaseException, attempt: int) -> float:
-        asked = getattr(exc, "retry_after", None)
-        if isinstance(asked, (int, float)) and asked >= 0:
-            return min(float(asked), self.policy.max_retry_after)
-        return float(self.policy.backoff * (2**attempt))
-
     def route_label(self, tool: Tool) -> str:
         """The name of what runs ``tool`` here: ``metadata["engine"]`` of every result of ``execute``."""
         return self.name
-
-    def _failure(
-        self, tool: Tool, call: ToolCall, call_id: str, exc: BaseException, attempt: int
-    ) -> ToolResult:
-        label = self.route_label(tool)
-        log.warning("tool %s failed on engine %s: %s", call.name, label, exc)
-        metadata: dict[str, Any] = {"engine": label}
-        if attempt:
-            metadata["attempts"] = attempt + 1
-        return ToolResult(call_id, call.name, error=f"{type(exc).__name__}: {exc}", metadata=metadata)
-
-    def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        timeout = self.policy.timeout
-        if timeout is None or self.enforces_timeout:
-            return self.call(tool, call, state)
-        future: Future[ToolResult] = self._timeouts().submit(self.call, tool, call, state)
-        try:
-            return future.result(timeout=timeout)
-        except FutureTimeout:
-            future.cancel()
-            raise TimeoutError(
-                f"{call.name} took longer than {timeout:g} s on engine {self.route_label(tool)!r}"
-            ) from None
-
-    def _check_result(self, tool: Tool, result: ToolResult) -> None:
-        mode = self.policy.validate_results
-        if mode == "off" or not tool.output_parameters:
-            return
-        validator = tool.output_validator
-        reason = None if validator.is_valid(result.result) else validator.explain(result.result)
-        result.metadata["output_validation"] = "ok" if reason is None else reason
-        if reason is not None and mode == "error":
-            result.error = f"result of {tool.qualified_name} violates its output schema: {reason}"
 
     @abstractmethod
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Execute one call of ``tool`` (already matched and validated) and return its result.
 
-        Raise :class:`RetryableError` for failures worth retrying; any other exception becomes
-        ``ToolResult.error``.
+        Raise :class:`~fms_dgt.errors.RetryableError` for failures worth retrying; any other
+        exception becomes ``ToolResult.error``.
         """
 
     def _executor(self) -> ThreadPoolExecutor:
@@ -500,7 +284,8 @@ class ToolEngine(ABC):
                 )
             return self._pool
 
-    def _timeouts(self) -> ThreadPoolExecutor:
+    def timeout_pool(self) -> ThreadPoolExecutor:
+        """The pool that runs calls the policy runner may abandon when they time out."""
         with self._lock:
             if self._timeout_pool is None:
                 self._timeout_pool = ThreadPoolExecutor(
@@ -537,18 +322,6 @@ def _history_entry(call: ToolCall, call_id: str, result: ToolResult) -> dict[str
     }
 
 
-def call_handler(handler: Handler, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-    """Run a registered handler for one call and wrap what it returns as a :class:`ToolResult`."""
-    if isinstance(handler, ToolEngine):
-        return handler.call(tool, call, state)
-    execute = getattr(handler, "execute", None)
-    value = execute(dict(call.arguments)) if callable(execute) else handler(dict(call.arguments))
-    if isinstance(value, ToolResult):
-        return value
-    return ToolResult(call.call_id, call.name, result=value)
-
-
-def split_policy(config: Mapping[str, Any]) -> tuple[CallPolicy, dict[str, Any]]:
-    """Separate the policy keys of an engine config from the plug-in's own keys."""
-    policy = CallPolicy(**{k: v for k, v in config.items() if k in POLICY_KEYS})
-    return policy, {k: v for k, v in config.items() if k not in POLICY_KEYS}
+def accepted_parameters(cls: type) -> set[str]:
+    """The keyword parameters of ``cls``'s constructor."""
+    return set(inspect.signature(cls.__init__).parameters) - {"self"}  # type: ignore[misc]

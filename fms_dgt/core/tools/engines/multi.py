@@ -2,18 +2,20 @@
 
 Dispatch order for a call named N whose tool has kind K (DESIGN.md):
 
-1. a handler registered for the name N (:func:`~fms_dgt.core.tools.engines.base.register_tool`);
+1. a handler registered for the name N
+   (:func:`~fms_dgt.core.tools.engines.handlers.register_name_handler`);
 2. the engine routed for N's namespace (the ``engine:`` key of the ``tools.registry`` entry that
    produced the namespace, or ``routes`` given in code);
-3. the handler registered for kind K (:func:`~fms_dgt.core.tools.engines.base.register_tool_handler`,
-   ``*`` for any kind), else the built-in engine of the kind: ``file`` -> ``mock``,
-   ``function`` -> ``function``, ``mcp`` -> ``mcp``, ``rest`` -> ``rest``;
+3. the handler registered for kind K, then the one registered for ``*``
+   (:func:`~fms_dgt.core.tools.engines.handlers.register_tool_handler`), else the built-in engine
+   of the kind: ``file`` -> ``mock``, ``function`` -> ``function``, ``mcp`` -> ``mcp``, ``rest``
+   -> ``rest``;
 4. else the call fails with ``No handler registered for tool: N (kind: K)``.
 
-The multi engine's policy (validation, coercion, timeouts, retries, blocklist) applies to every
-call; routed engines contribute their ``call`` and their ``blocklist`` (a call either blocklist
-names is refused), and enforce their own transport timeouts (REST, MCP). ``metadata["engine"]``
-of each result says which route ran it.
+A call that reaches an engine runs under that engine's own call policy merged with this engine's
+(:meth:`~fms_dgt.core.tools.engines.policy.CallPolicy.within`): the routed engine keeps its
+retries, timeout, coercion, validation and blocklist. Plain handlers (callables) run under this
+engine's policy. ``metadata["engine"]`` of each result says which route ran it.
 """
 
 from __future__ import annotations
@@ -23,17 +25,29 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine, call_handler, get_tool, get_tool_handler
+from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
+from fms_dgt.core.tools.engines.handlers import Handler, get_name_handler, get_tool_handler
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import TOOL_ENGINES, register_tool_engine
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["BUILTIN_KIND_ENGINES", "MultiToolEngine"]
+__all__ = ["BUILTIN_KIND_ENGINES", "MultiToolEngine", "call_handler"]
 
 #: The engine that runs a kind when no handler is registered for it.
 BUILTIN_KIND_ENGINES = {"file": "mock", "function": "function", "mcp": "mcp", "rest": "rest"}
+
+
+def call_handler(handler: Handler, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+    """Run a registered handler for one call and wrap what it returns as a :class:`ToolResult`."""
+    if isinstance(handler, ToolEngine):
+        return handler.call(tool, call, state)
+    execute = getattr(handler, "execute", None)
+    value = execute(dict(call.arguments)) if callable(execute) else handler(dict(call.arguments))
+    if isinstance(value, ToolResult):
+        return value
+    return ToolResult(call.call_id, call.name, result=value)
 
 
 @register_tool_engine("multi")
@@ -45,7 +59,7 @@ class MultiToolEngine(ToolEngine):
         engines: name -> engine instance (what ``engine:`` keys in the config refer to).
         routes: namespace -> engine name; defaults to ``registry.engine_routes``.
         max_workers: batch parallelism.
-        policy: call policy applied to every call.
+        policy: call policy applied to every call (merged with a routed engine's own).
 
     Raises:
         ConfigError: a route names an engine that is not given.
@@ -74,15 +88,16 @@ class MultiToolEngine(ToolEngine):
 
     def route(self, tool: Tool) -> tuple[str, Any]:
         """``(label, handler or engine)`` that runs ``tool``, or ``("", None)`` if nothing does."""
-        handler = get_tool(tool.qualified_name)
+        handler = get_name_handler(tool.qualified_name)
         if handler is not None:
             return f"handler:{tool.qualified_name}", handler
         routed = self.routes.get(tool.namespace)
         if routed is not None:
             return routed, self.engines[routed]
-        handler = get_tool_handler(tool.kind)
-        if handler is not None:
-            return f"kind-handler:{tool.kind}", handler
+        for kind in (tool.kind, "*"):
+            handler = get_tool_handler(kind)
+            if handler is not None:
+                return f"kind-handler:{kind}", handler
         builtin = self._kind_engine(tool.kind)
         if builtin is not None:
             return BUILTIN_KIND_ENGINES[tool.kind], builtin
@@ -92,8 +107,27 @@ class MultiToolEngine(ToolEngine):
         """The route that runs ``tool`` (``multi`` when nothing does)."""
         return self.route(tool)[0] or self.name
 
+    def run_call(
+        self,
+        call: ToolCall,
+        call_id: str,
+        state: dict[str, Any],
+        *,
+        outer: CallPolicy | None = None,
+        label: str | None = None,
+    ) -> ToolResult:
+        """Dispatch one call: an engine it routes to runs it under that engine's own policy."""
+        overloads = self.overloads_of(call.name)
+        if overloads:
+            route, target = self.route(overloads[0])
+            if isinstance(target, ToolEngine) and target is not self:
+                sub_state = self._sub_state(route, target, state)
+                policy = self.policy.within(outer)
+                return target.run_call(call, call_id, sub_state, outer=policy, label=label or route)
+        return super().run_call(call, call_id, state, outer=outer, label=label)
+
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        """Dispatch one call (see module docstring)."""
+        """Run a call that no engine is routed for: a handler, or the 'no handler' failure."""
         label, target = self.route(tool)
         if target is None:
             return ToolResult(
@@ -101,14 +135,7 @@ class MultiToolEngine(ToolEngine):
                 call.name,
                 error=f"No handler registered for tool: {call.name} (kind: {tool.kind})",
             )
-        if isinstance(target, ToolEngine) and target is not self and target._blocked(call.name):
-            return ToolResult(
-                call.call_id,
-                call.name,
-                error=f"call refused: {call.name} is on the blocklist of engine {label!r}.",
-            )
-        sub_state = self._sub_state(label, target, state)
-        result = call_handler(target, tool, call, sub_state)
+        result = call_handler(target, tool, call, self._sub_state(label, target, state))
         result.metadata.setdefault("engine", label)
         return result
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import inspect
 import itertools
 import random
 import threading
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments.dataflow import Edge
-from fms_dgt.errors import SamplingError
+from fms_dgt.errors import ConfigError, SamplingError
 from fms_dgt.plugins import get_tool_sampler_class
 
 if TYPE_CHECKING:
@@ -221,16 +220,13 @@ def get_tool_sampler(name: str, *, registry: ToolRegistry, **config: Any) -> Too
         UnknownPluginError: no sampler has that name.
         SamplingError: a key is not accepted by the sampler, or a required artifact is missing.
     """
-    cls = get_tool_sampler_class(name)
-    params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
-    accepted = [p for p in params if p not in ("self", "registry")]
-    for key in config:
-        if key not in accepted:
-            raise SamplingError(
-                f"unknown key {key!r} for sampler {name!r}: accepted keys are {', '.join(accepted)}."
-            )
-    sampler: ToolSampler = cls(registry, **config)
-    return sampler
+    from fms_dgt.plugins import TOOL_SAMPLERS
+
+    get_tool_sampler_class(name)  # an unknown name raises UnknownPluginError, as it always has
+    try:
+        return TOOL_SAMPLERS.create(name, config, yaml_path=f"sampler {name}", registry=registry)
+    except ConfigError as exc:
+        raise SamplingError(exc.reason) from exc
 
 
 class GraphToolSampler(ToolSampler):
