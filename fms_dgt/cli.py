@@ -16,75 +16,87 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fms_dgt.core.tools.wire import FORMATS
+from fms_dgt import __version__
+from fms_dgt.core.tools.wire import wire_formats
 from fms_dgt.errors import DGTError, LoadError
 
 __all__ = ["main"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    formats = list(wire_formats())
     parser = argparse.ArgumentParser(prog="fms-dgt", description="Synthetic tool-calling data.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     tools = commands.add_parser("tools", help="inspect tool sources").add_subparsers(
         dest="tools_command", required=True
     )
     listing = tools.add_parser("list", help="list the tools of a config or tool file")
-    listing.add_argument("source")
+    listing.add_argument("source", help=_SOURCE_HELP)
     listing.add_argument("--namespace", help="only this namespace")
     listing.add_argument("--json", action="store_true", help="print a JSON array of tools")
     show = tools.add_parser("show", help="print one tool as JSON")
-    show.add_argument("source")
-    show.add_argument("qualified_name")
+    show.add_argument("source", help=_SOURCE_HELP)
+    show.add_argument("qualified_name", help="the tool, as namespace::name")
     validate = tools.add_parser("validate", help="load a source and report every problem")
-    validate.add_argument("source")
+    validate.add_argument("source", help=_SOURCE_HELP)
     validate.add_argument("--strict", action="store_true", help="warnings also fail")
-    run = commands.add_parser("run", help="generate tool-calling records from a config")
-    run.add_argument("config")
-    run.add_argument("-n", "--count", type=int, help="number of records (overrides generation.count)")
-    run.add_argument("--seed", type=int, help="run seed (overrides generation.seed)")
-    run.add_argument("--out", help="output directory (overrides generation.output_dir)")
-    run.add_argument("--format", choices=FORMATS, help="provider layout of the records")
-    run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
-    run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
     export = tools.add_parser("export", help="print tools in a provider's tool format")
-    export.add_argument("source")
-    export.add_argument("--format", choices=FORMATS, default="openai")
+    export.add_argument("source", help=_SOURCE_HELP)
+    export.add_argument("--format", choices=formats, default="openai", help=_FORMAT_HELP)
     export.add_argument("--strict", action="store_true", help="OpenAI strict-mode schemas")
     export.add_argument("--namespace", help="only this namespace")
+    _run_parser(commands, formats)
     return parser
 
 
-def _is_config(path: Path) -> bool:
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
-    # Only a file with a top-level `tools:` key can be a config; skip parsing large tool files twice.
-    if not re.search(r"(?m)^tools\s*:", path.read_text(encoding="utf-8", errors="replace")):
-        return False
+_SOURCE_HELP = "a config (YAML/JSON mapping with a tools: block) or a tool file (.yaml, .yml, .json, .jsonl)"
+_FORMAT_HELP = "provider layout of the tools and messages (default: openai)"
+
+
+def _run_parser(commands: Any, formats: list[str]) -> None:
+    run = commands.add_parser("run", help="generate tool-calling records from a config")
+    run.add_argument("config", help="the run's config file (tools: and generation: blocks)")
+    run.add_argument("-n", "--count", type=int, help="number of records (overrides generation.count)")
+    run.add_argument("--seed", type=int, help="run seed (overrides generation.seed)")
+    run.add_argument("--out", help="output directory (overrides generation.output_dir)")
+    run.add_argument("--format", choices=formats, help=_FORMAT_HELP.replace("openai)", "generation.format)"))
+    run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
+
+
+def _config_data(path: Path) -> Any:
+    """The parsed document when ``path`` holds a config, else None (it is a tool file).
+
+    A config is one mapping whose ``tools`` value is a mapping with a ``registry`` list; that is
+    decided on the parsed content, whatever the file's syntax (block or flow YAML, JSON).
+    """
+    if path.suffix.lower() not in (".yaml", ".yml", ".json"):
+        return None
     from fms_dgt.io import read_document
 
     docs = read_document(path)
-    return (
-        len(docs) == 1
-        and isinstance(docs[0], dict)
-        and isinstance(docs[0].get("tools"), dict)
-        and "registry" in docs[0]["tools"]
-    )
+    if len(docs) != 1 or not isinstance(docs[0], dict):
+        return None
+    tools = docs[0].get("tools")
+    return docs[0] if isinstance(tools, dict) and "registry" in tools else None
 
 
 def _registry(source: str) -> Any:
+    from fms_dgt.config import config_from_data
     from fms_dgt.core.tools.registry import ToolRegistry
 
     path = Path(source)
-    if not path.exists():
+    if not path.is_file():
         raise LoadError("source not found: give a config or tool file that exists", source=source)
-    if _is_config(path):
-        return ToolRegistry.from_config(path)
+    data = _config_data(path)
+    if data is not None:
+        return ToolRegistry.from_config(config_from_data(data, path))
     return ToolRegistry.from_file(path)
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments.base import ToolEnrichment
     from fms_dgt.core.tools.loaders.base import ToolLoader
 
-__all__ = ["Config", "build_enrichments", "build_loaders", "interpolate", "load_config"]
+__all__ = ["Config", "build_enrichments", "build_loaders", "config_from_data", "interpolate", "load_config"]
 
 P = TypeVar("P")
 
@@ -180,7 +180,12 @@ def load_config(source: str | PathLike[str] | Mapping[str, Any]) -> Config:
         raise ConfigError(str(exc), path=None) from exc
     if len(docs) != 1 or not isinstance(docs[0], Mapping):
         raise ConfigError("invalid config: expected one YAML mapping at the top", path=str(path))
-    return Config(interpolate(docs[0], path=str(path)), path.resolve())
+    return config_from_data(docs[0], path)
+
+
+def config_from_data(data: Mapping[str, Any], path: Path) -> Config:
+    """A :class:`Config` from a mapping already parsed out of ``path`` (interpolated here)."""
+    return Config(interpolate(data, path=str(path)), path.resolve())
 
 
 def build_loaders(config: Config) -> tuple[list[ToolLoader], list[str | None]]:

@@ -56,6 +56,7 @@ __all__ = [
     "ToolError",
     "ToolNotFoundError",
     "UnknownPluginError",
+    "WireError",
 ]
 
 
@@ -237,6 +238,10 @@ class EnrichmentError(DGTError):
 
 class RefreshError(DGTError):
     """``refresh()`` failed; the registry still holds its previous tools and artifacts."""
+
+
+class WireError(DGTError):
+    """A name or message cannot be mapped to or from a provider format."""
 
 
 class SamplingError(DGTError):

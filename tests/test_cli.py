@@ -77,3 +77,69 @@ def test_run_refuses_to_overwrite_without_a_flag(tmp_path: Path, capsys: pytest.
     assert "--resume" in capsys.readouterr().err
     assert main(["run", DEMO, "-n", "3", "--out", out, "--resume"]) == 0
     assert "written 1, rejected 0, 2 already done" in capsys.readouterr().out
+
+
+def _flow_config(tmp_path: Path, suffix: str) -> Path:
+    data = REPO / "data" / "weather_tools.yaml"
+    config = {"tools": {"registry": [{"type": "file", "path": str(data), "namespace": "wx"}]}}
+    path = tmp_path / f"c{suffix}"
+    path.write_text(json.dumps(config), encoding="utf-8")  # flow style: JSON text
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_configs_are_detected_by_content_not_layout(
+    tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _flow_config(tmp_path, suffix)
+    assert main(["tools", "list", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "wx::get_weather" in out and "default::tools" not in out
+
+
+def test_version_and_help_name_every_argument(capsys: pytest.CaptureFixture[str]) -> None:
+    from fms_dgt import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"fms-dgt {__version__}"
+    for command in (["run"], ["tools", "list"], ["tools", "show"], ["tools", "export"]):
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        text = capsys.readouterr().out
+        positionals = text.split("positional arguments:")[1].split("options:")[0]
+        rows = [line for line in positionals.splitlines() if line.strip()]
+        assert rows and all(len(line.split(None, 1)) == 2 for line in rows if line.startswith("  ")), text
+        if "--format" in text:
+            assert "provider layout" in text
+
+
+def test_a_terminal_gets_a_progress_bar_with_rate(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "tools: {registry: [{type: file, path: " + str(REPO / "data" / "weather_tools.yaml") + "}]}\n"
+        "generation: {count: 20, scenarios: [{name: r, sampler: {type: tc/random, k: 1}}]}\n",
+        encoding="utf-8",
+    )
+    code = "import sys; from fms_dgt.cli import main; sys.exit(main(sys.argv[1:]))"
+    pid, fd = pty.fork()
+    if pid == 0:  # the child runs the CLI with a terminal as stderr
+        os.execv(
+            sys.executable, [sys.executable, "-c", code, "run", str(config), "--out", str(tmp_path / "o")]
+        )
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    text = b"".join(chunks).decode("utf-8", "replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "20/20" in text and "rec/s" in text and "written=20" in text

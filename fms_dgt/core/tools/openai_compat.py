@@ -16,7 +16,15 @@ from typing import Any
 
 from fms_dgt.errors import DGTError
 
-__all__ = ["auth_headers", "chat_content", "http_client", "http_module", "post_json"]
+__all__ = [
+    "LM_PROVIDERS",
+    "auth_headers",
+    "chat_content",
+    "http_client",
+    "http_module",
+    "lm_settings",
+    "post_json",
+]
 
 
 def http_module() -> Any:
@@ -80,3 +88,56 @@ def chat_content(answer: Any) -> str:
         return str(answer["choices"][0]["message"]["content"])
     except (KeyError, IndexError, TypeError) as exc:
         raise ValueError("the answer has no choices[0].message.content") from exc
+
+
+#: Provider types of an ``lm_config`` block -> the OpenAI-compatible root they serve by default.
+LM_PROVIDERS: dict[str, str | None] = {
+    "ollama": "http://localhost:11434/v1",
+    "openai": "https://api.openai.com/v1",
+    "vllm": None,
+    "vllm-remote": None,
+    "openai-compatible": None,
+}
+_LM_RENAMES = (
+    ("temperature", "temperature"),
+    ("max_new_tokens", "max_tokens"),
+    ("api_key_env", "api_key_env"),
+)
+_LM_KEYS = ("type", "model_id_or_path", "model", "base_url", "temperature", "max_new_tokens", "api_key_env")
+
+
+def lm_settings(lm_config: Any) -> dict[str, Any]:
+    """Settings of an OpenAI-compatible client from an ``lm_config`` block (the seed's shape).
+
+    ``{type: ollama, model_id_or_path: granite3.3:8b, temperature: 0, max_new_tokens: 512}``
+    becomes ``{base_url: http://localhost:11434/v1, model: granite3.3:8b, temperature: 0,
+    max_tokens: 512}``. ``base_url`` overrides the provider's default root; providers without
+    one (``vllm``, ``openai-compatible``) need it.
+
+    Raises:
+        ConfigError: the block is not a mapping, names an unknown provider or key, or lacks the
+            model or a base URL.
+    """
+    from fms_dgt.errors import ConfigError
+
+    if not isinstance(lm_config, Mapping):
+        raise ConfigError("invalid lm_config: expected a mapping like {type: ollama, model_id_or_path: ...}")
+    unknown = [k for k in lm_config if k not in _LM_KEYS]
+    if unknown:
+        accepted = ", ".join(_LM_KEYS)
+        raise ConfigError(f"unknown key {unknown[0]!r} in lm_config: accepted keys are {accepted}")
+    kind = lm_config.get("type")
+    if kind not in LM_PROVIDERS:
+        raise ConfigError(
+            f"unknown lm_config type {kind!r}: fms_dgt speaks the OpenAI-compatible API, served by "
+            f"{', '.join(LM_PROVIDERS)}. Use one of them, with base_url for a self-hosted server"
+        )
+    base_url = lm_config.get("base_url") or LM_PROVIDERS[kind]
+    model = lm_config.get("model_id_or_path") or lm_config.get("model")
+    if not base_url or not model:
+        raise ConfigError(f"incomplete lm_config of type {kind!r}: it needs model_id_or_path and base_url")
+    settings: dict[str, Any] = {"base_url": base_url, "model": model}
+    for source, target in _LM_RENAMES:
+        if lm_config.get(source) is not None:
+            settings[target] = lm_config[source]
+    return settings

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import time
 from collections import Counter
@@ -41,7 +42,15 @@ from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSample, ToolSampler, get_tool_sampler
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import SynthesisError, synthesise
-from fms_dgt.core.tools.wire import FORMATS, Message, NameCodec, WireError, convert_messages, project_tool
+from fms_dgt.core.tools.wire import (
+    FORMATS,
+    Message,
+    NameCodec,
+    WireError,
+    convert_messages,
+    get_wire_format,
+    project_tool,
+)
 from fms_dgt.databuilders.tool_calling.config import (
     GenerationConfig,
     Scenario,
@@ -139,6 +148,7 @@ class GenerationJob:
             raise
         self.text: TextWriter = make_text_writer(self.settings.text)
         self._projected: dict[tuple[str, str], dict[str, Any]] = {}
+        self._progress_bar: Any = None
 
     @staticmethod
     def _settings(
@@ -357,10 +367,7 @@ class GenerationJob:
         fmt = self.settings.format
         body = convert_messages(messages, fmt, codec)
         tools = [self._project(t, fmt, codec) for t in _distinct(sample.tools)]
-        record: dict[str, Any] = {
-            "tools": {"function_declarations": tools} if fmt == "gemini" else tools,
-            **body,
-        }
+        record: dict[str, Any] = {"tools": get_wire_format(fmt).tools(tools), **body}
         record["metadata"] = {
             "index": index,
             "seed": self.settings.seed,
@@ -392,8 +399,7 @@ class GenerationJob:
         if projected is None:
             projected = project_tool(tool, fmt, codec=codec, strict=self.settings.strict)
             self._projected[key] = projected
-        name = codec.encode(tool.qualified_name)
-        return _renamed(projected, name)
+        return get_wire_format(fmt).renamed(projected, codec.encode(tool.qualified_name))
 
     def _validate(self, calls: Sequence[ToolCall], codec: NameCodec, sample: ToolSample) -> None:
         allowed = {t.qualified_name for t in sample.tools}
@@ -413,18 +419,24 @@ class GenerationJob:
         if stream is None or not total:
             return
         if stream.isatty():
-            filled = int(30 * done / total)
-            stream.write(
-                f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
-                f"written {summary.written} rejected {summary.rejected}"
-            )
+            self._bar(total).update(1)
+            self._bar(total).set_postfix(written=summary.written, rejected=summary.rejected, refresh=False)
             if done == total:
-                stream.write("\n")
+                self._bar(total).close()
         elif done == total or done % max(1, total // 10) == 0:
             stream.write(
                 f"progress: {done}/{total} (written {summary.written}, rejected {summary.rejected})\n"
             )
-        stream.flush()
+            stream.flush()
+
+    def _bar(self, total: int) -> Any:
+        """The terminal progress bar (tqdm: rate and time left), made on first use."""
+        if self._progress_bar is None:
+            from tqdm import tqdm
+
+            cols, rows = _terminal_size(self.progress)
+            self._progress_bar = tqdm(total=total, file=self.progress, unit="rec", ncols=cols, nrows=rows)
+        return self._progress_bar
 
     def _finish(self, summary: RunSummary) -> None:
         path = self.settings.output_dir / SUMMARY
@@ -448,6 +460,15 @@ class GenerationJob:
 
 
 _MISSING = object()
+
+
+def _terminal_size(stream: Any) -> tuple[int, int]:
+    """The terminal's columns and rows, with 100 x 24 for a pseudo-terminal that reports none."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return 100, 24
+    return size.columns or 100, size.lines or 24
 
 
 def _output_value(result: ToolResult | None, output: str) -> Any:
@@ -509,12 +530,6 @@ def _distinct(tools: Sequence[Tool]) -> list[Tool]:
             seen.add(tool.qualified_name)
             out.append(tool)
     return out
-
-
-def _renamed(projected: dict[str, Any], name: str) -> dict[str, Any]:
-    if "function" in projected:
-        return {**projected, "function": {**projected["function"], "name": name}}
-    return {**projected, "name": name}
 
 
 def _append(stream: IO[str], record: Mapping[str, Any]) -> None:

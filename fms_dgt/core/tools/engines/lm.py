@@ -12,6 +12,12 @@ failures): ``network_error`` (the call fails as if the service were unreachable)
 the result is removed). Injected failures are marked in ``metadata["injected"]``.
 
 The API key is read from the environment variable named by ``api_key_env`` and never logged.
+
+The seed project's config shape is accepted as well: ``lm_config: {type: ollama, model_id_or_path:
+..., temperature: ..., max_new_tokens: ...}`` in place of ``base_url``/``model`` (any provider that
+serves the OpenAI-compatible API), and ``error_categories: [{type, probability, message}]`` in place
+of ``errors``. One difference: categories are drawn as one roll over their summed probabilities (at
+most one failure per call), not independently.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
+from fms_dgt.core.tools.engines.base import POLICY_KEYS, CallPolicy, RetryableError, ToolEngine
 from fms_dgt.core.tools.engines.mock import call_seed
-from fms_dgt.core.tools.openai_compat import chat_content, http_client, http_module
+from fms_dgt.core.tools.openai_compat import chat_content, http_client, http_module, lm_settings
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_engine
@@ -56,6 +62,8 @@ class LMToolEngine(ToolEngine):
         seed: seed of error injection (and sent to the endpoint).
         errors: probability per injected failure kind (``network_error``, ``unparseable_result``,
             ``schema_violation``).
+        error_messages: the error text of an injected failure kind (``network_error``).
+        max_tokens: longest answer the model may give (sent as ``max_tokens``).
         history: how many earlier calls of the session go into the prompt.
         request_timeout: seconds per HTTP request.
         max_workers: batch parallelism.
@@ -72,6 +80,8 @@ class LMToolEngine(ToolEngine):
         temperature: float = 0.0,
         seed: int = 0,
         errors: Mapping[str, float] | None = None,
+        error_messages: Mapping[str, str] | None = None,
+        max_tokens: int | None = None,
         history: int = 8,
         request_timeout: float = 60.0,
         max_workers: int = 4,
@@ -84,10 +94,32 @@ class LMToolEngine(ToolEngine):
         self.temperature = temperature
         self.seed = seed
         self.errors = _check_rates(errors or {})
+        self.error_messages = dict(error_messages or {})
+        self.max_tokens = max_tokens
         self.history = history
         self.request_timeout = request_timeout
         self._client: Any = None
         self._client_lock = threading.Lock()
+
+    extra_config_keys = (*POLICY_KEYS, "lm_config", "error_categories")
+
+    @classmethod
+    def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Also accept the seed's ``lm_config`` and ``error_categories`` blocks."""
+        out = dict(settings)
+        if "lm_config" in out:
+            translated = lm_settings(out.pop("lm_config"))
+            clash = sorted(k for k in translated if k in out)
+            if clash:
+                raise ConfigError(
+                    f"conflicting keys for the lm engine: lm_config and {clash[0]!r} both set it"
+                )
+            out.update(translated)
+        if "error_categories" in out:
+            if "errors" in out:
+                raise ConfigError("conflicting keys for the lm engine: give errors or error_categories")
+            out["errors"], out["error_messages"] = _categories(out.pop("error_categories"))
+        return super().prepare_config(out)
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Ask the model for the result (or inject a failure)."""
@@ -97,7 +129,9 @@ class LMToolEngine(ToolEngine):
             return ToolResult(
                 call.call_id,
                 call.name,
-                error="network error: the service did not answer (injected)",
+                error=self.error_messages.get(
+                    "network_error", "network error: the service did not answer (injected)"
+                ),
                 metadata={"injected": injected},
             )
         value = self._ask(tool, call, state)
@@ -133,6 +167,8 @@ class LMToolEngine(ToolEngine):
                 {"role": "user", "content": self._prompt(tool, call, state)},
             ],
         }
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         if tool.output_parameters:
             body["response_format"] = {
                 "type": "json_schema",
@@ -211,6 +247,21 @@ def _check_rates(errors: Mapping[str, float]) -> dict[str, float]:
             "invalid error rates for the lm engine: each must be >= 0 and they must sum to <= 1"
         )
     return rates
+
+
+def _categories(categories: Any) -> tuple[dict[str, float], dict[str, str]]:
+    """``errors`` and ``error_messages`` from a list of ``{type, probability, message}``."""
+    if not isinstance(categories, list):
+        raise ConfigError("invalid error_categories: expected a list of {type, probability, message}")
+    rates: dict[str, float] = {}
+    messages: dict[str, str] = {}
+    for index, item in enumerate(categories):
+        if not isinstance(item, Mapping) or "type" not in item or "probability" not in item:
+            raise ConfigError(f"invalid error_categories[{index}]: expected {{type, probability, message}}")
+        rates[str(item["type"])] = float(item["probability"])
+        if item.get("message"):
+            messages[str(item["type"])] = str(item["message"])
+    return rates, messages
 
 
 def _violate(value: Any, tool: Tool) -> Any:

@@ -160,6 +160,8 @@ def _from_keyed(doc: Mapping[str, Any], pointer: str) -> Iterator[_Entry]:
         if isinstance(value, list):
             yield from _from_list(value, ptr, str(key))
         elif isinstance(value, dict):
+            if "name" not in value and not _names_a_tool(value):
+                raise LoadError(_NOT_A_TOOL.format(key=key), pointer=ptr)
             raw = value if "name" in value else {"name": str(key), **value}
             yield _Entry(raw, ptr, None, None)
         else:
@@ -168,6 +170,23 @@ def _from_keyed(doc: Mapping[str, Any], pointer: str) -> Iterator[_Entry]:
                 f"tool mapping, got {type(value).__name__}",
                 pointer=ptr,
             )
+
+
+_NOT_A_TOOL = (
+    "mapping under key {key!r} is not a tool: it has no 'name' and none of the keys a tool has "
+    "(description, parameters, input_schema, inputSchema, arguments, output_parameters, ...), and it "
+    "is not a namespace's list of tools or a dataset record. Give it a name and a schema, or, if the "
+    "file is a run config, pass it where a config is expected"
+)
+
+
+def _names_a_tool(value: Mapping[str, Any]) -> bool:
+    """True when a nameless mapping under a key still reads as a tool (the key is its name)."""
+    if value.get("kind") == "Tool" and "apiVersion" in value:
+        return True
+    if value.get("type") == "function" and isinstance(value.get("function"), dict):
+        return True
+    return not _TOOL_HINT_KEYS.isdisjoint(value)
 
 
 def _looks_like_tool(doc: Mapping[str, Any]) -> bool:
@@ -249,19 +268,22 @@ class ToolConverter:
         except LoadError as exc:
             self.problems.append(exc)
             return
-        if entry.record is None:
-            self.tools.append(tool)
-        else:
-            self._add_record_tool(tool, entry)
+        self._add_folding(tool, entry)
 
-    def _add_record_tool(self, tool: Tool, entry: _Entry) -> None:
+    def _add_folding(self, tool: Tool, entry: _Entry) -> None:
+        """Keep a tool unless it repeats one seen earlier in this source (then fold or report it).
+
+        Public catalogues repeat definitions (dataset records each carry their tools; tool lists
+        define a tool twice). An exact repeat folds; one that differs only in annotations follows
+        ``on_conflict``. Repeats across sources stay the registry's duplicate error.
+        """
         # Keyed by name first so fingerprints are computed only for names that repeat.
         earlier = self._folded.setdefault((tool.namespace, tool.name), [])
         for kept, where in earlier:
             if kept.fingerprint == tool.fingerprint:
                 self._repeat(kept, where, tool, entry)
                 return
-        earlier.append((tool, str(entry.record)))
+        earlier.append((tool, _where(entry)))
         self.tools.append(tool)
 
     def _repeat(self, kept: Tool, where: str, tool: Tool, entry: _Entry) -> None:
@@ -269,7 +291,7 @@ class ToolConverter:
             self.report.folded += 1
             return
         message = (
-            f"tool {tool.qualified_name} in {entry.record} repeats the input schema of {where} "
+            f"tool {tool.qualified_name} at {_where(entry)} repeats the input schema of {where} "
             "with other annotations (description, titles or output schema); kept the first"
         )
         if self.on_conflict == "error":
@@ -415,6 +437,10 @@ _USED_KEYS = frozenset(
         *_OUTPUT_KEYS,
     }
 )
+
+
+def _where(entry: _Entry) -> str:
+    return entry.record or (entry.pointer or "/")
 
 
 def _is_plain_schema(value: Mapping[str, Any]) -> bool:

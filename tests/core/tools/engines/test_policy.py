@@ -92,7 +92,8 @@ def test_a_routed_engine_keeps_its_coercion_timeout_and_validation() -> None:
 
 def test_merged_policy_takes_the_careful_side_of_each_key() -> None:
     inner = CallPolicy(timeout=5, retries=2, backoff=0.5, blocklist=["a::*"], validate_results="off")
-    outer = CallPolicy(timeout=2, retries=1, blocklist=["b::x"], validate_results="error", coerce_arguments=True)
+    outer = CallPolicy(timeout=2, retries=1, blocklist=["b::x"], validate_results="error")
+    outer.coerce_arguments = True
     merged = inner.within(outer)
     assert (merged.timeout, merged.retries, merged.backoff) == (2, 2, 0.5)
     assert merged.blocklist == ["b::x", "a::*"] and merged.coerce_arguments

@@ -97,10 +97,45 @@ def test_dataset_records_fold_repeats_and_warn_on_annotation_conflicts(tmp_path:
         FileToolLoader(path, on_conflict="error").load()
 
 
-def test_plain_files_do_not_fold_duplicates(tmp_path: Path) -> None:
+def test_exact_repeats_in_one_tool_list_fold_and_are_counted(tmp_path: Path) -> None:
+    translate = {
+        "name": "translate_text",
+        "description": "Translate text.",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    }
+    other = {"name": "detect_language", "parameters": {"type": "object", "properties": {}}}
+    path = _write(tmp_path, "spec.json", [translate, other, dict(translate)])
+    loader = FileToolLoader(path)
+    tools = ToolRegistry.from_loaders([loader]).tools()
+    assert [t.name for t in tools] == ["translate_text", "detect_language"]
+    assert loader.report.folded == 1 and not loader.report.problems
+
+
+def test_annotation_only_repeats_in_one_file_follow_on_conflict(tmp_path: Path) -> None:
     path = _write(tmp_path, "dup.yaml", {"ns": [{"name": "a"}, {"name": "a", "description": "x"}]})
-    with pytest.raises(DuplicateToolError, match=r"dup.yaml#/ns/0.*dup.yaml#/ns/1"):
-        ToolRegistry.from_file(path)
+    loader = FileToolLoader(path)
+    [tool] = loader.load()
+    assert tool.description == ""
+    [warning] = loader.report.warnings
+    assert "ns::a at /ns/1 repeats the input schema of /ns/0" in warning.message
+    with pytest.raises(LoadError, match=r"repeats the input schema of /ns/0 .*dup.yaml"):
+        FileToolLoader(path, on_conflict="error").load()
+
+
+def test_a_repeat_across_sources_stays_a_duplicate_error(tmp_path: Path) -> None:
+    first = _write(tmp_path, "one.yaml", {"ns": [{"name": "a"}]})
+    second = _write(tmp_path, "two.yaml", {"ns": [{"name": "a"}]})
+    with pytest.raises(DuplicateToolError, match=r"one.yaml#/ns/0.*two.yaml#/ns/0"):
+        ToolRegistry.from_loaders([FileToolLoader(first), FileToolLoader(second)])
+
+
+def test_a_mapping_that_is_not_a_tool_is_an_error_naming_its_pointer(tmp_path: Path) -> None:
+    config_like = {"tools": {"registry": [{"type": "file", "path": "x.yaml"}]}}
+    path = _write(tmp_path, "c.yaml", config_like)
+    with pytest.raises(LoadError, match=r"mapping under key 'tools' is not a tool.*\[.*c.yaml at /tools\]"):
+        FileToolLoader(path).load()
+    named_by_key = _write(tmp_path, "k.yaml", {"get_time": {"description": "Now."}})
+    assert [t.name for t in FileToolLoader(named_by_key).load()] == ["get_time"]
 
 
 def test_rapidapi_records(tmp_path: Path) -> None:
