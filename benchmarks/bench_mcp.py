@@ -30,7 +30,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fms_dgt.config import build_registry
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
@@ -86,7 +85,7 @@ def bench_fresh_session_call() -> float:
 
 def load_config(entries: list[dict[str, Any]]) -> float:
     start = time.perf_counter()
-    with build_registry({"tools": {"registry": entries}}) as registry:
+    with ToolRegistry.from_config({"tools": {"registry": entries}}) as registry:
         elapsed = time.perf_counter() - start
         if len(registry) == 0:
             raise SystemExit("benchmark load returned no tools")

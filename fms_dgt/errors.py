@@ -244,6 +244,18 @@ class WireError(DGTError):
     """A name or message cannot be mapped to or from a provider format."""
 
 
+class SynthesisError(DGTError):
+    """No valid value could be synthesised for a schema (e.g. contradictory constraints)."""
+
+
+class TextError(DGTError):
+    """The text model could not write a turn of a record."""
+
+
+class RejectedRecord(DGTError):
+    """A record failed validation or could not be built; it goes to ``rejects.jsonl``."""
+
+
 class SamplingError(DGTError):
     """A sampler could not return exactly the requested number of tools.
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
-from fms_dgt.errors import DGTError
+from fms_dgt.errors import SynthesisError
 
 __all__ = ["SynthesisError", "synthesise"]
 
@@ -45,10 +45,6 @@ _HINTS: dict[str, list[str]] = {
     "message": ["See you at noon.", "The report is ready.", "Running ten minutes late."],
     "description": ["A short description.", "Details to follow."],
 }
-
-
-class SynthesisError(DGTError):
-    """No valid value could be synthesised for a schema (e.g. contradictory constraints)."""
 
 
 def synthesise(

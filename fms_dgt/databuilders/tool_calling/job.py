@@ -58,7 +58,7 @@ from fms_dgt.databuilders.tool_calling.config import (
     parse_generation,
 )
 from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
-from fms_dgt.errors import ConfigError, DGTError
+from fms_dgt.errors import ConfigError, DGTError, RejectedRecord
 
 __all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary"]
 
@@ -68,10 +68,6 @@ RECORDS = "records.jsonl"
 REJECTS = "rejects.jsonl"
 SUMMARY = "summary.json"
 PHASES = ("sampling", "arguments", "execution", "validation", "writing")
-
-
-class RejectedRecord(DGTError):
-    """A record failed validation or could not be built; it goes to ``rejects.jsonl``."""
 
 
 @dataclass(slots=True)

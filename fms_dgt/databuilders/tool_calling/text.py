@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult, split_qualified_name
 from fms_dgt.core.tools.openai_compat import chat_content, http_client
-from fms_dgt.errors import DGTError
+from fms_dgt.errors import TextError
 
 __all__ = ["LLMText", "TemplateText", "TextWriter", "make_text_writer"]
 
@@ -92,10 +92,6 @@ class TemplateText:
             else:
                 lines.append(f"- {name}: {_short(result.result)}")
         return "Here is what I found:\n" + "\n".join(lines)
-
-
-class TextError(DGTError):
-    """The text model could not write a turn."""
 
 
 class LLMText:

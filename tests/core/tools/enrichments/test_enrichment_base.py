@@ -82,10 +82,10 @@ def test_resolve_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> No
 def test_config_builds_enrichments_with_the_cache_dir(tmp_path: Any) -> None:
     from pathlib import Path
 
-    from fms_dgt.config import build_registry
+    from fms_dgt.core.tools.registry import ToolRegistry
 
     travel = Path(__file__).resolve().parents[4] / "data" / "sampling" / "travel.yaml"
-    registry = build_registry(
+    registry = ToolRegistry.from_config(
         {
             "tools": {
                 "registry": [{"type": "file", "path": str(travel)}],
@@ -103,19 +103,21 @@ def test_config_builds_enrichments_with_the_cache_dir(tmp_path: Any) -> None:
 
 
 def test_config_rejects_unknown_enrichment_keys() -> None:
-    from fms_dgt.config import build_registry
+    from fms_dgt.core.tools.registry import ToolRegistry
     from fms_dgt.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"unknown key 'treshold'.*tools.enrichments\[0\].treshold"):
-        build_registry({"tools": {"registry": [], "enrichments": [{"type": "dataflow", "treshold": 0.5}]}})
+        ToolRegistry.from_config(
+            {"tools": {"registry": [], "enrichments": [{"type": "dataflow", "treshold": 0.5}]}}
+        )
 
 
 def test_config_reports_invalid_enrichment_values_with_their_place() -> None:
-    from fms_dgt.config import build_registry
+    from fms_dgt.core.tools.registry import ToolRegistry
     from fms_dgt.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"invalid threshold 2.*at tools.enrichments\[1\]"):
-        build_registry(
+        ToolRegistry.from_config(
             {
                 "tools": {
                     "registry": [],

@@ -20,7 +20,6 @@ from support.mcp_harness import (
     wait_until,
 )
 
-from fms_dgt.config import build_registry
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
@@ -143,7 +142,7 @@ def test_config_entry_builds_an_mcp_loader(tmp_path: Path) -> None:
             ]
         }
     }
-    with build_registry(config) as registry:
+    with ToolRegistry.from_config(config) as registry:
         assert {t.name for t in registry} == OUR_TOOLS
 
 
@@ -158,7 +157,7 @@ def test_config_entry_builds_an_mcp_loader(tmp_path: Path) -> None:
 )
 def test_bad_config_entries(entry: dict[str, Any], fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment) as info:
-        build_registry({"tools": {"registry": [entry]}})
+        ToolRegistry.from_config({"tools": {"registry": [entry]}})
     assert info.value.yaml_path is not None and info.value.yaml_path.startswith("tools.registry[0]")
 
 
