@@ -54,7 +54,8 @@ def test_the_documented_imports_work() -> None:
         "from fms_dgt.core.tools.engines import MultiToolEngine, CallPolicy\n"
         "from fms_dgt.core.tools.loaders import FileToolLoader\n"
         "from fms_dgt.core.tools.enrichments import ToolEnrichment\n"
-        "import sys; print(sorted(m for m in ('mcp', 'httpx2', 'openapi_spec_validator') if m in sys.modules))"
+        "import sys\n"
+        "print(sorted(m for m in ('mcp', 'httpx2', 'openapi_spec_validator') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", "front doors import protocol libraries only when a name needs them"

@@ -483,7 +483,7 @@ def test_validate_option_reports_schema_violations_with_pointer(tmp_path: Path) 
     tools, _ = load(path)
     assert list(tools) == ["get_a"]  # lenient by default
     # The validator words it with either quote style (jsonschema or its Rust backend).
-    with pytest.raises(LoadError, match="not of type [\"']string[\"']") as info:
+    with pytest.raises(LoadError, match=r"not of type [\"']string[\"']") as info:
         RESTToolLoader(str(path), validate=True).load()
     assert info.value.pointer == "/paths/~1a/get/summary"
     tools, _ = load(PETSTORE, validate=True)

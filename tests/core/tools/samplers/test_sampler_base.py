@@ -82,7 +82,7 @@ for name in {ALL!r}:
 def test_unknown_sampler_and_unknown_key(pool: ToolRegistry) -> None:
     with pytest.raises(UnknownPluginError, match="tc/chian"):
         get_tool_sampler("tc/chian", registry=pool)
-    with pytest.raises(SamplingError, match="unknown key 'max_dept' for tool sampler 'tc/dag'.*'max_depth'"):
+    with pytest.raises(SamplingError, match=r"unknown key 'max_dept' for tool sampler 'tc/dag'.*'max_depth'"):
         get_tool_sampler("tc/dag", registry=pool, max_dept=2)
 
 
