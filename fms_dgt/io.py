@@ -1,72 +1,259 @@
-"""Reading YAML, JSON and JSON Lines with errors that name file and line.
+"""Reading YAML, JSON and JSON Lines: bounded, strict, and with errors that name file and line.
 
-YAML goes through libyaml's C parser when PyYAML was built with it (falling back to the pure-Python
-parser otherwise) and a constructor that rejects duplicate keys instead of silently keeping the
-last one.
+Every document read here is untrusted (tool files, specs, configs' data files), so parsing is
+bounded before anything walks the result (:class:`ParseLimits`):
+
+* **nesting depth**: a document nested deeper than ``max_depth`` is refused (a YAML document
+  nested 40,000 deep would otherwise overflow the C stack of the YAML composer);
+* **size**: a document with more than ``max_nodes`` values is refused, counting every value an
+  alias repeats, so a few hundred bytes of YAML aliases cannot expand into gigabytes downstream;
+  an alias to a collection that is still open (a self-reference) is refused;
+* **duplicate keys** are errors in YAML and JSON alike (the second would silently replace the
+  first), named with their line (YAML) or JSON pointer (JSON).
+
+YAML is read from libyaml's event stream (C) and assembled here without its composer: iterative,
+so depth costs no stack, and several times faster than ``CSafeLoader``. Scalars resolve exactly as
+with PyYAML's safe loader (its resolver and constructors), merge keys (``<<``) included.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml import events
 
 from fms_dgt.errors import LoadError
 
-__all__ = ["HAS_LIBYAML", "StrictYAMLLoader", "parse_json_text", "parse_yaml_text", "read_document"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "HAS_LIBYAML",
+    "ParseLimits",
+    "check_limits",
+    "parse_json_text",
+    "parse_yaml_text",
+    "read_document",
+]
 
 HAS_LIBYAML = hasattr(yaml, "CSafeLoader")
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_EventLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_DEFAULT_TAGS = (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+_TAG_MESSAGE = "unsupported YAML tag {tag!r}: tool files and configs hold plain data. Remove the tag"
 
 
-class StrictYAMLLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe YAML loader (C-accelerated when available) that rejects duplicate mapping keys."""
+@dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Bounds on a parsed document.
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        if len(mapping) != len(node.value):
-            _check_duplicates(self, node)
-        return mapping
+    Attributes:
+        max_depth: deepest nesting of mappings and lists (the real-world corpus needs 24).
+        max_nodes: most values in one document, aliases counted as often as they repeat.
+        max_bytes: largest file read.
+    """
+
+    max_depth: int = 128
+    max_nodes: int = 5_000_000
+    max_bytes: int = 512 * 1024 * 1024
 
 
-def _check_duplicates(loader: Any, node: yaml.MappingNode) -> None:
-    # Merge keys (<<) legitimately repeat keys; only keys written inside this mapping count.
-    start, end = node.start_mark.index, node.end_mark.index
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        if not start <= key_node.start_mark.index <= end:
-            continue
-        key = loader.construct_object(key_node)
-        line = key_node.start_mark.line + 1
-        if key in seen:
-            raise LoadError(
-                f"duplicate key {key!r} (first at line {seen[key]}): YAML mappings may not repeat "
-                "a key, the second would silently replace the first. Rename or remove one",
-                source=getattr(loader, "dgt_source", None),
-                line=line,
+DEFAULT_LIMITS = ParseLimits()
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _Frame:
+    """One open mapping or sequence while events arrive."""
+
+    __slots__ = ("anchor", "first_lines", "is_map", "key", "key_line", "merges", "size", "value", "waiting")
+
+    def __init__(self, is_map: bool, anchor: str | None) -> None:
+        self.is_map = is_map
+        self.anchor = anchor
+        self.value: Any = {} if is_map else []
+        self.size = 1
+        self.waiting = True  # a mapping waits for a key (True) or for the key's value (False)
+        self.key: Any = None
+        self.key_line = 0
+        self.first_lines: dict[Any, int] = {}
+        self.merges: list[dict[Any, Any]] = []
+
+
+class _YAMLBuilder:
+    """Assembles documents from libyaml's events with the bounds of :class:`ParseLimits`."""
+
+    def __init__(self, text: str, source: str, limits: ParseLimits) -> None:
+        self.loader = _EventLoader(text)
+        self.source = source
+        self.limits = limits
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.stack: list[_Frame] = []
+        self.nodes = 0
+
+    def documents(self) -> list[Any]:
+        docs: list[Any] = []
+        root: Any = None
+        try:
+            for event in self._events():
+                kind = type(event)
+                if kind is events.DocumentEndEvent:
+                    docs.append(root)
+                    root, self.nodes = None, 0
+                    self.anchors.clear()
+                    continue
+                done = self._value(event, kind)
+                if done is not None and not self.stack:
+                    root = done[0]
+        finally:
+            self.loader.dispose()
+        return docs
+
+    def _events(self) -> Iterator[Any]:
+        get = self.loader.get_event
+        while True:
+            event = get()
+            if type(event) is events.StreamEndEvent:
+                return
+            yield event
+
+    def _value(self, event: Any, kind: type) -> tuple[Any] | None:
+        """Handle one event; returns ``(value,)`` when it completed a value, else None."""
+        if kind is events.ScalarEvent:
+            value, size = self._scalar(event), 1
+            if event.anchor:
+                self.anchors[event.anchor] = (value, 1)
+        elif kind is events.MappingStartEvent or kind is events.SequenceStartEvent:
+            self._open(event, kind is events.MappingStartEvent)
+            return None
+        elif kind is events.MappingEndEvent or kind is events.SequenceEndEvent:
+            value, size = self._close()
+        elif kind is events.AliasEvent:
+            value, size = self._alias(event)
+        else:
+            return None
+        self._count(size, event)
+        if self.stack:
+            self._add(self.stack[-1], value, event)
+        return (value,)
+
+    def _scalar(self, event: Any) -> Any:
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if tag == _STR:
+            return event.value
+        if tag == _MERGE:
+            return _MergeKey
+        constructor = self.loader.yaml_constructors.get(tag)
+        if constructor is None:
+            raise self._error(_TAG_MESSAGE.format(tag=tag), event)
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+        return constructor(self.loader, node)
+
+    def _open(self, event: Any, is_map: bool) -> None:
+        if event.tag not in _DEFAULT_TAGS:
+            raise self._error(
+                f"unsupported YAML tag {event.tag!r}: tool files and configs use plain data", event
             )
-        seen[key] = line
+        if len(self.stack) >= self.limits.max_depth:
+            raise self._error(
+                f"document nested too deeply (more than {self.limits.max_depth} levels): no tool file, "
+                "spec or config needs that; it looks hostile or broken",
+                event,
+            )
+        self.stack.append(_Frame(is_map, event.anchor))
+
+    def _close(self) -> tuple[Any, int]:
+        frame = self.stack.pop()
+        value = frame.value
+        if frame.merges:
+            merged: dict[Any, Any] = {}
+            for source in reversed(frame.merges):  # earlier merged mappings take precedence
+                merged.update(source)
+            merged.update(value)
+            value = merged
+        if frame.anchor:
+            self.anchors[frame.anchor] = (value, frame.size)
+        return value, frame.size
+
+    def _alias(self, event: Any) -> tuple[Any, int]:
+        found = self.anchors.get(event.anchor)
+        if found is None:
+            raise self._error(
+                f"alias *{event.anchor} refers to no finished anchor: it is undefined or refers to a "
+                "collection that contains it (a self-reference). Define the anchor before using it",
+                event,
+            )
+        return found
+
+    def _count(self, size: int, event: Any) -> None:
+        self.nodes += size
+        if self.stack:
+            self.stack[-1].size += size
+        if self.nodes > self.limits.max_nodes:
+            raise self._error(
+                f"document too large: more than {self.limits.max_nodes:,} values once aliases are "
+                "expanded (an alias repeats its anchor's whole value). Remove the repetition",
+                event,
+            )
+
+    def _add(self, frame: _Frame, value: Any, event: Any) -> None:
+        if not frame.is_map:
+            frame.value.append(value)
+        elif frame.waiting:
+            frame.key, frame.key_line, frame.waiting = value, event.start_mark.line + 1, False
+        else:
+            frame.waiting = True
+            self._set(frame, frame.key, value, event)
+
+    def _set(self, frame: _Frame, key: Any, value: Any, event: Any) -> None:
+        if key is _MergeKey:
+            self._merge(frame, value, event)
+            return
+        try:
+            first = frame.first_lines.get(key)
+        except TypeError:
+            raise self._error("unhashable mapping key (a list or mapping used as a key)", event) from None
+        if first is not None:
+            raise LoadError(
+                f"duplicate key {key!r} (first at line {first}): YAML mappings may not repeat a key, the "
+                "second would silently replace the first. Rename or remove one",
+                source=self.source,
+                line=frame.key_line,
+            )
+        frame.first_lines[key] = frame.key_line
+        frame.value[key] = value
+
+    def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
+        sources = value if isinstance(value, list) else [value]
+        if not all(isinstance(s, dict) for s in sources):
+            raise self._error("merge key << expects a mapping or a list of mappings", event)
+        frame.merges.extend(sources)
+
+    def _error(self, message: str, event: Any) -> LoadError:
+        return LoadError(message, source=self.source, line=event.start_mark.line + 1)
 
 
-def parse_yaml_text(text: str, source: str) -> list[Any]:
-    """Every document of a YAML stream.
+class _MergeKey:
+    """Marker for the YAML merge key ``<<``."""
+
+
+def parse_yaml_text(text: str, source: str, limits: ParseLimits = DEFAULT_LIMITS) -> list[Any]:
+    """Every document of a YAML stream, within ``limits``.
 
     Raises:
-        LoadError: the text is not valid YAML or repeats a key (with line).
+        LoadError: the text is not valid YAML, repeats a key, uses an unsupported tag, or
+            exceeds a limit (with line).
     """
     try:
-        loader = StrictYAMLLoader(text)
-        loader.dgt_source = source
-        try:
-            docs = []
-            while loader.check_data():
-                docs.append(loader.get_data())
-            return docs
-        finally:
-            loader.dispose()
+        return _YAMLBuilder(text, source, limits).documents()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -75,35 +262,135 @@ def parse_yaml_text(text: str, source: str) -> list[Any]:
         raise LoadError(f"invalid YAML: {exc}", source=source) from exc
 
 
-def parse_json_text(text: str, source: str, *, lines: bool = False) -> list[Any]:
-    """A JSON document (as a one-item list) or the records of JSON Lines.
+# --------------------------------------------------------------------------- JSON
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return value
+
+
+def _loads(text: str, source: str, line: int | None = None, what: str = "JSON") -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_unique_object)
+    except json.JSONDecodeError as exc:
+        raise LoadError(f"invalid {what}: {exc.msg}", source=source, line=line or exc.lineno) from exc
+    except _DuplicateKey as exc:
+        raise LoadError(
+            f"duplicate key {exc.key!r} in a JSON object: the second would silently replace the first "
+            "(a tool could change its name or schema that way). Remove one",
+            source=source,
+            line=line,
+            pointer=_duplicate_pointer(text),
+        ) from None
+    except RecursionError:
+        raise LoadError(
+            "JSON nested too deeply: no tool file, spec or config needs that; it looks hostile or broken",
+            source=source,
+            line=line,
+        ) from None
+
+
+def _duplicate_pointer(text: str) -> str | None:
+    """The JSON pointer of the first object with a repeated key (slow path, errors only)."""
+    tree = json.loads(text, object_pairs_hook=_Pairs)
+    stack: list[tuple[Any, str]] = [(tree, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, _Pairs):
+            keys = [k for k, _ in node]
+            if len(set(keys)) != len(keys):
+                return pointer
+            stack.extend((v, f"{pointer}/{_escape(k)}") for k, v in reversed(node))
+        elif isinstance(node, list):
+            stack.extend((v, f"{pointer}/{i}") for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+class _Pairs(list):  # type: ignore[type-arg]
+    """An object's key/value pairs in order, kept as they were written."""
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def check_limits(
+    value: Any, source: str, limits: ParseLimits = DEFAULT_LIMITS, line: int | None = None
+) -> None:
+    """Refuse a parsed value nested deeper than ``limits.max_depth`` (an iterative walk).
+
+    Raises:
+        LoadError: the value is nested too deeply.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.max_depth:
+            raise LoadError(
+                f"document nested too deeply (more than {limits.max_depth} levels): no tool file, spec "
+                "or config needs that; it looks hostile or broken",
+                source=source,
+                line=line,
+            )
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+
+
+def parse_json_text(
+    text: str, source: str, *, lines: bool = False, limits: ParseLimits = DEFAULT_LIMITS
+) -> list[Any]:
+    """A JSON document (as a one-item list) or the records of JSON Lines, within ``limits``.
 
     A ``.json`` file that holds one JSON value per line (as BFCL ships) is read as JSON Lines.
 
     Raises:
-        LoadError: invalid JSON (with line).
+        LoadError: invalid JSON, a duplicate key or a limit exceeded (with line or pointer).
     """
     if not lines:
         try:
-            return [json.loads(text)]
-        except json.JSONDecodeError as exc:
-            if not exc.msg.startswith("Extra data"):
-                raise LoadError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from exc
+            value = _loads(text, source)
+        except LoadError as exc:
+            if not _extra_data(exc):
+                raise
+        else:
+            if isinstance(value, (dict, list)):
+                check_limits(value, source, limits)
+            return [value]
     records = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise LoadError(f"invalid JSON Lines record: {exc.msg}", source=source, line=number) from exc
+            record = _loads(line, source, number, "JSON Lines record")
+            if isinstance(record, (dict, list)):
+                check_limits(record, source, limits, number)
+            records.append(record)
     return [records]
 
 
-def read_document(path: str | PathLike[str]) -> list[Any]:
-    """Parse a ``.yaml``/``.yml``/``.json``/``.jsonl`` file into its documents.
+def _extra_data(exc: LoadError) -> bool:
+    cause = exc.__cause__
+    return isinstance(cause, json.JSONDecodeError) and cause.msg.startswith("Extra data")
+
+
+# --------------------------------------------------------------------------- files
+
+
+def read_document(path: str | PathLike[str], limits: ParseLimits = DEFAULT_LIMITS) -> list[Any]:
+    """Parse a ``.yaml``/``.yml``/``.json``/``.jsonl`` file into its documents, within ``limits``.
 
     Raises:
-        LoadError: the file is missing, unreadable, of an unknown type, or invalid.
+        LoadError: the file is missing, unreadable, too large, of an unknown type, or invalid.
     """
     file = Path(path)
     source = str(file)
@@ -113,12 +400,25 @@ def read_document(path: str | PathLike[str]) -> list[Any]:
             f"unsupported tool file type {suffix or '(none)'!r}: use .yaml, .yml, .json or .jsonl",
             source=source,
         )
+    text = _read_text(file, source, limits)
+    if suffix in (".yaml", ".yml"):
+        return parse_yaml_text(text, source, limits)
+    return parse_json_text(text, source, lines=suffix == ".jsonl", limits=limits)
+
+
+def _read_text(file: Path, source: str, limits: ParseLimits) -> str:
     try:
-        text = file.read_text(encoding="utf-8")
+        with file.open("rb") as handle:
+            data = handle.read(limits.max_bytes + 1)
     except FileNotFoundError as exc:
         raise LoadError("tool file not found: check the path", source=source) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LoadError(f"cannot read tool file: {exc}", source=source) from exc
-    if suffix in (".yaml", ".yml"):
-        return parse_yaml_text(text, source)
-    return parse_json_text(text, source, lines=suffix == ".jsonl")
+    except OSError as exc:
+        raise LoadError(f"cannot read tool file: {exc.strerror or exc}", source=source) from exc
+    if len(data) > limits.max_bytes:
+        raise LoadError(f"file too large: more than {limits.max_bytes:,} bytes", source=source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LoadError(
+            f"cannot read tool file: not UTF-8 text ({exc.reason} at byte {exc.start})", source=source
+        ) from exc
