@@ -186,17 +186,44 @@ def _cmd_export(args: argparse.Namespace) -> int:
 _COMMANDS = {"list": _cmd_list, "show": _cmd_show, "validate": _cmd_validate, "export": _cmd_export}
 
 
+#: Exit statuses: success, an error (message on stderr), a usage error, interrupted (Ctrl-C).
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Flag combinations argparse cannot express; each exits with :data:`EXIT_USAGE`."""
+    if args.command != "run":
+        return
+    if args.resume and args.overwrite:
+        parser.error(
+            "--resume and --overwrite exclude each other: resume continues the output, overwrite replaces it"
+        )
+    if args.count is not None and args.count < 0:
+        parser.error(f"-n/--count must be 0 or more, got {args.count}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        parser.error(f"--seed must be between 0 and 2**63 - 1, got {args.seed}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fms-dgt`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
+    """Entry point of the ``fms-dgt`` console script; returns the exit status.
+
+    Errors print one line on stderr (no traceback): 1 for an error of the run or its inputs, 2 for a
+    usage error, 130 when interrupted.
+    """
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_usage(parser, args)
     handler = _cmd_run if args.command == "run" else _COMMANDS[args.tools_command]
     try:
         return handler(args)
     except DGTError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted: stopped before finishing; run again with --resume to continue", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return EXIT_OK
 
 
 if __name__ == "__main__":

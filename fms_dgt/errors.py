@@ -244,6 +244,10 @@ class WireError(DGTError):
     """A name or message cannot be mapped to or from a provider format."""
 
 
+class OutputError(DGTError):
+    """A run's output folder cannot be used: locked by another run, damaged, full or read-only."""
+
+
 class SynthesisError(DGTError):
     """No valid value could be synthesised for a schema (e.g. contradictory constraints)."""
 

@@ -21,7 +21,6 @@ record, so a crash loses at most the record in flight; ``resume`` continues afte
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -57,6 +56,7 @@ from fms_dgt.databuilders.tool_calling.config import (
     build_engines,
     parse_generation,
 )
+from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
 from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
 from fms_dgt.errors import ConfigError, DGTError, RejectedRecord
 
@@ -64,9 +64,6 @@ __all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary"]
 
 log = logging.getLogger(__name__)
 
-RECORDS = "records.jsonl"
-REJECTS = "rejects.jsonl"
-SUMMARY = "summary.json"
 PHASES = ("sampling", "arguments", "execution", "validation", "writing")
 
 
@@ -193,33 +190,18 @@ class GenerationJob:
 
     def run(self) -> RunSummary:
         """Generate every record not yet written; returns the summary (also in ``summary.json``)."""
-        out = self.settings.output_dir
-        out.mkdir(parents=True, exist_ok=True)
-        done = self._prepare_output(out)
-        summary = RunSummary(skipped=len(done))
-        todo = [i for i in range(self.settings.count) if i not in done]
-        with (
-            (out / RECORDS).open("a", encoding="utf-8") as records,
-            (out / REJECTS).open("a", encoding="utf-8") as rejects,
-        ):
+        output = OutputFolder(self.settings.output_dir, resume=self.resume, overwrite=self.overwrite)
+        done = output.open()
+        try:
+            summary = RunSummary(skipped=len(done))
+            todo = [i for i in range(self.settings.count) if i not in done]
             for position, index in enumerate(todo, 1):
-                self._one(index, records, rejects, summary)
+                self._one(index, output, summary)
                 self._report(position, len(todo), summary)
-        self._finish(summary)
+            output.write_summary(summary.to_dict())
+        finally:
+            output.close()
         return summary
-
-    def _prepare_output(self, out: Path) -> set[int]:
-        paths = [out / RECORDS, out / REJECTS]
-        existing = [p for p in paths if p.exists() and p.stat().st_size]
-        if existing and not (self.resume or self.overwrite):
-            raise ConfigError(
-                f"output exists in {out}: pass --resume to continue that run or --overwrite to replace it"
-            )
-        if self.overwrite:
-            for path in paths:
-                path.unlink(missing_ok=True)
-            return set()
-        return set().union(*(_indices(p) for p in paths))
 
     def _follow_sources(self, summary: RunSummary) -> None:
         """Pick up tool sources that changed during the run (e.g. an MCP server's list_changed).
@@ -237,7 +219,7 @@ class GenerationJob:
             self.samplers = [self._sampler(s) for s in self.settings.scenarios]
             summary.refreshes += 1
 
-    def _one(self, index: int, records: IO[str], rejects: IO[str], summary: RunSummary) -> None:
+    def _one(self, index: int, output: OutputFolder, summary: RunSummary) -> None:
         self._follow_sources(summary)
         try:
             record = self.build_record(index, summary)
@@ -245,10 +227,10 @@ class GenerationJob:
             reason = type(exc).__name__
             summary.rejected += 1
             summary.reasons[reason] += 1
-            _append(rejects, {"index": index, "reason": reason, "detail": str(exc)})
+            output.add_reject({"index": index, "reason": reason, "detail": str(exc)})
             return
         started = time.perf_counter()
-        _append(records, record)
+        output.add_record(record)
         summary.timing["writing"] += time.perf_counter() - started
         summary.written += 1
         for name in record["metadata"]["tools"]:
@@ -434,12 +416,6 @@ class GenerationJob:
             self._progress_bar = tqdm(total=total, file=self.progress, unit="rec", ncols=cols, nrows=rows)
         return self._progress_bar
 
-    def _finish(self, summary: RunSummary) -> None:
-        path = self.settings.output_dir / SUMMARY
-        temp = path.with_suffix(".tmp")
-        temp.write_text(json.dumps(summary.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        temp.replace(path)
-
     def close(self) -> None:
         """Close engines, text model client and registry (connections, sessions)."""
         self.engine.close()
@@ -526,24 +502,3 @@ def _distinct(tools: Sequence[Tool]) -> list[Tool]:
             seen.add(tool.qualified_name)
             out.append(tool)
     return out
-
-
-def _append(stream: IO[str], record: Mapping[str, Any]) -> None:
-    stream.write(json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
-    stream.flush()
-
-
-def _indices(path: Path) -> set[int]:
-    """Indices recorded in a JSON Lines file; a partial last line (a crash mid-write) is cut off."""
-    if not path.exists():
-        return set()
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        data = data[: data.rfind(b"\n") + 1]
-        path.write_bytes(data)
-    indices = set()
-    for line in data.decode("utf-8").splitlines():
-        if line.strip():
-            item = json.loads(line)
-            indices.add(int(item["metadata"]["index"] if "metadata" in item else item["index"]))
-    return indices
