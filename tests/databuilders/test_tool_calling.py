@@ -118,7 +118,7 @@ def test_interrupted_runs_resume_without_loss_or_duplicates(tmp_path: Path) -> N
     records = partial / "records.jsonl"
     with records.open("ab") as handle:
         handle.write(b'{"messages": [{"role": "us')  # a crash in the middle of a write
-    with pytest.raises(ConfigError, match="--resume"):
+    with pytest.raises(OutputError, match="--resume"):
         _run(_config(tmp_path / "partial"), count=20)
     _run(_config(tmp_path / "partial"), count=20, resume=True)
     assert records.read_bytes() == expected
