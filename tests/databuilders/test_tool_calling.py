@@ -15,7 +15,7 @@ from fms_dgt.cli import main
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
-from fms_dgt.errors import ConfigError
+from fms_dgt.errors import ConfigError, OutputError
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "configs" / "demo.yaml"
