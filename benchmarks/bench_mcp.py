@@ -34,7 +34,7 @@ from fms_dgt.config import build_registry
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
-from fms_dgt.core.tools.mcp_client import MCPClient, MCPServerSpec, clear_connections
+from fms_dgt.core.tools.mcp import MCPClient, MCPServerSpec, clear_connections
 from fms_dgt.core.tools.registry import ToolRegistry
 
 REPO = Path(__file__).resolve().parents[1]
