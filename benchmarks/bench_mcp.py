@@ -12,6 +12,9 @@ Prints, with baselines measured in the same run:
    by CPU on a small machine: every load spends CPU in the client and the server (a stdio server
    spends over a second starting Python and the SDK), and 8 loads need 8 times that CPU, which no
    client can overlap beyond the number of cores; the report prints that floor for both.
+3. The first connect to a bare URL (``http://127.0.0.1:PORT``) whose transport the config leaves
+   out, against the same connect with the transport given: finding it out costs one POST for a
+   streamable-HTTP server, and a POST and a GET for an SSE server (connect + call + close each).
 
 Run: ``python benchmarks/bench_mcp.py``.
 """
@@ -33,7 +36,7 @@ from typing import Any
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
-from fms_dgt.core.tools.mcp_client import MCPClient, MCPServerSpec, clear_connections
+from fms_dgt.core.tools.mcp import MCPClient, MCPServerSpec, clear_connections
 from fms_dgt.core.tools.registry import ToolRegistry
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,6 +45,7 @@ PERSISTENT_CALLS = 500
 FRESH_CALLS = 5
 SERVERS = 8
 LATENCY = 0.1  # seconds a simulated remote server adds to each answer
+FIRST_CONNECTS = 15
 
 
 def stdio_entry(name: str) -> dict[str, Any]:
@@ -171,6 +175,43 @@ def http_loads(latency: float) -> tuple[tuple[float, float, float], float]:
         return times, client + sum(process_cpu(p) for p in pids) - servers
 
 
+@contextmanager
+def root_server(transport: str) -> Iterator[str]:
+    """Our server over ``transport``, at the root of a free loopback port (yields the bare URL)."""
+    port = free_port()
+    flag = "sse" if transport == "sse" else "streamable-http"
+    argv = [sys.executable, str(SERVER), "--transport", flag, "--port", str(port), "--path", "/"]
+    process = subprocess.Popen(argv, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def first_call(url: str, transport: str) -> float:
+    """Median of a fresh client's connect + call + close (``transport`` "" finds it out)."""
+    times = []
+    for i in range(FIRST_CONNECTS):
+        start = time.perf_counter()
+        client = MCPClient(MCPServerSpec(name=f"first-{i}", url=url, transport=transport))
+        client.call_tool("add", {"a": 1, "b": 2})
+        client.close()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def transport_probes() -> list[tuple[str, float, float]]:
+    """(transport, median with it given, median with it found out) for SSE and streamable HTTP."""
+    rows = []
+    for transport in ("streamable_http", "sse"):
+        with root_server(transport) as url:
+            first_call(url, transport)  # warm-up: imports, the server's first requests
+            rows.append((transport, first_call(url, transport), first_call(url, "")))
+    return rows
+
+
 def report_loads(label: str, together: float, slowest: float, total: float) -> None:
     ratio = together / slowest
     verdict = "ok" if ratio < 2 else "MISSED"
@@ -211,6 +252,11 @@ def main() -> None:
         f"cores need >= {floor * 1000:.0f} ms whatever the client does"
     )
     print(f"    {'one-config load / max(slowest, CPU floor)':<42} {together / max(slowest, floor):9.2f} x")
+    print("\n3. first connect + call + close on a bare URL: transport given vs found out")
+    for transport, given, found in transport_probes():
+        print(f"  {transport}")
+        print(f"    {'transport given (baseline)':<42} {ms(given)}")
+        print(f"    {'transport found out':<42} {ms(found)}  ({found / given:.2f}x)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Helpers for the MCP tests: start our test server or the reference server on loopback.
 
 * :func:`http_server` runs ``tests/support/mcp_server.py`` over SSE or streamable HTTP on a free
-  127.0.0.1 port as a real subprocess.
+  127.0.0.1 port as a real subprocess, at the usual path or another one (``path="/"``).
 * :func:`everything_command` finds ``@modelcontextprotocol/server-everything`` in
   ``<repo>/.cache/node`` (installing it there with npm when missing); None without npm.
 * :func:`everything_http_server` runs the reference server over SSE or streamable HTTP bound to
@@ -108,17 +108,27 @@ def _serving(
 
 
 @contextmanager
-def http_server(transport: str, *argv: str, port: int | None = None) -> Iterator[str]:
+def http_server(
+    transport: str, *argv: str, port: int | None = None, path: str | None = None
+) -> Iterator[str]:
     """Run our test server over ``sse`` or ``streamable_http`` on ``port`` (default: a free one).
+
+    Args:
+        transport: ``sse`` or ``streamable_http``.
+        argv: more options of the server script.
+        port: the port (default: a free one).
+        path: the endpoint's path (default ``/sse`` or ``/mcp``); ``/`` yields the bare
+            ``http://127.0.0.1:PORT``.
 
     Yields:
         The endpoint URL.
     """
     port = port or free_port()
     flag = "sse" if transport == "sse" else "streamable-http"
-    command = [sys.executable, str(SERVER_SCRIPT), "--transport", flag, "--port", str(port), *argv]
-    with _serving(command, port):
-        yield f"http://127.0.0.1:{port}/sse" if transport == "sse" else f"http://127.0.0.1:{port}/mcp"
+    path = path or ("/sse" if transport == "sse" else "/mcp")
+    command = [sys.executable, str(SERVER_SCRIPT), "--transport", flag, "--port", str(port), "--path", path]
+    with _serving([*command, *argv], port):
+        yield f"http://127.0.0.1:{port}{path.rstrip('/')}"
 
 
 def everything_command() -> Path | None:

@@ -5,6 +5,7 @@ Run it as a script::
     python tests/support/mcp_server.py                                  # stdio
     python tests/support/mcp_server.py --transport sse --port 8123      # http://127.0.0.1:8123/sse
     python tests/support/mcp_server.py --transport streamable-http --port 8123   # .../mcp
+    python tests/support/mcp_server.py --transport sse --port 8123 --path /   # http://127.0.0.1:8123/
 
 What it offers, for the loader and engine tests:
 
@@ -20,7 +21,9 @@ What it offers, for the loader and engine tests:
 * ``--bad-cursor``: every page answers the same cursor, to test the loop guard;
 * ``--latency S``: every answer comes S seconds late (a server across a slow network);
 * ``--data-only``: only the data tools (``forecast``, ``add``, ``echo``, ``raw_json``, ``media``),
-  for runs whose sampled calls must not sleep, fail on purpose or change the tool list.
+  for runs whose sampled calls must not sleep, fail on purpose or change the tool list;
+* ``--path P``: serve the SSE stream or the streamable-HTTP endpoint at ``P`` (e.g. ``/``, the
+  bare ``http://host:port`` a config may name) instead of ``/sse`` or ``/mcp``.
 
 The server binds to 127.0.0.1 only.
 """
@@ -212,12 +215,16 @@ def main() -> None:
     parser.add_argument("--bad-cursor", action="store_true")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     parser.add_argument("--data-only", action="store_true", help="only the data tools")
+    parser.add_argument("--path", default=None, help="endpoint path (default: /sse or /mcp)")
     args = parser.parse_args()
     server = build_server(args.page_size, args.bad_cursor, args.latency, args.data_only)
     if args.transport == "stdio":
         server.run("stdio")
+    elif args.transport == "sse":
+        server.run("sse", host="127.0.0.1", port=args.port, sse_path=args.path or "/sse")
     else:
-        server.run(args.transport, host="127.0.0.1", port=args.port)
+        path = args.path or "/mcp"
+        server.run("streamable-http", host="127.0.0.1", port=args.port, streamable_http_path=path)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,22 @@
 """The ``mcp`` engine: execute calls with ``tools/call`` on the MCP session their loader opened.
 
 Tools loaded by the ``mcp`` loader carry ``metadata["server"]``; the engine looks that name up in the
-connection registry (:func:`fms_dgt.core.tools.mcp_client.get_connection`) and holds a reference to
+connection registry (:func:`fms_dgt.core.tools.mcp.get_connection`) and holds a reference to
 the client until :meth:`MCPToolEngine.close`, so loader and engine share one live session and it
 stays open while either uses it. Calls from several threads (and a batch's parallel calls) run
 concurrently on that session.
+
+An engine given a ``url`` sends every call routed to it to that endpoint instead: on the loader's
+session when a registered connection has the same URL (:func:`fms_dgt.core.tools.mcp.connection_for_url`),
+else on a session the engine opens itself (the transport found out as for the loader) and closes
+with :meth:`MCPToolEngine.close`. An engine given only a ``server`` sends them to the connection
+registered under that name::
+
+    tools:
+      registry:
+        - {type: mcp, url: http://localhost:8080, namespace: hr_api, engine: mcp_live}
+      engines:
+        mcp_live: {type: mcp, url: http://localhost:8080}
 
 Result mapping (``ToolResult``):
 
@@ -29,17 +41,22 @@ import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
-from fms_dgt.core.tools.mcp_client import (
+from fms_dgt.core.tools.mcp import (
     MCPClient,
     MCPClientError,
     MCPConnectionLost,
+    MCPServerSpec,
     MCPTimeoutError,
+    connection_for_url,
+    default_server_name,
     get_connection,
 )
+from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_engine
 
 if TYPE_CHECKING:
@@ -60,16 +77,34 @@ class MCPToolEngine(ToolEngine):
 
     Args:
         registry: the tools (MCP tools carry ``metadata["server"]``).
+        url: send every call to this endpoint (the loader's session when one is registered for
+            the same URL, else the engine's own) instead of each tool's ``metadata["server"]``.
+        headers: HTTP headers for ``url`` (``${VAR}`` resolved at connect); given, only a
+            registered session with the same headers is shared.
+        server: with ``url``, the name of the engine's own session (default: the URL's
+            host:port); without it, send every call to the connection registered under this name.
         max_workers: parallel calls within one ``execute`` batch.
         policy: call policy (timeout, retries, validation...).
+
+    Raises:
+        ConfigError: ``url`` is not an http(s) URL, or ``headers`` are given without ``url``.
     """
 
     enforces_timeout = True  # call() passes policy.timeout to the MCP request, which is cancelled
 
     def __init__(
-        self, registry: ToolRegistry, *, max_workers: int = 8, policy: CallPolicy | None = None
+        self,
+        registry: ToolRegistry,
+        *,
+        url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        server: str | None = None,
+        max_workers: int = 8,
+        policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(registry, max_workers=max_workers, policy=policy)
+        self.endpoint = _endpoint_spec(url, headers, server)
+        self.server = server
         self._clients: dict[str, MCPClient] = {}
         self._clients_lock = threading.Lock()
 
@@ -80,12 +115,10 @@ class MCPToolEngine(ToolEngine):
             MCPTimeoutError: no answer within the timeout (a ``TimeoutError``, retried by policy).
             RetryableError: the connection dropped during the call.
         """
-        server = tool.metadata.get("server")
-        if not isinstance(server, str) or not server:
-            return _failure(call, _no_server_message(tool), {})
-        client = self._client(server)
-        if client is None:
-            return _failure(call, _no_connection_message(tool, server), {"server": server})
+        client = self._route(tool)
+        if isinstance(client, _NoRoute):
+            return _failure(call, client.message, client.metadata)
+        server = client.spec.name
         try:
             raw = client.call_tool(tool.name, call.arguments, timeout=self.policy.timeout)
         except MCPConnectionLost as exc:
@@ -96,6 +129,18 @@ class MCPToolEngine(ToolEngine):
             return _failure(call, str(exc), {"server": server, "error_type": type(exc).__name__})
         return map_call_result(call, raw, server=server)
 
+    def _route(self, tool: Tool) -> MCPClient | _NoRoute:
+        """The client that runs ``tool``'s calls, or why there is none."""
+        if self.endpoint is not None:
+            return self._endpoint_client(self.endpoint)
+        server = self.server or tool.metadata.get("server")
+        if not isinstance(server, str) or not server:
+            return _NoRoute(_no_server_message(tool), {})
+        client = self._client(server)
+        if client is None:
+            return _NoRoute(self._no_connection_message(tool, server), {"server": server})
+        return client
+
     def _client(self, server: str) -> MCPClient | None:
         with self._clients_lock:
             client = self._clients.get(server)
@@ -104,6 +149,25 @@ class MCPToolEngine(ToolEngine):
                 if client is not None:
                     self._clients[server] = client.acquire()
             return client
+
+    def _endpoint_client(self, spec: MCPServerSpec) -> MCPClient:
+        """The loader's session for the engine's URL when there is one, else the engine's own."""
+        key = f"url:{spec.url}"
+        with self._clients_lock:
+            client = self._clients.get(key)
+            if client is None:
+                shared = connection_for_url(spec.url or "", spec.headers)
+                client = shared or MCPClient(spec)
+                self._clients[key] = client.acquire()
+            return client
+
+    def _no_connection_message(self, tool: Tool, server: str) -> str:
+        source = "the engine's `server`" if self.server else "the tool's metadata['server']"
+        return (
+            f"cannot call {tool.qualified_name} over MCP: no connection is registered for server "
+            f"{server!r} (named by {source}). Keep the registry that loaded it open while the engine "
+            "runs, call register_connection() for that server, or give the engine the server's `url`"
+        )
 
     def close(self) -> None:
         """Tear down sessions and release the MCP connections this engine held. Idempotent."""
@@ -173,9 +237,23 @@ def _no_server_message(tool: Tool) -> str:
     )
 
 
-def _no_connection_message(tool: Tool, server: str) -> str:
-    return (
-        f"cannot call {tool.qualified_name} over MCP: no connection is registered for server "
-        f"{server!r}. Keep the registry that loaded it open while the engine runs, or call "
-        "register_connection() for that server"
-    )
+@dataclass(slots=True, frozen=True)
+class _NoRoute:
+    """Why a call has no MCP client: the error message and the result's metadata."""
+
+    message: str
+    metadata: dict[str, Any]
+
+
+def _endpoint_spec(
+    url: str | None, headers: Mapping[str, str] | None, server: str | None
+) -> MCPServerSpec | None:
+    if url is None:
+        if headers is not None:
+            raise ConfigError(
+                "invalid keys for the mcp engine: `headers` apply to the engine's `url`, and it has "
+                "none. Add `url:` or remove `headers:`"
+            )
+        return None
+    name = default_server_name(server=server, url=url)
+    return MCPServerSpec(name=name, url=url, headers=dict(headers) if headers else None)

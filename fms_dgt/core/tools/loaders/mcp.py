@@ -6,14 +6,18 @@ Example::
       registry:
         - type: mcp
           server: weather                 # connection name; default namespace
-          transport: stdio
-          command: python
+          command: python                 # a command: the stdio transport
           args: [servers/weather.py]
         - type: mcp
           server: search
-          transport: streamable_http
-          url: https://search.example.com/mcp
+          url: https://search.example.com/mcp   # streamable HTTP, else SSE (found out at connect)
           headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}
+        - {type: mcp, url: http://localhost:8080, namespace: hr_api}   # server: hr_api
+
+``server`` defaults to the namespace, else the URL's ``host:port``; ``transport`` defaults to
+``stdio`` for a ``command``, ``sse`` for a URL whose path ends in ``/sse``, and otherwise
+streamable HTTP with a fall-back to SSE when the server answers the SSE way (the transport found
+is in each tool's ``metadata["transport"]`` and in the loader's report).
 
 The loader reads every page of ``tools/list`` (following ``nextCursor``) and turns each MCP tool
 into a :class:`~fms_dgt.core.tools.data_objects.Tool`: ``inputSchema`` becomes ``parameters``
@@ -22,7 +26,7 @@ into a :class:`~fms_dgt.core.tools.data_objects.Tool`: ``inputSchema`` becomes `
 ``mcp`` engine uses to find the same live session.
 
 The loader is stateful: its session (shared through the connection registry of
-:mod:`fms_dgt.core.tools.mcp_client`) stays open between loads, so ``refresh()`` reuses it. When the
+:mod:`fms_dgt.core.tools.mcp.connections`) stays open between loads, so ``refresh()`` reuses it. When the
 server announces ``notifications/tools/list_changed`` the loader sets :attr:`~ToolLoader.stale`;
 with ``auto_refresh: true`` it also refreshes the registry it is bound to (:meth:`bind_registry`).
 """
@@ -36,7 +40,14 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.loaders.base import ToolLoader
-from fms_dgt.core.tools.mcp_client import MCPClient, MCPClientError, MCPServerSpec, ToolPage, open_connection
+from fms_dgt.core.tools.mcp import (
+    MCPClient,
+    MCPClientError,
+    MCPServerSpec,
+    ToolPage,
+    default_server_name,
+    open_connection,
+)
 from fms_dgt.core.tools.schema import normalise_parameters
 from fms_dgt.errors import ConfigError, DGTError, LoadError, ToolDefinitionError
 from fms_dgt.plugins import register_tool_loader
@@ -58,15 +69,18 @@ class MCPToolLoader(ToolLoader):
 
     Args:
         server: the server's name: key of the shared connection, default namespace, and
-            ``metadata["server"]`` of its tools.
-        transport: ``stdio`` (default), ``sse`` or ``streamable_http`` (alias ``http``).
+            ``metadata["server"]`` of its tools. Default: ``namespace``, else the URL's
+            ``host:port``; a stdio server needs one of the two.
+        transport: ``stdio``, ``sse``, ``streamable_http`` (alias ``http``) or ``auto``. Default:
+            ``stdio`` with a ``command``; with a ``url``, ``sse`` when its path ends in ``/sse``,
+            else ``auto`` (streamable HTTP, falling back to SSE).
         command: executable to start (stdio); ``python`` means the interpreter running fms_dgt.
         args: its arguments (stdio).
         env: extra environment variables for the server process (stdio).
         cwd: working directory of the server process (stdio); relative paths in a config resolve
             against the config file's folder.
         url: endpoint (sse: the event-stream URL such as ``http://host/sse``; streamable_http:
-            ``http://host/mcp``).
+            ``http://host/mcp``; any URL when the transport is found out).
         headers: HTTP headers (sse, streamable_http). Values may use ``${VAR}``; they are resolved
             from the environment when connecting, so tokens stay out of files.
         namespace: namespace of the tools (default: ``server``).
@@ -86,8 +100,8 @@ class MCPToolLoader(ToolLoader):
     def __init__(
         self,
         *,
-        server: str,
-        transport: str = "stdio",
+        server: str | None = None,
+        transport: str | None = None,
         command: str | None = None,
         args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
@@ -104,10 +118,11 @@ class MCPToolLoader(ToolLoader):
         auto_refresh: bool = False,
         max_pages: int = 1000,
     ) -> None:
-        _check_strings(server, args, env, headers)
+        name = default_server_name(server=server, namespace=namespace, url=url)
+        _check_strings(name, args, env, headers)
         self.spec = MCPServerSpec(
-            name=server,
-            transport=transport,
+            name=name,
+            transport=transport or "",
             command=command,
             args=tuple(args),
             env=dict(env) if env else None,
@@ -127,7 +142,7 @@ class MCPToolLoader(ToolLoader):
         self._remove_listener: Callable[[], None] | None = None
         self._on_stale: Callable[[], None] | None = None
         self._lock = threading.Lock()
-        super().__init__(namespace=namespace or server)
+        super().__init__(namespace=namespace or name)
 
     @property
     def server(self) -> str:
@@ -139,8 +154,14 @@ class MCPToolLoader(ToolLoader):
         """The shared client while the loader holds it (after the first load, until close)."""
         return self._client
 
+    @property
+    def transport(self) -> str:
+        """The transport in use (for an ``auto`` URL: ``auto`` until the first load found it out)."""
+        client = self._client
+        return client.transport if client is not None else self.spec.transport
+
     def describe(self) -> str:
-        return f"mcp server {self.spec.describe()}"
+        return f"mcp server {self.spec.describe(self.transport)}"
 
     # ------------------------------------------------------------------ loading
 
@@ -155,8 +176,11 @@ class MCPToolLoader(ToolLoader):
         # Changes announced from now on are not in this listing's past: they make it stale again.
         self.stale = False
         client = self._connect()
+        listed = self._list_all(client)
+        # The first listing connected: an ``auto`` URL's transport is known from here on.
+        report.source = self.describe()
         tools: list[Tool] = []
-        for index, raw in enumerate(self._list_all(client)):
+        for index, raw in enumerate(listed):
             tool = self._convert(raw, index)
             if tool is not None:
                 tools.append(tool)
@@ -242,7 +266,7 @@ class MCPToolLoader(ToolLoader):
         metadata: dict[str, Any] = {
             "kind": "mcp",
             "server": self.spec.name,
-            "transport": self.spec.transport,
+            "transport": self.transport,
             "source": f"mcp:{self.spec.name}#{pointer}",
         }
         for wire_key, key in _KEPT_FIELDS.items():

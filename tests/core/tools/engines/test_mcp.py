@@ -10,14 +10,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from support.mcp_harness import stdio_kwargs, wait_until
+from support.mcp_harness import free_port, http_server, stdio_kwargs, wait_until
 
+from fms_dgt.config import Config, build_registry
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine, map_call_result
+from fms_dgt.core.tools.engines.multi import MultiToolEngine
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
-from fms_dgt.core.tools.mcp_client import clear_connections, get_connection
+from fms_dgt.core.tools.mcp import clear_connections, get_connection
 from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.databuilders.tool_calling.config import build_engines
+from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import get_tool_engine_class
 
 CALL = ToolCall("ns::t", {}, "c1")
@@ -221,3 +225,82 @@ def test_session_stays_open_while_the_engine_holds_it() -> None:
     assert engine.execute("s", [ToolCall("held::echo", {"text": "2"})])[0].result == {"result": "2"}
     engine.close()
     assert get_connection("held") is None and not client.connected
+
+
+# --------------------------------------------------------------------------- an engine given a url
+
+ECHO = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+
+def test_the_seed_engine_entry_routes_calls_to_the_loaders_session() -> None:
+    # engines: {mcp_live: {type: mcp, url: http://localhost:8080}} beside the seed's registry entry.
+    with http_server("streamable_http", path="/") as url:
+        config = {
+            "tools": {
+                "registry": [{"type": "mcp", "url": url, "namespace": "hr_api", "engine": "mcp_live"}],
+                "engines": {"mcp_live": {"type": "mcp", "url": f"{url}/"}},  # another spelling
+            }
+        }
+        with build_registry(config) as registry:
+            engines = build_engines(Config(config, None), registry)
+            shared = get_connection("hr_api")
+            assert shared is not None and shared.transport == "streamable_http"
+            with MultiToolEngine(registry, engines=engines) as multi, engines["mcp_live"]:
+                multi.setup("s")
+                [result] = multi.execute("s", [ToolCall("hr_api::add", {"a": 2, "b": 2})])
+                assert result.result == {"total": 4.0} and result.metadata["engine"] == "mcp_live"
+                assert result.metadata["server"] == "hr_api"
+                assert shared.refs == 2 and shared.connects == 1  # the loader's session, shared
+
+
+def test_an_engine_url_without_a_loader_session_opens_its_own_and_closes_it() -> None:
+    with http_server("sse", path="/") as url:
+        registry = ToolRegistry([Tool("echo", "hr_api", parameters=ECHO, metadata={"kind": "mcp"})])
+        engine = MCPToolEngine(registry, url=url)
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("hr_api::echo", {"text": "direct"})])
+        assert result.result == {"result": "direct"}
+        name = url.removeprefix("http://")
+        assert result.metadata["server"] == name and get_connection(name) is None  # private
+        client = engine._clients[f"url:{url}"]
+        assert client.connected and client.transport == "sse"
+        engine.close()
+        assert not client.connected
+
+
+def test_an_engine_url_that_answers_nothing_names_server_and_url() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    registry = ToolRegistry([Tool("echo", "hr_api", parameters=ECHO, metadata={"kind": "mcp"})])
+    with MCPToolEngine(registry, url=url, server="hr_live") as engine:
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("hr_api::echo", {"text": "x"})])
+    assert result.error is not None
+    assert "MCP connect failed for server 'hr_live' (auto)" in result.error and url in result.error
+    assert result.metadata["server"] == "hr_live"
+
+
+def test_an_engine_server_routes_every_call_to_that_connection(registry: ToolRegistry) -> None:
+    stray = Tool("echo", "other", parameters=ECHO, metadata={"kind": "mcp", "server": "unknown"})
+    with MCPToolEngine(ToolRegistry([stray]), server="eng") as engine:
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("other::echo", {"text": "routed"})])
+    assert result.result == {"result": "routed"} and result.metadata["server"] == "eng"
+    with MCPToolEngine(ToolRegistry([stray]), server="absent") as engine:
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("other::echo", {"text": "x"})])
+    assert result.error is not None
+    assert "no connection is registered for server 'absent' (named by the engine's `server`)" in result.error
+
+
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        ({"type": "mcp", "headers": {"A": "b"}}, "`headers` apply to the engine's `url`"),
+        ({"type": "mcp", "url": "localhost:8080"}, "invalid url 'localhost:8080'"),
+        ({"type": "mcp", "url": "http://h", "port": 1}, "unknown key 'port'"),
+    ],
+)
+def test_bad_engine_entries(entry: dict[str, object], fragment: str) -> None:
+    config = {"tools": {"registry": [], "engines": {"live": entry}}}
+    with pytest.raises(ConfigError, match=fragment):
+        build_engines(Config(config, None), ToolRegistry([]))

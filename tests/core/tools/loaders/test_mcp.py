@@ -3,8 +3,12 @@ reference server ``@modelcontextprotocol/server-everything``."""
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -14,6 +18,7 @@ from support.mcp_harness import (
     SERVER_SCRIPT,
     everything_command,
     everything_http_server,
+    free_port,
     http_server,
     listening_addresses,
     stdio_kwargs,
@@ -23,7 +28,7 @@ from support.mcp_harness import (
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
-from fms_dgt.core.tools.mcp_client import clear_connections, get_connection
+from fms_dgt.core.tools.mcp import clear_connections, get_connection
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError, LoadError
 
@@ -150,7 +155,9 @@ def test_config_entry_builds_an_mcp_loader(tmp_path: Path) -> None:
     ("entry", "fragment"),
     [
         ({"type": "mcp", "server": "x", "command": "c", "port": 1}, "unknown key 'port'"),
-        ({"type": "mcp", "command": "c"}, "missing key 'server'"),
+        ({"type": "mcp", "command": "c"}, "missing server name"),
+        ({"type": "mcp", "namespace": "n"}, "missing command or url"),
+        ({"type": "mcp", "url": "ftp://h/mcp"}, "invalid url"),
         ({"type": "mcp", "server": "x", "transport": "sse"}, "missing url"),
         ({"type": "mcp", "server": "x", "command": "c", "args": "a b"}, "invalid args"),
     ],
@@ -159,6 +166,112 @@ def test_bad_config_entries(entry: dict[str, Any], fragment: str) -> None:
     with pytest.raises(ConfigError, match=fragment) as info:
         ToolRegistry.from_config({"tools": {"registry": [entry]}})
     assert info.value.yaml_path is not None and info.value.yaml_path.startswith("tools.registry[0]")
+
+
+# --------------------------------------------------------------------------- a URL alone
+
+
+@pytest.mark.parametrize("transport", ["sse", "streamable_http"])
+def test_the_seed_entry_loads_verbatim_over_either_transport(transport: str) -> None:
+    # {type: mcp, url: http://localhost:8080, namespace: hr_api}: no server, no transport, bare URL.
+    with http_server(transport, path="/") as url:
+        entry = {"type": "mcp", "url": url, "namespace": "hr_api"}
+        with build_registry({"tools": {"registry": [entry]}}) as registry:
+            assert {t.name for t in registry} == OUR_TOOLS
+            assert registry.namespaces() == ["hr_api"]
+            forecast = registry.get("hr_api::forecast")
+            assert forecast.metadata["server"] == "hr_api"
+            assert forecast.metadata["transport"] == transport  # the one actually used
+            [loader] = registry.loaders
+            assert isinstance(loader, MCPToolLoader) and loader.transport == transport
+            assert loader.report.source == f"mcp server hr_api (auto -> {transport}: {url})"
+            with MCPToolEngine(registry) as engine:
+                engine.setup("s")
+                [result] = engine.execute("s", [ToolCall("hr_api::add", {"a": 1, "b": 2})])
+            assert result.result == {"total": 3.0}
+
+
+def test_without_a_namespace_the_server_is_named_after_host_and_port() -> None:
+    with http_server("streamable_http") as url:
+        loader = MCPToolLoader(url=url)
+        with ToolRegistry(loaders=[loader]) as registry:
+            name = url.removeprefix("http://").removesuffix("/mcp")
+            assert loader.server == name and registry.namespaces() == [name]
+            assert registry.get(f"{name}::echo").metadata["transport"] == "streamable_http"
+
+
+def test_a_url_ending_in_sse_uses_sse_without_asking() -> None:
+    loader = MCPToolLoader(url="http://127.0.0.1:1/sse", namespace="n")
+    assert loader.spec.transport == "sse" and loader.transport == "sse"
+    assert MCPToolLoader(command="run", namespace="n").transport == "stdio"
+
+
+def test_an_unreachable_url_is_a_load_error_naming_server_url_and_what_was_tried() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    loader = MCPToolLoader(url=url, namespace="hr_api", connect_timeout=5)
+    started = time.monotonic()
+    with pytest.raises(LoadError) as info:
+        loader.load()
+    loader.close()
+    assert time.monotonic() - started < 5
+    message = str(info.value)
+    assert "MCP connect failed for server 'hr_api' (auto)" in message
+    assert f"cannot reach {url}" in message and "POST initialize (streamable HTTP)" in message
+    assert "Traceback" not in message and info.value.source == "hr_api"
+
+
+def test_a_url_that_is_neither_protocol_is_a_load_error_saying_what_each_request_got() -> None:
+    # An ordinary web server: a socket answering every request with a small HTML page.
+    with _html_server() as url:
+        loader = MCPToolLoader(url=url, namespace="web", connect_timeout=5)
+        with pytest.raises(LoadError) as info:
+            loader.load()
+        loader.close()
+    message = str(info.value)
+    assert "server 'web' (auto)" in message and f"{url} speaks neither MCP transport" in message
+    assert "POST initialize (streamable HTTP) answered 200 OK with content type text/html" in message
+    assert "GET with Accept: text/event-stream (SSE) answered 200 OK with content type text/html" in message
+
+
+def test_a_silent_url_is_a_load_error_within_connect_timeout() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        loader = MCPToolLoader(url=url, namespace="mute", connect_timeout=1)
+        started = time.monotonic()
+        with pytest.raises(LoadError, match=rf"no answer from {url} within 1 s \(tried POST initialize"):
+            loader.load()
+        loader.close()
+    assert time.monotonic() - started < 4
+
+
+@contextmanager
+def _html_server() -> Iterator[str]:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Page(BaseHTTPRequestHandler):
+        def _page(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = b"<html><body>hello</body></html>"
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _page
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 # --------------------------------------------------------------------------- sessions, refresh, staleness

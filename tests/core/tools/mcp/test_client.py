@@ -1,8 +1,7 @@
-"""Tests of fms_dgt/core/tools/mcp_client.py against our test server as a real subprocess."""
+"""Tests of fms_dgt/core/tools/mcp/client.py against our test server as a real subprocess."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -14,20 +13,13 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from support.mcp_harness import SERVER_SCRIPT, free_port, http_server, wait_until
 
-from fms_dgt.core.tools import mcp_client
-from fms_dgt.core.tools.mcp_client import (
+from fms_dgt.core.tools.mcp import (
     MCPClient,
     MCPClientError,
     MCPServerSpec,
     MCPTimeoutError,
     clear_connections,
-    get_bridge,
-    get_connection,
-    open_connection,
-    register_connection,
-    unregister_connection,
 )
-from fms_dgt.errors import ConfigError, DGTError
 
 
 def _stdio_spec(name: str = "srv", **extra: object) -> MCPServerSpec:
@@ -46,108 +38,6 @@ def client() -> Iterator[MCPClient]:
 def _empty_registry() -> Iterator[None]:
     yield
     clear_connections()
-
-
-# --------------------------------------------------------------------------- spec validation
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "fragment"),
-    [
-        ({"transport": "stdio"}, "missing command"),
-        ({"transport": "sse"}, "missing url"),
-        ({"transport": "websocket", "url": "ws://x"}, "invalid transport 'websocket'"),
-        ({"command": "x", "url": "http://x/mcp"}, "apply to sse and streamable_http"),
-        ({"transport": "sse", "url": "http://x/sse", "command": "x"}, "apply to stdio only"),
-        ({"command": "x", "call_timeout": 0}, "invalid call_timeout 0"),
-        ({"command": "x", "reconnect_attempts": -1}, "invalid reconnect_attempts"),
-        ({"command": "x", "protocol": "2026"}, "invalid protocol"),
-    ],
-)
-def test_spec_rejects_bad_settings(kwargs: dict[str, object], fragment: str) -> None:
-    with pytest.raises(ConfigError, match=fragment) as info:
-        MCPServerSpec(name="bad", **kwargs)  # type: ignore[arg-type]
-    assert "bad" in str(info.value) or "transport" in str(info.value)
-
-
-def test_spec_folds_transport_aliases() -> None:
-    assert MCPServerSpec(name="a", transport="http", url="http://h/mcp").transport == "streamable_http"
-    assert (
-        MCPServerSpec(name="a", transport="streamable-http", url="http://h/mcp").transport
-        == "streamable_http"
-    )
-
-
-def test_headers_are_interpolated_at_connect(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = MCPServerSpec(
-        name="h", transport="sse", url="http://h/sse", headers={"Authorization": "Bearer ${TOKEN_X}"}
-    )
-    monkeypatch.setenv("TOKEN_X", "s3cret")
-    assert mcp_client._interpolated_headers(spec) == {"Authorization": "Bearer s3cret"}
-    monkeypatch.delenv("TOKEN_X")
-    with pytest.raises(ConfigError, match="TOKEN_X"):
-        mcp_client._interpolated_headers(spec)
-
-
-# --------------------------------------------------------------------------- connection registry
-
-
-def test_registry_register_get_clear() -> None:
-    a = MCPClient(_stdio_spec("a"))
-    register_connection("a", a)
-    assert get_connection("a") is a
-    assert get_connection("missing") is None
-    with pytest.raises(DGTError, match="duplicate MCP connection 'a'"):
-        register_connection("a", MCPClient(_stdio_spec("a")))
-    unregister_connection("a", MCPClient(_stdio_spec("a")))  # another client: no effect
-    assert get_connection("a") is a
-    clear_connections()
-    assert get_connection("a") is None
-
-
-def test_open_connection_shares_and_counts_references() -> None:
-    first = open_connection(_stdio_spec("shared"))
-    second = open_connection(_stdio_spec("shared"))
-    assert first is second and first.refs == 2
-    first.release()
-    assert get_connection("shared") is first
-    second.release()
-    assert first.refs == 0 and get_connection("shared") is None
-
-
-def test_a_released_client_does_not_reopen_until_acquired() -> None:
-    held = open_connection(_stdio_spec("retired"))
-    assert held.call_tool("echo", {"text": "x"})["isError"] is False
-    held.release()
-    assert not held.connected
-    with pytest.raises(MCPClientError, match="released the connection"):
-        held.call_tool("echo", {"text": "late"})
-    held.acquire()
-    assert held.call_tool("echo", {"text": "again"})["structuredContent"] == {"result": "again"}
-    held.release()
-
-
-def test_open_connection_rejects_a_different_endpoint_under_the_same_name() -> None:
-    held = open_connection(_stdio_spec("dup"))
-    with pytest.raises(ConfigError, match="conflicting MCP server 'dup'"):
-        open_connection(MCPServerSpec(name="dup", command="other-server"))
-    held.release()
-
-
-# --------------------------------------------------------------------------- the bridge
-
-
-def test_bridge_refuses_to_block_its_own_thread() -> None:
-    bridge = get_bridge()
-
-    async def nested() -> str:
-        try:
-            bridge.run(asyncio.sleep(0))
-        except DGTError as exc:
-            return str(exc)
-        return "no error"
-
-    assert "would deadlock" in bridge.run(nested())
 
 
 # --------------------------------------------------------------------------- stdio session
@@ -333,3 +223,34 @@ def test_unreachable_url_fails_naming_the_transport() -> None:
     with pytest.raises(MCPClientError) as info:
         c.list_tools_page()
     assert "(streamable_http)" in str(info.value) and "Check `url`" in str(info.value)
+
+
+@pytest.mark.parametrize("transport", ["sse", "streamable_http"])
+def test_a_bare_url_finds_its_transport_and_sends_headers(
+    transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP_TEST_TOKEN", "tok-456")
+    with http_server(transport, path="/") as url:
+        spec = MCPServerSpec(name=f"bare-{transport}", url=url, headers={"X-Token": "${MCP_TEST_TOKEN}"})
+        assert spec.transport == "auto" and url.count("/") == 2  # http://127.0.0.1:PORT
+        c = MCPClient(spec)
+        try:
+            header = c.call_tool("request_header", {"name": "X-Token"})["structuredContent"]
+            assert header == {"result": "tok-456"}
+            assert c.transport == transport and c.connects == 1
+            assert len(c.list_tools_page().tools) == 4
+        finally:
+            c.close()
+
+
+def test_retire_hooks_run_once_per_last_release() -> None:
+    c = MCPClient(_stdio_spec("hooked"))
+    retired: list[MCPClient] = []
+    c.add_retire_hook(retired.append)
+    c.add_retire_hook(retired.append)  # the same hook twice: called once
+    c.acquire()
+    c.acquire()
+    c.release()
+    assert retired == []
+    c.release()
+    assert retired == [c]

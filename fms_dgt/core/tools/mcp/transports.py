@@ -1,0 +1,226 @@
+"""The SDK's transports, opened for a :class:`~fms_dgt.core.tools.mcp.spec.MCPServerSpec`, and the
+classification of their failures (connection gone, request never ran).
+
+Every function imports the SDK (``mcp``, ``anyio``, ``httpx2``) when called, never at import time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Final
+
+from fms_dgt.core.tools.mcp.spec import MCPServerSpec
+
+__all__ = [
+    "SYNC_GRACE",
+    "describe_exc",
+    "http_client",
+    "innermost",
+    "interpolated_headers",
+    "is_connection_lost",
+    "never_ran",
+    "open_transport",
+    "sdk_error_code",
+]
+
+_SESSION_GONE: Final = ("session not found", "session terminated")
+#: Margin the sync side waits beyond an operation's own timeout, so the loop-side timeout (which
+#: cancels the request cleanly) normally fires first.
+SYNC_GRACE: Final = 5.0
+
+
+def sdk_error_code(exc: BaseException) -> int | None:
+    """The JSON-RPC error code an SDK ``MCPError`` carries, else None."""
+    code = getattr(getattr(exc, "error", None), "code", None)
+    return code if isinstance(code, int) else None
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The first real exception inside (possibly nested) exception groups."""
+    while isinstance(getattr(exc, "exceptions", None), Sequence) and exc.exceptions:  # type: ignore[attr-defined]
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    return exc
+
+
+def is_connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` means the transport is gone (as opposed to an error answer)."""
+    import anyio
+    import httpx2
+    from mcp_types import CONNECTION_CLOSED
+
+    leaf = innermost(exc)
+    if sdk_error_code(leaf) == CONNECTION_CLOSED:
+        return True
+    # Streamable HTTP answers 404 once the server forgot our session (it restarted, or expired the
+    # session); the spec says to start a new one. The SDK surfaces it only as this text.
+    if any(text in str(leaf).lower() for text in _SESSION_GONE):
+        return True
+    transport_errors = (
+        anyio.ClosedResourceError,
+        anyio.BrokenResourceError,
+        anyio.EndOfStream,
+        OSError,
+        httpx2.TransportError,
+    )
+    return isinstance(leaf, transport_errors)
+
+
+def never_ran(exc: BaseException) -> bool:
+    """True when a failed request certainly did not run on the server."""
+    import httpx2
+
+    leaf = innermost(exc)
+    return isinstance(leaf, httpx2.ConnectError) or any(text in str(leaf).lower() for text in _SESSION_GONE)
+
+
+def describe_exc(exc: BaseException) -> str:
+    """``Type: message`` of the innermost exception, for error messages and logs."""
+    leaf = innermost(exc)
+    text = str(leaf).strip() or type(leaf).__name__
+    return text if type(leaf).__name__ in text else f"{type(leaf).__name__}: {text}"
+
+
+class _EOFWatch:
+    """Proxy of a transport's read stream that reports when the stream ends.
+
+    The SDK's dispatcher reads with ``async for``; when that loop ends (EOF, or the transport
+    closed the stream) the connection is dead, and the next use must reconnect instead of failing.
+    """
+
+    def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_eof = on_eof
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __aiter__(self) -> _EOFWatch:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self._inner.__anext__()
+        except (StopAsyncIteration, anyio.ClosedResourceError, anyio.EndOfStream):
+            self._on_eof()
+            raise
+
+    async def receive(self) -> Any:
+        return await self.__anext__()
+
+    async def __aenter__(self) -> _EOFWatch:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        self._on_eof()
+        return await self._inner.__aexit__(*exc)
+
+
+def _resolve_command(command: str) -> str:
+    # A bare ``python`` would find whatever interpreter is first on PATH, usually not the one
+    # that has this package (and the server's dependencies) installed.
+    return sys.executable if command in ("python", "python3") else command
+
+
+def interpolated_headers(spec: MCPServerSpec) -> dict[str, str]:
+    """``spec.headers`` with ``${VAR}`` resolved from the environment now (so tokens stay out of files).
+
+    Raises:
+        ConfigError: a variable is not set.
+    """
+    from fms_dgt.config import interpolate
+
+    headers = {str(k): str(v) for k, v in (spec.headers or {}).items()}
+    return dict(interpolate(headers, yaml_path=f"mcp server {spec.name}.headers"))
+
+
+@contextlib.asynccontextmanager
+async def open_transport(
+    spec: MCPServerSpec, transport: str, on_eof: Callable[[], None]
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's ``transport`` (``stdio``, ``sse`` or ``streamable_http``) to ``spec``'s server,
+    with its read stream watched for EOF."""
+    async with _sdk_streams(spec, transport) as (read_stream, write_stream):
+        yield _EOFWatch(read_stream, on_eof), write_stream
+
+
+def _server_errlog() -> Any:
+    """Where a stdio server's stderr goes: the process's real stderr.
+
+    The SDK's default is whatever ``sys.stderr`` was when it was imported, which may be a
+    replacement without a file descriptor (a notebook, a test's capture) that cannot be handed to
+    a child process; fall back to the original stderr, else discard.
+    """
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    return open(os.devnull, "w")  # kept open as long as the server process runs
+
+
+@contextlib.asynccontextmanager
+async def _sdk_streams(spec: MCPServerSpec, transport: str) -> AsyncIterator[tuple[Any, Any]]:
+    if transport == "stdio":
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=_resolve_command(spec.command or ""),
+            args=list(spec.args),
+            env=dict(spec.env) if spec.env else None,
+            cwd=spec.cwd,
+        )
+        async with stdio_client(params, errlog=_server_errlog()) as streams:
+            yield streams
+    elif transport == "sse":
+        from mcp.client.sse import sse_client
+
+        headers = interpolated_headers(spec)
+        sse = sse_client(spec.url or "", headers, spec.connect_timeout, httpx_client_factory=http_client)
+        async with sse as streams:
+            yield streams
+    else:
+        async with _streamable_http_streams(spec) as streams:
+            yield streams
+
+
+@contextlib.asynccontextmanager
+async def _streamable_http_streams(spec: MCPServerSpec) -> AsyncIterator[tuple[Any, Any]]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    read_timeout = max(spec.call_timeout, spec.list_timeout) + SYNC_GRACE
+    timeout = httpx2.Timeout(spec.connect_timeout, read=read_timeout)
+    # The transport leaves a client it was given open, so this context owns it.
+    client = http_client(headers=interpolated_headers(spec), timeout=timeout)
+    async with client, streamable_http_client(spec.url or "", http_client=client) as streams:
+        yield streams
+
+
+def http_client(
+    headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+) -> Any:  # an httpx2.AsyncClient (the SDK's ``McpHttpClientFactory`` signature)
+    """An ``httpx2.AsyncClient`` sharing one SSL context with every other MCP HTTP client."""
+    import httpx2
+
+    kwargs: dict[str, Any] = {"headers": headers, "verify": _ssl_context(), "auth": auth}
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    return httpx2.AsyncClient(**kwargs)
+
+
+@functools.cache
+def _ssl_context() -> Any:
+    # Loading the CA bundle costs ~70 ms of CPU; per client, that alone would serialise the
+    # concurrent loading of several HTTP servers on the one event-loop thread.
+    import httpx2
+
+    return httpx2.create_ssl_context()
