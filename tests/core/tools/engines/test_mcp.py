@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support.mcp_harness import free_port, http_server, stdio_kwargs, wait_until
 
-from fms_dgt.config import Config, build_registry
+from fms_dgt.config import Config
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine, map_call_result
@@ -241,7 +241,7 @@ def test_the_seed_engine_entry_routes_calls_to_the_loaders_session() -> None:
                 "engines": {"mcp_live": {"type": "mcp", "url": f"{url}/"}},  # another spelling
             }
         }
-        with build_registry(config) as registry:
+        with ToolRegistry.from_config(config) as registry:
             engines = build_engines(Config(config, None), registry)
             shared = get_connection("hr_api")
             assert shared is not None and shared.transport == "streamable_http"

@@ -176,7 +176,7 @@ def test_the_seed_entry_loads_verbatim_over_either_transport(transport: str) -> 
     # {type: mcp, url: http://localhost:8080, namespace: hr_api}: no server, no transport, bare URL.
     with http_server(transport, path="/") as url:
         entry = {"type": "mcp", "url": url, "namespace": "hr_api"}
-        with build_registry({"tools": {"registry": [entry]}}) as registry:
+        with ToolRegistry.from_config({"tools": {"registry": [entry]}}) as registry:
             assert {t.name for t in registry} == OUR_TOOLS
             assert registry.namespaces() == ["hr_api"]
             forecast = registry.get("hr_api::forecast")
