@@ -482,9 +482,12 @@ def test_validate_option_reports_schema_violations_with_pointer(tmp_path: Path) 
     path.write_text(json.dumps(spec))
     tools, _ = load(path)
     assert list(tools) == ["get_a"]  # lenient by default
-    with pytest.raises(LoadError, match="not of type 'string'") as info:
+    # openapi-spec-validator quotes the type as jsonschema does ('string') or as jsonschema-rs does
+    # ("string"), whichever backend it picked.
+    with pytest.raises(LoadError, match=r"5 is not of type ['\"]string['\"]") as info:
         RESTToolLoader(str(path), validate=True).load()
     assert info.value.pointer == "/paths/~1a/get/summary"
+    assert "Failed validating" not in str(info.value)
     tools, _ = load(PETSTORE, validate=True)
     assert len(tools) == 14
 
