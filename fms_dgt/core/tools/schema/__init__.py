@@ -20,7 +20,7 @@ from fms_dgt.core.tools.schema.normalise import (
     normalise_schema,
     type_from_name,
 )
-from fms_dgt.core.tools.schema.validate import CompiledValidator, get_validator
+from fms_dgt.core.tools.schema.validate import CompiledValidator, InvalidSchemaError, get_validator
 
 __all__ = [
     "ANNOTATION_KEYS",
@@ -29,6 +29,7 @@ __all__ = [
     "SCHEMA_LIST_KEYWORDS",
     "SCHEMA_MAP_KEYWORDS",
     "CompiledValidator",
+    "InvalidSchemaError",
     "canonical_form",
     "fingerprint",
     "get_validator",
