@@ -81,6 +81,11 @@ class CompiledValidator:
         self._full: Draft202012Validator | None = None
         self._recursive = _may_recurse(self.schema)
 
+    def __reduce__(self) -> tuple[type[CompiledValidator], tuple[Any]]:
+        # A jsonschema-rs validator cannot be pickled or copied: rebuild it from the schema, so a
+        # Tool holding its output validator still deep-copies and pickles.
+        return CompiledValidator, (self.schema,)
+
     @property
     def backend(self) -> str:
         """``"jsonschema-rs"``, or ``"jsonschema"`` for a schema jsonschema-rs cannot compile."""

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from typing import Any, ClassVar
 import pytest
 from jsonschema import Draft202012Validator
 
+from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
 from fms_dgt.core.tools.schema.validate import MAX_RECURSIVE_DEPTH, InvalidSchemaError
 from fms_dgt.errors import ToolDefinitionError
@@ -243,6 +246,16 @@ def test_references_that_cannot_recurse_need_no_depth_limit() -> None:
     compiled = CompiledValidator(schema)
     assert compiled.is_valid(_nested(100_000))  # validation stops two levels down
     assert not compiled.is_valid([1])
+
+
+def test_validators_survive_copy_and_pickle() -> None:
+    tool = Tool("t", "ns", output_parameters={"type": "object", "required": ["id"]})
+    assert not tool.output_validator.is_valid({})
+    for clone in (copy.deepcopy(tool), pickle.loads(pickle.dumps(tool))):
+        assert clone.output_validator.is_valid({"id": 1})
+        assert not clone.output_validator.is_valid({})
+    copied = copy.deepcopy(get_validator(BASE))
+    assert copied.backend == "jsonschema-rs" and copied.is_valid({"city": "x", "units": "c"})
 
 
 # ---------------------------------------------------------------- schemas that cannot be used
