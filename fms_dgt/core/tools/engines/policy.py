@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.schema import InvalidSchemaError, get_validator
 from fms_dgt.errors import ConfigError, DGTError, RetryableError
 
 if TYPE_CHECKING:
@@ -182,6 +182,14 @@ def coerce_arguments(
 # ---------------------------------------------------------------- the runner
 
 
+def _accepts(tool: Tool, arguments: Any) -> bool:
+    """True when ``arguments`` validate against ``tool``'s input schema (False if it is unusable)."""
+    try:
+        return get_validator(tool.parameters, tool.fingerprint).is_valid(arguments)
+    except InvalidSchemaError:
+        return False
+
+
 class PolicyRunner:
     """Runs calls of one engine under one policy (see the module docstring).
 
@@ -232,7 +240,7 @@ class PolicyRunner:
         """The first overload the repaired arguments validate against, the repaired call, and notes."""
         for tool in self.engine.overloads_of(call.name):
             fixed, notes = coerce_arguments(call.arguments, tool.parameters)
-            if notes and get_validator(tool.parameters, tool.fingerprint).is_valid(fixed):
+            if notes and _accepts(tool, fixed):
                 return tool, ToolCall(call.name, fixed, call.call_id), notes
         return None
 
@@ -290,8 +298,10 @@ class PolicyRunner:
         mode = self.policy.validate_results
         if mode == "off" or not tool.output_parameters:
             return
-        validator = tool.output_validator
-        reason = None if validator.is_valid(result.result) else validator.explain(result.result)
+        try:
+            reason = tool.output_validator.explain(result.result)
+        except InvalidSchemaError as exc:  # the tool's output schema, not its result, is at fault
+            reason = str(exc)
         result.metadata["output_validation"] = "ok" if reason is None else reason
         if reason is not None and mode == "error":
             result.error = f"result of {tool.qualified_name} violates its output schema: {reason}"

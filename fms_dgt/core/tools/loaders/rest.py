@@ -405,5 +405,8 @@ class _FileGuard:
 def _validation_problem(error: Any, source: str) -> LoadError:
     path = getattr(error, "path", None) or ()
     pointer = "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
-    message = getattr(error, "message", str(error))
-    return LoadError(f"invalid OpenAPI document: {message}", source=source, pointer=pointer)
+    message = str(getattr(error, "message", error))
+    # With jsonschema-rs installed the validator's messages go on with the failing keyword and the
+    # instance over several lines; the first line says what is wrong, the pointer says where.
+    first_line = message.split("\n", 1)[0]
+    return LoadError(f"invalid OpenAPI document: {first_line}", source=source, pointer=pointer)

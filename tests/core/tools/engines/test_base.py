@@ -174,6 +174,24 @@ def test_coercion_is_opt_in_and_recorded() -> None:
     assert result.result == fixed and "n: string '10' -> integer" in result.metadata["coerced"]
 
 
+def test_unusable_schemas_make_failed_results_not_exceptions() -> None:
+    # An input and an output schema that cannot be compiled: a $ref is never fetched.
+    remote = {"$ref": "http://127.0.0.1:9/schema.json"}
+    bad_input = Tool("typed", "state", parameters={"type": "object", "properties": {"n": remote}})
+    bad_output = Tool("incr", "state", parameters=COUNTER.parameters, output_parameters=remote)
+    engine = CounterEngine(
+        ToolRegistry([bad_input, bad_output]),
+        policy=CallPolicy(coerce_arguments=True, validate_results="error"),
+    )
+    engine.setup("s")
+    first, second = engine.execute(
+        "s", [ToolCall("state::typed", {"n": "1"}), ToolCall("state::incr", {"by": 1})]
+    )
+    assert first.error is not None and "cannot compile JSON Schema" in first.error
+    assert "cannot compile JSON Schema" in second.metadata["output_validation"]
+    assert second.error is not None and "only references inside the schema" in second.error
+
+
 def test_invalid_policies_are_config_errors() -> None:
     with pytest.raises(ConfigError, match="validate_results"):
         CallPolicy(validate_results="sometimes")
