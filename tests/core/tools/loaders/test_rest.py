@@ -17,7 +17,6 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from fms_dgt.config import build_registry
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
 from fms_dgt.errors import ConfigError, LoadError
@@ -366,7 +365,7 @@ def test_config_entry_resolves_the_spec_against_the_config_directory(tmp_path: P
         "tools:\n  registry:\n    - type: rest\n      spec: specs/pets.yaml\n      namespace: shop\n"
         "      include: {methods: [get]}\n"
     )
-    registry = build_registry(config)
+    registry = ToolRegistry.from_config(config)
     names = {t.name for t in registry.tools("shop")}
     assert names == {"listPets", "getPet", "echo", "flaky", "secureEcho", "slow", "getText", "badOutput"}
 
