@@ -26,6 +26,9 @@ content key) come from the memo, so such a run builds no signature for them eith
 
 Tools without ``output_parameters`` have no outgoing edges; tools without parameters have no
 incoming edges. Overloads are distinct nodes.
+
+The artifact type, :class:`~fms_dgt.core.tools.artifacts.DataflowGraph`, is in
+:mod:`fms_dgt.core.tools.artifacts`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.artifacts import WHOLE_RESULT, DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import (
     MemoStore,
@@ -50,7 +54,7 @@ from fms_dgt.core.tools.enrichments._cache import (
 )
 from fms_dgt.core.tools.enrichments._ordering import score_order
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise, row_index
+from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise
 from fms_dgt.core.tools.schema import json_type
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_enrichment
@@ -58,13 +62,12 @@ from fms_dgt.plugins import register_tool_enrichment
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
+# DataflowGraph and Edge live in fms_dgt.core.tools.artifacts; they are still exported here for
+# code that imported them from this module.
 __all__ = ["DataflowEnrichment", "DataflowGraph", "Edge", "type_compatibility", "type_key"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
-
-#: Name of the output "parameter" that stands for the whole result when it is not an object.
-WHOLE_RESULT = ""
 
 _CHUNK_CELLS = 1 << 22
 _MEMO_ARRAYS = (
@@ -394,120 +397,29 @@ class _Memo:
     tables: dict[str, dict[str, npt.NDArray[Any]]]
 
 
-# --------------------------------------------------------------------------- artifact
-
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    """One dataflow edge: ``source``'s output ``output`` can feed ``target``'s input ``input``.
-
-    Attributes:
-        source: the producing tool.
-        output: its output parameter (``""`` for the whole result).
-        target: the consuming tool.
-        input: its input parameter.
-        score: type compatibility x name/description similarity, in ``(0, 1]``.
-    """
-
-    source: Tool
-    output: str
-    target: Tool
-    input: str
-    score: float
-
-
-class DataflowGraph:
-    """Parameter-level dataflow edges with forward (``out``) and reverse (``in``) indexes.
-
-    Edge arrays are sorted by source node, best score first; :attr:`in_order` lists the same edges
-    sorted by target node. Nodes are indexes into :attr:`tools` (registry order).
-
-    Attributes:
-        tools: the nodes.
-        src, dst: source and target node of each edge.
-        output, input: parameter names of each edge, as indexes into :attr:`names`.
-        score: each edge's score.
-        out_ptr: edges of node ``n`` are ``out_ptr[n]:out_ptr[n + 1]``.
-        in_order, in_ptr: edge ids sorted by target and their per-node ranges.
-    """
-
-    __slots__ = (
-        "__weakref__",
-        "_rows",
-        "dst",
-        "in_order",
-        "in_ptr",
-        "input",
-        "names",
-        "out_ptr",
-        "output",
-        "score",
-        "settings",
-        "src",
-        "tools",
-    )
-
-    def __init__(
-        self,
-        tools: Sequence[Tool],
-        edges: Mapping[str, npt.NDArray[Any]],
-        names: Sequence[str],
-        settings: Mapping[str, Any],
-    ) -> None:
-        self.tools = tuple(tools)
-        order = score_order(edges["src"], edges["score"], edges["dst"], len(tools))
-        self.src = _frozen(edges["src"][order])
-        self.dst = _frozen(edges["dst"][order])
-        self.output = _frozen(edges["output"][order])
-        self.input = _frozen(edges["input"][order])
-        self.score = _frozen(edges["score"][order].astype(np.float32))
-        self.names = tuple(names)
-        self.settings = dict(settings)
-        count = len(self.tools)
-        self.out_ptr = _frozen(_ptr(self.src, count))
-        self.in_order = _frozen(score_order(self.dst, self.score, self.src, count))
-        self.in_ptr = _frozen(_ptr(self.dst[self.in_order], count))
-        self._rows: dict[tuple[str, str], int] | None = None
-
-    def __len__(self) -> int:
-        """The number of edges."""
-        return len(self.src)
-
-    def node(self, tool: Tool) -> int:
-        """The node index of ``tool`` (overloads are different nodes).
-
-        Raises:
-            KeyError: the tool was not in the registry when the graph was built.
-        """
-        return row_index(self, tool)
-
-    def edge(self, edge_id: int) -> Edge:
-        """Edge ``edge_id`` as an :class:`Edge`."""
-        return Edge(
-            source=self.tools[int(self.src[edge_id])],
-            output=self.names[int(self.output[edge_id])],
-            target=self.tools[int(self.dst[edge_id])],
-            input=self.names[int(self.input[edge_id])],
-            score=float(self.score[edge_id]),
-        )
-
-    def edges_from(self, node: int) -> list[Edge]:
-        """Outgoing edges of ``node``, best first."""
-        return [self.edge(e) for e in range(int(self.out_ptr[node]), int(self.out_ptr[node + 1]))]
-
-    def edges_to(self, node: int) -> list[Edge]:
-        """Incoming edges of ``node``, best first."""
-        lo, hi = int(self.in_ptr[node]), int(self.in_ptr[node + 1])
-        return [self.edge(int(e)) for e in self.in_order[lo:hi]]
-
-    def successors(self, node: int) -> list[int]:
-        """Distinct target nodes of ``node``'s edges, best first."""
-        return list(dict.fromkeys(self.dst[self.out_ptr[node] : self.out_ptr[node + 1]].tolist()))
-
-    def predecessors(self, node: int) -> list[int]:
-        """Distinct source nodes of edges into ``node``, best first."""
-        ids = self.in_order[self.in_ptr[node] : self.in_ptr[node + 1]]
-        return list(dict.fromkeys(self.src[ids].tolist()))
+def _graph(
+    tools: Sequence[Tool],
+    edges: Mapping[str, npt.NDArray[Any]],
+    names: Sequence[str],
+    settings: Mapping[str, Any],
+) -> DataflowGraph:
+    """The artifact: edges sorted by source node, best score first, with the reverse index."""
+    count = len(tools)
+    order = score_order(edges["src"], edges["score"], edges["dst"], count)
+    src, dst = _frozen(edges["src"][order]), _frozen(edges["dst"][order])
+    score = _frozen(edges["score"][order].astype(np.float32))
+    in_order = _frozen(score_order(dst, score, src, count))
+    arrays = {
+        "src": src,
+        "dst": dst,
+        "output": _frozen(edges["output"][order]),
+        "input": _frozen(edges["input"][order]),
+        "score": score,
+        "out_ptr": _frozen(_ptr(src, count)),
+        "in_order": in_order,
+        "in_ptr": _frozen(_ptr(dst[in_order], count)),
+    }
+    return DataflowGraph(tools, arrays, names, settings)
 
 
 def _frozen(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -688,7 +600,7 @@ class DataflowEnrichment(ToolEnrichment):
                 self._write_memo(groups, len(tools), outs, ins, names.names, types.names)
             elif missed:
                 self._write_delta(memo, missed, len(tools), outs, ins, names.names, types.names)
-        return DataflowGraph(tools, edges, used, self.settings)
+        return _graph(tools, edges, used, self.settings)
 
     # ------------------------------------------------------------------ memo
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.artifacts import ToolEmbeddings, row_index
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import (
     MemoStore,
@@ -42,6 +43,8 @@ from fms_dgt.plugins import register_tool_enrichment
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
+# ToolEmbeddings and row_index live in fms_dgt.core.tools.artifacts; they are still exported here
+# for code that imported them from this module.
 __all__ = [
     "EmbeddingsEnrichment",
     "HashedEncoder",
@@ -366,55 +369,7 @@ def make_encoder(
     )
 
 
-# --------------------------------------------------------------------------- artifact + enrichment
-
-
-class ToolEmbeddings:
-    """The ``embeddings`` artifact: row ``i`` of :attr:`matrix` is the vector of ``tools[i]``.
-
-    Attributes:
-        tools: the registry's tools, in registry order (overloads are separate rows).
-        matrix: ``(len(tools), dim)`` float32, L2-normalised, read-only.
-        encoder: the encoder settings that produced the vectors.
-    """
-
-    __slots__ = ("_rows", "encoder", "matrix", "tools")
-
-    def __init__(self, tools: Sequence[Tool], matrix: FloatMatrix, encoder: Mapping[str, Any]) -> None:
-        self.tools = tuple(tools)
-        self.matrix = matrix
-        self.matrix.setflags(write=False)
-        self.encoder = dict(encoder)
-        self._rows: dict[tuple[str, str], int] | None = None
-
-    def __len__(self) -> int:
-        return len(self.tools)
-
-    def row(self, tool: Tool) -> int:
-        """The row of ``tool``.
-
-        Raises:
-            KeyError: the tool was not in the registry when the embeddings were computed.
-        """
-        return row_index(self, tool)
-
-    def vector(self, tool: Tool) -> FloatMatrix:
-        """The vector of ``tool`` (read-only view)."""
-        row: FloatMatrix = self.matrix[self.row(tool)]
-        return row
-
-
-def row_index(artifact: Any, tool: Tool) -> int:
-    """Row of ``tool`` in an artifact with ``tools`` and a lazily built ``_rows`` map.
-
-    The map is built on first use because it needs every tool's fingerprint, which registries
-    compute only on demand; building it twice from two threads gives the same map.
-    """
-    rows = artifact._rows
-    if rows is None:
-        rows = {(t.qualified_name, t.fingerprint): i for i, t in enumerate(artifact.tools)}
-        artifact._rows = rows
-    return int(rows[(tool.qualified_name, tool.fingerprint)])
+# --------------------------------------------------------------------------- enrichment
 
 
 def _text_key(text: str) -> str:
