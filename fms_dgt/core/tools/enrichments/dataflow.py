@@ -53,8 +53,8 @@ from fms_dgt.core.tools.enrichments._cache import (
     pool_groups,
 )
 from fms_dgt.core.tools.enrichments._ordering import score_order
+from fms_dgt.core.tools.enrichments._vectors import HashedEncoder, l2_normalise, quantise
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder, l2_normalise, quantise
 from fms_dgt.core.tools.schema import json_type
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_enrichment

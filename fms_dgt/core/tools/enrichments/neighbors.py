@@ -37,8 +37,8 @@ from fms_dgt.core.tools.enrichments._cache import (
     pool_groups,
 )
 from fms_dgt.core.tools.enrichments._ordering import rank_in_runs, score_order
+from fms_dgt.core.tools.enrichments._vectors import quantise
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import quantise
 from fms_dgt.errors import ConfigError, EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
