@@ -31,7 +31,15 @@ if TYPE_CHECKING:
     IntArray = npt.NDArray[np.int64]
     FloatArray = npt.NDArray[np.float32]
 
-__all__ = ["WHOLE_RESULT", "DataflowGraph", "Edge", "ToolEmbeddings", "ToolNeighbors", "row_index"]
+__all__ = [
+    "GRAPH_ARRAYS",
+    "WHOLE_RESULT",
+    "DataflowGraph",
+    "Edge",
+    "ToolEmbeddings",
+    "ToolNeighbors",
+    "row_index",
+]
 
 #: The output name of an edge whose value is the whole result (a result that is not an object).
 WHOLE_RESULT = ""
