@@ -136,18 +136,18 @@ def work_naive(size: int) -> dict[str, Any]:
     """A dense output x input parameter score matrix (float64), as earlier implementations build."""
     import numpy as np
 
-    from fms_dgt.core.tools.enrichments.dataflow import (
-        _input_fields,
-        _output_fields,
+    from fms_dgt.core.tools.enrichments._dataflow_params import (
+        input_fields,
+        output_fields,
         type_compatibility,
         type_key,
     )
-    from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder
+    from fms_dgt.core.tools.enrichments._vectors import HashedEncoder
 
     pool = make_pool(size)
     start = time.perf_counter()
-    outs = [(t, n, s) for t in pool for n, s in _output_fields(t)]
-    ins = [(t, n, s) for t in pool for n, s in _input_fields(t)]
+    outs = [(t, n, s) for t in pool for n, s in output_fields(t)]
+    ins = [(t, n, s) for t in pool for n, s in input_fields(t)]
     encoder = HashedEncoder()
     out_vec = encoder.encode([f"{n} {s.get('description', '')}" for _, n, s in outs]).astype(np.float64)
     in_vec = encoder.encode([f"{n} {s.get('description', '')}" for _, n, s in ins]).astype(np.float64)

@@ -25,7 +25,6 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
-from fms_dgt.core.tools.enrichments.base import ToolEnrichment, order_enrichments
 from fms_dgt.core.tools.loaders.base import ToolLoader
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.errors import (
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from fms_dgt.config import Config
+    from fms_dgt.core.tools.enrichments.base import ToolEnrichment
 
 __all__ = ["RefreshReport", "ToolRegistry"]
 
@@ -173,7 +173,7 @@ class ToolRegistry:
                 raise ToolError(f"invalid registry entry {tool!r}: expected a Tool instance.")
         self._loaders = list(loaders)
         self._loader_engines = list(engines) if engines is not None else [None] * len(loaders)
-        self._enrichments = order_enrichments(enrichments)
+        self._enrichments = _ordered(enrichments)
         self._refresh_lock = threading.Lock()
         self._staged = False
         with _paused_gc():
@@ -491,6 +491,19 @@ def _result(future: Any, loader: ToolLoader) -> list[Tool]:
         raise
     except Exception as exc:
         raise LoadError(f"loader {loader.describe()} failed: {exc}") from exc
+
+
+def _ordered(enrichments: Sequence[ToolEnrichment]) -> list[ToolEnrichment]:
+    """``enrichments`` in dependency order (``enrichments.base.order_enrichments``).
+
+    The enrichments package is imported only when there are enrichments: importing the registry,
+    which every sampler does through ``fms_dgt.core.tools``, then loads no enrichment module.
+    """
+    if not enrichments:
+        return []
+    from fms_dgt.core.tools.enrichments.base import order_enrichments
+
+    return order_enrichments(enrichments)
 
 
 def _run(enrichment: ToolEnrichment, staged: ToolRegistry) -> Any:

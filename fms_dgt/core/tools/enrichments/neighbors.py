@@ -10,6 +10,9 @@ is linear in the number of tools. Needs the ``embeddings`` enrichment.
 With a cache directory, a later run reuses the previous lists: rows whose tool is unchanged and
 whose neighbours all still exist are only compared with the *new* tools and merged; other rows are
 recomputed. The result is identical to a cold run.
+
+The artifact type, :class:`~fms_dgt.core.tools.artifacts.ToolNeighbors`, is in
+:mod:`fms_dgt.core.tools.artifacts`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.artifacts import ToolEmbeddings, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import (
     MemoStore,
@@ -33,54 +37,18 @@ from fms_dgt.core.tools.enrichments._cache import (
     pool_groups,
 )
 from fms_dgt.core.tools.enrichments._ordering import rank_in_runs, score_order
+from fms_dgt.core.tools.enrichments._vectors import quantise
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.enrichments.embeddings import ToolEmbeddings, quantise, row_index
 from fms_dgt.errors import ConfigError, EnrichmentError
 from fms_dgt.plugins import register_tool_enrichment
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["NeighborsEnrichment", "ToolNeighbors"]
+# ToolNeighbors lives in fms_dgt.core.tools.artifacts; it is still exported here for earlier imports.
+__all__ = ["NeighborsEnrichment", "ToolNeighbors", "nearest"]
 
 _CHUNK_CELLS = 1 << 24
-
-
-class ToolNeighbors:
-    """The ``neighbors`` artifact.
-
-    Attributes:
-        tools: the registry's tools (row order of the arrays).
-        indices: ``(len(tools), k)`` neighbour rows, best first, ``-1`` where a row has fewer.
-        scores: the matching cosine similarities.
-        k: neighbours per tool.
-    """
-
-    __slots__ = ("_rows", "indices", "k", "scores", "tools")
-
-    def __init__(
-        self, tools: Sequence[Tool], indices: npt.NDArray[np.int64], scores: npt.NDArray[np.float32]
-    ):
-        self.tools = tuple(tools)
-        self.indices = indices
-        self.scores = scores
-        self.indices.setflags(write=False)
-        self.scores.setflags(write=False)
-        self.k = int(indices.shape[1]) if indices.ndim == 2 else 0
-        self._rows: dict[tuple[str, str], int] | None = None
-
-    def row(self, tool: Tool) -> int:
-        """The row of ``tool`` (KeyError when it was not in the registry)."""
-        return row_index(self, tool)
-
-    def neighbors(self, tool: Tool) -> list[tuple[Tool, float]]:
-        """The nearest tools of ``tool`` with their similarity, best first."""
-        row = self.row(tool)
-        return [
-            (self.tools[int(i)], float(s))
-            for i, s in zip(self.indices[row], self.scores[row], strict=True)
-            if i >= 0
-        ]
 
 
 @register_tool_enrichment("neighbors")

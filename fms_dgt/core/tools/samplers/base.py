@@ -28,8 +28,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, overload
 
+from fms_dgt.core.tools.artifacts import DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments.dataflow import Edge
 from fms_dgt.errors import ConfigError, SamplingError
 from fms_dgt.plugins import get_tool_sampler_class
 
@@ -258,8 +258,6 @@ class GraphToolSampler(ToolSampler):
         exclude: Sequence[str] = (),
     ) -> None:
         super().__init__(registry, k=k, seed=seed, exclude=exclude)
-        from fms_dgt.core.tools.enrichments.dataflow import DataflowGraph
-
         graph = self.registry.artifacts["dataflow"]
         if not isinstance(graph, DataflowGraph):
             raise SamplingError(

@@ -18,7 +18,7 @@ from fms_dgt.errors import SamplingError
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
-    from fms_dgt.core.tools.enrichments.dataflow import Edge
+    from fms_dgt.core.tools.artifacts import Edge
     from fms_dgt.core.tools.registry import ToolRegistry
 
 __all__ = ["DagSampler"]

@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from fms_dgt.core.tools.artifacts import ToolNeighbors
 from fms_dgt.core.tools.samplers.base import Seed, ToolSample, ToolSampler, _allowed
 from fms_dgt.core.tools.samplers.fan_out import pick_hub
 from fms_dgt.errors import SamplingError
@@ -49,8 +50,6 @@ class NeighborSampler(ToolSampler):
         exclude: Sequence[str] = (),
     ) -> None:
         super().__init__(registry, k=k, seed=seed, exclude=exclude)
-        from fms_dgt.core.tools.enrichments.neighbors import ToolNeighbors
-
         artifact = self.registry.artifacts["neighbors"]
         if not isinstance(artifact, ToolNeighbors):
             raise SamplingError(

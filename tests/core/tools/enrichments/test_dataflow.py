@@ -1,4 +1,4 @@
-"""Tests for fms_dgt/core/tools/enrichments/dataflow.py."""
+"""Tests for fms_dgt/core/tools/enrichments/dataflow.py and its parts (``_dataflow_*.py``)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fms_dgt.core.tools.artifacts import DataflowGraph
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments import dataflow
-from fms_dgt.core.tools.enrichments.dataflow import (
-    DataflowEnrichment,
-    DataflowGraph,
-    _input_fields,
-    _output_fields,
-    _tie_break,
+from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
+from fms_dgt.core.tools.enrichments._dataflow_params import (
+    input_fields,
+    output_fields,
     type_compatibility,
     type_key,
 )
-from fms_dgt.core.tools.enrichments.embeddings import quantise
+from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer, tie_break
+from fms_dgt.core.tools.enrichments._vectors import quantise
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError
@@ -149,8 +149,8 @@ def test_empty_registry_gives_an_empty_graph() -> None:
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
     """A dense, per-parameter implementation of the same definition (small pools only)."""
     enrichment = DataflowEnrichment(threshold=threshold, max_neighbors=max_neighbors)
-    outs = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in _output_fields(t)]
-    ins = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in _input_fields(t)]
+    outs = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in output_fields(t)]
+    ins = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in input_fields(t)]
 
     def vectors(rows: list[Any]) -> Any:
         sigs = [(n or t.name, str(s.get("description", "")), type_key(s)) for _, n, s, t in rows]
@@ -167,7 +167,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     for o, (ot, oname, oschema, otool) in enumerate(outs):
         sig = signature[(oname or otool.name, str(oschema.get("description", "")), type_key(oschema))]
         cands = [
-            (-scores[o, i], int(_tie_break(np.array([sig]), np.array([i]))[0]), i)
+            (-scores[o, i], int(tie_break(np.array([sig]), np.array([i]))[0]), i)
             for i, (_, _, _, itool) in enumerate(ins)
             if itool.qualified_name != otool.qualified_name and scores[o, i] >= threshold
         ]
@@ -187,7 +187,7 @@ def test_matches_a_dense_reference_with_ties(
     travel_tools: list[Tool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tools = replicate(travel_tools, 4)
-    monkeypatch.setattr(dataflow, "_CHUNK_CELLS", 64)
+    monkeypatch.setattr(_dataflow_scoring, "_CHUNK_CELLS", 64)
     monkeypatch.setattr(dataflow, "_EXPAND_ROWS", 16)
     graph = DataflowEnrichment(threshold=0.2, max_neighbors=3).enrich(ToolRegistry(tools))
     assert graph_edges(graph) == reference_edges(tools, 0.2, 3)
@@ -212,8 +212,8 @@ def test_cached_incremental_runs_equal_cold_runs(
     travel_tools: list[Tool], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     updates: list[int] = []
-    original = dataflow._update
-    monkeypatch.setattr(dataflow, "_update", lambda *a: updates.append(1) or original(*a))
+    original = dataflow.update_candidates
+    monkeypatch.setattr(dataflow, "update_candidates", lambda *a: updates.append(1) or original(*a))
     pool = replicate(travel_tools, 3)
     grown = [*pool, *(variant(t, "new") for t in travel_tools)]
     shrunk = [t for t in grown if not t.namespace.startswith("accounts")]
@@ -232,13 +232,13 @@ def test_incremental_run_scores_only_what_is_new(
     pool = replicate(travel_tools, 3)
     DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(pool))
     scored: list[tuple[int, int]] = []
-    original = dataflow._Scorer._chunk
+    original = Scorer._chunk
 
     def counting(self: Any, out_sigs: Any, in_sigs: Any, width: Any) -> Any:
         scored.append((len(out_sigs), len(in_sigs)))
         return original(self, out_sigs, in_sigs, width)
 
-    monkeypatch.setattr(dataflow._Scorer, "_chunk", counting)
+    monkeypatch.setattr(Scorer, "_chunk", counting)
     extra = Tool(
         "brand_new", "extra", parameters={"type": "object", "properties": {"user_id": {"type": "string"}}}
     )
@@ -251,8 +251,8 @@ def test_force_ignores_the_cache(
 ) -> None:
     DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
     calls: list[int] = []
-    original = dataflow._Scorer.rows
-    monkeypatch.setattr(dataflow._Scorer, "rows", lambda self, *a: calls.append(1) or original(self, *a))
+    original = Scorer.rows
+    monkeypatch.setattr(Scorer, "rows", lambda self, *a: calls.append(1) or original(self, *a))
     DataflowEnrichment(cache_dir=tmp_path).enrich(ToolRegistry(travel_tools))
     assert calls == []
     DataflowEnrichment(cache_dir=tmp_path, force=True).enrich(ToolRegistry(travel_tools))

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,18 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fms_dgt.core.tools.artifacts import ToolEmbeddings
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments.embeddings import (
-    EmbeddingsEnrichment,
-    HashedEncoder,
-    OpenAIEncoder,
-    SentenceTransformerEncoder,
-    TextEncoder,
-    ToolEmbeddings,
-    tool_text,
-)
+from fms_dgt.core.tools.enrichments._vectors import HashedEncoder, TextEncoder
+from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment, tool_text
 from fms_dgt.core.tools.registry import ToolRegistry
-from fms_dgt.errors import ConfigError, EnrichmentError
+from fms_dgt.errors import ConfigError
 
 
 class CountingEncoder(TextEncoder):
@@ -40,49 +31,6 @@ class CountingEncoder(TextEncoder):
     def encode(self, texts: Sequence[str]) -> Any:
         self.encoded.extend(texts)
         return self.inner.encode(texts)
-
-
-def cos(a: Any, b: Any) -> float:
-    return float(np.dot(a, b))
-
-
-def test_hashed_vectors_are_normalised_and_similar_texts_are_closer() -> None:
-    vectors = HashedEncoder().encode(
-        ["getWeather: current weather in a city", "get_weather_forecast for a city", "send an email", ""]
-    )
-    assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, atol=1e-5)
-    assert not vectors[3].any()
-    assert cos(vectors[0], vectors[1]) > cos(vectors[0], vectors[2]) + 0.2
-
-
-def test_camel_case_and_snake_case_give_the_same_words() -> None:
-    encoder = HashedEncoder(ngrams=())
-    camel, snake = encoder.encode(["getUserId", "get user id"])
-    assert cos(camel, snake) == pytest.approx(1.0, abs=1e-6)
-
-
-def test_batches_do_not_change_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
-    texts = [f"tool number {i} does thing {i * 7}" for i in range(300)]
-    whole = HashedEncoder().encode(texts)
-    monkeypatch.setattr("fms_dgt.core.tools.enrichments.embeddings._BATCH_BYTES", 500)
-    assert np.array_equal(HashedEncoder().encode(texts), whole)
-
-
-def test_hashed_vectors_are_identical_in_other_processes() -> None:
-    code = (
-        "from fms_dgt.core.tools.enrichments.embeddings import HashedEncoder;"
-        "import sys; sys.stdout.buffer.write(HashedEncoder(dim=32).encode(['Ünïcode café', 'x_y']).tobytes())"
-    )
-    runs = {
-        subprocess.run(
-            [sys.executable, "-c", code],
-            env={**os.environ, "PYTHONHASHSEED": s},
-            capture_output=True,
-            check=True,
-        ).stdout
-        for s in ("0", "123")
-    }
-    assert runs == {HashedEncoder(dim=32).encode(["Ünïcode café", "x_y"]).tobytes()}
 
 
 def test_tool_text_covers_parameters_and_outputs(travel_tools: list[Tool]) -> None:
@@ -140,32 +88,11 @@ def test_registry_with_config_style_enrichment(travel_tools: list[Tool], tmp_pat
     assert list((tmp_path / "embeddings").glob("*/vectors/shard-*.npz"))
 
 
-def test_openai_encoder_talks_to_an_openai_compatible_server(stand_in: Any) -> None:
-    encoder = OpenAIEncoder("embed-small", stand_in.url, batch_size=2)
-    vectors = encoder.encode(["a", "bb", "ccc"])
-    assert vectors.tolist() == [[1, 1, 1], [2, 1, 0], [3, 1, 0]]
-    assert [body["input"] for body in stand_in.requests] == [["a", "bb"], ["ccc"]]
-    assert stand_in.paths[0] == "/v1/embeddings"
-    assert stand_in.requests[0]["model"] == "embed-small"
-
-
-def test_openai_encoder_reports_http_errors(stand_in: Any) -> None:
-    stand_in.status = [500]
-    with pytest.raises(EnrichmentError, match=r"request failed to http://127.0.0.1.*/embeddings"):
-        OpenAIEncoder("m", stand_in.url).encode(["x"])
-
-
 def test_openai_settings_are_checked() -> None:
     with pytest.raises(ConfigError, match="needs model and base_url"):
         EmbeddingsEnrichment(encoder="openai")
     with pytest.raises(ConfigError, match="unknown encoder 'bert'"):
         EmbeddingsEnrichment(encoder="bert")
-
-
-def test_sentence_transformers_missing_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(EnrichmentError, match=r"pip install 'fms_dgt\[embeddings\]'"):
-        SentenceTransformerEncoder().encode(["x"])
 
 
 def test_refresh_reruns_enrichments_on_new_tools_only(tmp_path: Path) -> None:

@@ -11,10 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fms_dgt.core.tools.artifacts import DataflowGraph
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments import dataflow, embeddings
+from fms_dgt.core.tools.enrichments import _dataflow_params, embeddings
 from fms_dgt.core.tools.enrichments._cache import MemoStore, _read_arrays, _write_arrays
-from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment, DataflowGraph
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment
 from fms_dgt.core.tools.enrichments.neighbors import NeighborsEnrichment
 from fms_dgt.core.tools.registry import ToolRegistry
@@ -152,9 +153,11 @@ def test_known_namespaces_skip_per_tool_work(
     build(pool, tmp_path)
     texts: list[str] = []
     fields: list[str] = []
-    original_text, original_inputs = embeddings.tool_text, dataflow._input_fields
+    original_text, original_inputs = embeddings.tool_text, _dataflow_params.input_fields
     monkeypatch.setattr(embeddings, "tool_text", lambda t: texts.append(t.namespace) or original_text(t))
-    monkeypatch.setattr(dataflow, "_input_fields", lambda t: fields.append(t.namespace) or original_inputs(t))
+    monkeypatch.setattr(
+        _dataflow_params, "input_fields", lambda t: fields.append(t.namespace) or original_inputs(t)
+    )
     fresh = renamed(travel_tools[:3], "fresh")
     warm = build([*pool, *fresh], tmp_path)
     assert texts == ["fresh"] * 3 and fields == ["fresh"] * 3

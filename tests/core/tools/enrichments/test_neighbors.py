@@ -10,10 +10,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fms_dgt.core.tools.artifacts import ToolEmbeddings, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import neighbors as module
-from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment, ToolEmbeddings, quantise
-from fms_dgt.core.tools.enrichments.neighbors import NeighborsEnrichment, ToolNeighbors, nearest
+from fms_dgt.core.tools.enrichments._vectors import quantise
+from fms_dgt.core.tools.enrichments.embeddings import EmbeddingsEnrichment
+from fms_dgt.core.tools.enrichments.neighbors import NeighborsEnrichment, nearest
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError, EnrichmentError
 

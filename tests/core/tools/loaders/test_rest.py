@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError, LoadError
 from fms_dgt.plugins import get_tool_loader_class
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pkgutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -10,12 +12,14 @@ from typing import Any
 
 import pytest
 
+from fms_dgt.core.tools import samplers
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSample, derive_seed, get_tool_sampler
 from fms_dgt.errors import SamplingError, UnknownPluginError
 
 ALL = ("tc/random", "tc/chain", "tc/fan_out", "tc/fan_in", "tc/dag", "tc/neighbor")
 GRAPH = ("tc/chain", "tc/fan_out", "tc/fan_in", "tc/dag")
+MODULES = sorted(f"{samplers.__name__}.{m.name}" for m in pkgutil.iter_modules(samplers.__path__))
 
 
 def test_derive_seed_is_a_fixed_function() -> None:
@@ -77,6 +81,34 @@ for name in {ALL!r}:
         for s in ("0", "4242")
     }
     assert len(outputs) == 1 and outputs.pop().count("tc/") == len(ALL)
+
+
+def test_every_sampler_module_is_found() -> None:
+    assert {m.rsplit(".", 1)[1] for m in MODULES} >= {
+        "base",
+        "random",
+        "chain",
+        "fan_out",
+        "fan_in",
+        "dag",
+        "neighbor",
+    }
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_sampler_modules_import_no_enrichment_module(module: str) -> None:
+    """Samplers depend on fms_dgt.core.tools.artifacts only, never on the enrichments' code.
+
+    (``fms_dgt.plugins`` checks that the built-in enrichment modules exist with
+    ``importlib.util.find_spec``, which imports the enrichments *package*; its ``__init__`` loads
+    nothing until a name is used, so only sub-modules are counted.)
+    """
+    code = (
+        "import importlib, json, sys; importlib.import_module(sys.argv[1]);"
+        "print(json.dumps([m for m in sys.modules if m.startswith('fms_dgt.core.tools.enrichments.')]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, module], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
 
 
 def test_unknown_sampler_and_unknown_key(pool: ToolRegistry) -> None:

@@ -1,0 +1,262 @@
+"""The artifacts enrichments write and samplers read: the contract between the two sides.
+
+An enrichment stores its result under ``registry.artifacts[<artifact_key>]``; a sampler reads it.
+This module holds the result types and their read methods, and nothing that computes them:
+
+* ``dataflow``: a :class:`DataflowGraph` of parameter-level :class:`Edge` objects;
+* ``embeddings``: :class:`ToolEmbeddings`, one vector per tool;
+* ``neighbors``: :class:`ToolNeighbors`, each tool's nearest tools.
+
+Samplers import only this module, never an enrichment, so a sampler can be loaded (and a
+third-party enrichment can produce these artifacts) without the built-in enrichments. The
+artifacts hold numpy arrays, but this module calls no numpy function, so numpy appears only in
+annotations: importing it (and so any sampler) does not import numpy.
+
+Every artifact lists tools in registry order; overloads (same qualified name, different input
+schema) are separate rows and nodes, found by ``(qualified_name, fingerprint)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.int64]
+    FloatArray = npt.NDArray[np.float32]
+
+__all__ = [
+    "GRAPH_ARRAYS",
+    "WHOLE_RESULT",
+    "DataflowGraph",
+    "Edge",
+    "ToolEmbeddings",
+    "ToolNeighbors",
+    "row_index",
+]
+
+#: The output name of an edge whose value is the whole result (a result that is not an object).
+WHOLE_RESULT = ""
+
+#: The arrays a :class:`DataflowGraph` is built from (see its docstring for their layout).
+GRAPH_ARRAYS = ("src", "dst", "output", "input", "score", "out_ptr", "in_order", "in_ptr")
+
+
+def row_index(artifact: Any, tool: Tool) -> int:
+    """Row of ``tool`` in an artifact with ``tools`` and a lazily built ``_rows`` map.
+
+    The map is built on first use because it needs every tool's fingerprint, which registries
+    compute only on demand; building it twice from two threads gives the same map.
+
+    Raises:
+        KeyError: the tool was not in the registry when the artifact was built.
+    """
+    rows = artifact._rows
+    if rows is None:
+        rows = {(t.qualified_name, t.fingerprint): i for i, t in enumerate(artifact.tools)}
+        artifact._rows = rows
+    return int(rows[(tool.qualified_name, tool.fingerprint)])
+
+
+# --------------------------------------------------------------------------- dataflow
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One dataflow edge: ``source``'s output ``output`` can feed ``target``'s input ``input``.
+
+    Attributes:
+        source: the producing tool.
+        output: its output parameter (``""``, :data:`WHOLE_RESULT`, for the whole result).
+        target: the consuming tool.
+        input: its input parameter.
+        score: type compatibility x name/description similarity, in ``(0, 1]``.
+    """
+
+    source: Tool
+    output: str
+    target: Tool
+    input: str
+    score: float
+
+
+class DataflowGraph:
+    """Parameter-level dataflow edges with forward (``out``) and reverse (``in``) indexes.
+
+    Edge arrays are sorted by source node, best score first; :attr:`in_order` lists the same edges
+    sorted by target node. Nodes are indexes into :attr:`tools` (registry order). Every array is
+    read-only.
+
+    Args:
+        tools: the nodes.
+        edges: the arrays named in :data:`GRAPH_ARRAYS`, in the layout of the attributes below
+            (the ``dataflow`` enrichment builds them).
+        names: the parameter names the ``output`` and ``input`` arrays index.
+        settings: the settings of the enrichment that built the graph.
+
+    Attributes:
+        tools: the nodes.
+        src, dst: source and target node of each edge.
+        output, input: parameter names of each edge, as indexes into :attr:`names`.
+        score: each edge's score.
+        out_ptr: edges of node ``n`` are ``out_ptr[n]:out_ptr[n + 1]``.
+        in_order, in_ptr: edge ids sorted by target and their per-node ranges.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_rows",
+        "dst",
+        "in_order",
+        "in_ptr",
+        "input",
+        "names",
+        "out_ptr",
+        "output",
+        "score",
+        "settings",
+        "src",
+        "tools",
+    )
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        edges: Mapping[str, npt.NDArray[Any]],
+        names: Sequence[str],
+        settings: Mapping[str, Any],
+    ) -> None:
+        for array in (edges[name] for name in GRAPH_ARRAYS):
+            array.setflags(write=False)
+        self.tools = tuple(tools)
+        self.src, self.dst = edges["src"], edges["dst"]
+        self.output, self.input = edges["output"], edges["input"]
+        self.score: FloatArray = edges["score"]
+        self.out_ptr: IntArray = edges["out_ptr"]
+        self.in_order: IntArray = edges["in_order"]
+        self.in_ptr: IntArray = edges["in_ptr"]
+        self.names = tuple(names)
+        self.settings = dict(settings)
+        self._rows: dict[tuple[str, str], int] | None = None
+
+    def __len__(self) -> int:
+        """The number of edges."""
+        return len(self.src)
+
+    def node(self, tool: Tool) -> int:
+        """The node index of ``tool`` (overloads are different nodes).
+
+        Raises:
+            KeyError: the tool was not in the registry when the graph was built.
+        """
+        return row_index(self, tool)
+
+    def edge(self, edge_id: int) -> Edge:
+        """Edge ``edge_id`` as an :class:`Edge`."""
+        return Edge(
+            source=self.tools[int(self.src[edge_id])],
+            output=self.names[int(self.output[edge_id])],
+            target=self.tools[int(self.dst[edge_id])],
+            input=self.names[int(self.input[edge_id])],
+            score=float(self.score[edge_id]),
+        )
+
+    def edges_from(self, node: int) -> list[Edge]:
+        """Outgoing edges of ``node``, best first."""
+        return [self.edge(e) for e in range(int(self.out_ptr[node]), int(self.out_ptr[node + 1]))]
+
+    def edges_to(self, node: int) -> list[Edge]:
+        """Incoming edges of ``node``, best first."""
+        lo, hi = int(self.in_ptr[node]), int(self.in_ptr[node + 1])
+        return [self.edge(int(e)) for e in self.in_order[lo:hi]]
+
+    def successors(self, node: int) -> list[int]:
+        """Distinct target nodes of ``node``'s edges, best first."""
+        return list(dict.fromkeys(self.dst[self.out_ptr[node] : self.out_ptr[node + 1]].tolist()))
+
+    def predecessors(self, node: int) -> list[int]:
+        """Distinct source nodes of edges into ``node``, best first."""
+        ids = self.in_order[self.in_ptr[node] : self.in_ptr[node + 1]]
+        return list(dict.fromkeys(self.src[ids].tolist()))
+
+
+# --------------------------------------------------------------------------- embeddings
+
+
+class ToolEmbeddings:
+    """The ``embeddings`` artifact: row ``i`` of :attr:`matrix` is the vector of ``tools[i]``.
+
+    Attributes:
+        tools: the registry's tools, in registry order (overloads are separate rows).
+        matrix: ``(len(tools), dim)`` float32, L2-normalised, read-only.
+        encoder: the encoder settings that produced the vectors.
+    """
+
+    __slots__ = ("_rows", "encoder", "matrix", "tools")
+
+    def __init__(self, tools: Sequence[Tool], matrix: FloatArray, encoder: Mapping[str, Any]) -> None:
+        self.tools = tuple(tools)
+        self.matrix = matrix
+        self.matrix.setflags(write=False)
+        self.encoder = dict(encoder)
+        self._rows: dict[tuple[str, str], int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def row(self, tool: Tool) -> int:
+        """The row of ``tool``.
+
+        Raises:
+            KeyError: the tool was not in the registry when the embeddings were computed.
+        """
+        return row_index(self, tool)
+
+    def vector(self, tool: Tool) -> FloatArray:
+        """The vector of ``tool`` (read-only view)."""
+        row: FloatArray = self.matrix[self.row(tool)]
+        return row
+
+
+# --------------------------------------------------------------------------- neighbors
+
+
+class ToolNeighbors:
+    """The ``neighbors`` artifact.
+
+    Attributes:
+        tools: the registry's tools (row order of the arrays).
+        indices: ``(len(tools), k)`` neighbour rows, best first, ``-1`` where a row has fewer.
+        scores: the matching cosine similarities.
+        k: neighbours per tool.
+    """
+
+    __slots__ = ("_rows", "indices", "k", "scores", "tools")
+
+    def __init__(self, tools: Sequence[Tool], indices: IntArray, scores: FloatArray):
+        self.tools = tuple(tools)
+        self.indices = indices
+        self.scores = scores
+        self.indices.setflags(write=False)
+        self.scores.setflags(write=False)
+        self.k = int(indices.shape[1]) if indices.ndim == 2 else 0
+        self._rows: dict[tuple[str, str], int] | None = None
+
+    def row(self, tool: Tool) -> int:
+        """The row of ``tool`` (KeyError when it was not in the registry)."""
+        return row_index(self, tool)
+
+    def neighbors(self, tool: Tool) -> list[tuple[Tool, float]]:
+        """The nearest tools of ``tool`` with their similarity, best first."""
+        row = self.row(tool)
+        return [
+            (self.tools[int(i)], float(s))
+            for i, s in zip(self.indices[row], self.scores[row], strict=True)
+            if i >= 0
+        ]

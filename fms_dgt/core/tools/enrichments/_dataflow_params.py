@@ -1,0 +1,331 @@
+"""Parameters of the ``dataflow`` enrichment: JSON types, fields and signature tables.
+
+A *signature* is (name text, description, type key); parameters that share one are scored once.
+:func:`build_side` collects one side (inputs or outputs) of every tool, taking the rows of
+namespaces the memo knows from the memo and doing per-tool work only for the others.
+:func:`type_key` and :func:`type_compatibility` define the type part of an edge's score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.artifacts import WHOLE_RESULT
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.schema import json_type
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_memo import Memo
+
+__all__ = [
+    "Names",
+    "Side",
+    "SignatureTable",
+    "build_side",
+    "input_fields",
+    "output_fields",
+    "type_compatibility",
+    "type_key",
+]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+
+
+# --------------------------------------------------------------------------- types
+
+
+def _schema_types(schema: Any) -> set[str]:
+    """The JSON types a schema admits (``any`` when unconstrained)."""
+    if not isinstance(schema, dict):
+        return {"any"}
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list) and kind:
+        return {str(k) for k in kind}
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and branches:
+            return set().union(*(_schema_types(b) for b in branches))
+    values = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(values, list) and values:
+        return {json_type(v) for v in values}
+    return {"any"}
+
+
+def type_key(schema: Any) -> str:
+    """A canonical string for the type of a parameter schema.
+
+    Examples: ``string``, ``integer|string``, ``number?`` (nullable), ``array<string>``, ``any``.
+    """
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, str) and kind != "array":
+        return kind  # the common case, without building sets
+    types = _schema_types(schema)
+    if "any" in types:
+        return "any"
+    nullable = "null" in types and len(types) > 1
+    types.discard("null")
+    key = "|".join(sorted(types))
+    if key == "array" and isinstance(schema, dict) and isinstance(schema.get("items"), dict):
+        key = f"array<{type_key(schema['items'])}>"
+    return key + ("?" if nullable else "")
+
+
+def _parse_key(key: str) -> tuple[list[str], bool]:
+    nullable = key.endswith("?")
+    body = key[:-1] if nullable else key
+    if body.startswith("array<"):
+        return [body], nullable
+    return body.split("|"), nullable
+
+
+def _scalar_fit(out: str, into: str) -> float:
+    if out == into:
+        return 1.0
+    if "any" in (out, into):
+        return 0.6
+    if out.startswith("array") and into.startswith("array"):
+        inner_out = out[6:-1] if out.startswith("array<") else "any"
+        inner_in = into[6:-1] if into.startswith("array<") else "any"
+        return 0.2 + 0.8 * type_compatibility(inner_out, inner_in)
+    if (out, into) == ("integer", "number"):
+        return 0.9
+    if (out, into) == ("number", "integer"):
+        return 0.5
+    if into == "string" and out in ("integer", "number", "boolean"):
+        return 0.3
+    return 0.0
+
+
+def type_compatibility(out_key: str, in_key: str) -> float:
+    """How well a value of type ``out_key`` fits an input of type ``in_key`` (both from :func:`type_key`)."""
+    outs, out_null = _parse_key(out_key)
+    ins, in_null = _parse_key(in_key)
+    best = [max(_scalar_fit(o, i) for i in ins) for o in outs]
+    score = sum(best) / len(best)
+    return score * 0.9 if out_null and not in_null else score
+
+
+# --------------------------------------------------------------------------- fields
+
+
+def input_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
+    props = tool.parameters.get("properties")
+    if not isinstance(props, dict):
+        return []
+    return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
+
+
+def output_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
+    schema = _root(tool.output_parameters)
+    if not schema:
+        return []
+    props = schema.get("properties")
+    if isinstance(props, dict) and props:
+        return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
+    return [(WHOLE_RESULT, schema)]
+
+
+def _root(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema a root ``$ref`` into ``$defs`` points to (REST outputs are often written so)."""
+    ref = schema.get("$ref") if schema else None
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = schema.get("$defs", {}).get(ref[len("#/$defs/") :])
+        if isinstance(target, dict):
+            return target
+    return schema
+
+
+def _signature_key(signature: tuple[str, str, str]) -> str:
+    return hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
+
+
+class Names:
+    """Strings by id (parameter names, type keys): the memo's first, new ones appended."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self._ids: dict[str, int] | None = None
+
+    def id(self, name: str) -> int:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = {n: i for i, n in enumerate(self.names)}
+        found = ids.get(name)
+        if found is None:
+            found = ids[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+
+class Side:
+    """The parameters of one side (inputs or outputs) of every tool, grouped into signatures.
+
+    A signature is (name text, description, type key); parameters that share one are scored once.
+    Signatures are numbered in order of first appearance in registry order.
+
+    Attributes:
+        tool, name, sig: per parameter instance, its tool (registry position), name id and
+            signature id; instances are in registry order, fields in schema order.
+        keys, types: per signature, its content key (ASCII bytes) and type key id (into the
+            pool's shared type table).
+        texts: per signature without a vector yet, its ``(name text, description)``.
+        vectors, inverse: per signature, the quantised vector and its inverse norm (filled by
+            the enrichment for signatures listed in ``texts``).
+        members, ptr: instances grouped by signature (``members[ptr[s]:ptr[s + 1]]``).
+    """
+
+    def __init__(
+        self,
+        tool: IntArray,
+        name: IntArray,
+        combined: IntArray,
+        table: SignatureTable,
+    ) -> None:
+        if len(tool) and bool((np.diff(tool) < 0).any()):  # namespaces interleave in the registry
+            order = np.argsort(tool, kind="stable")
+            tool, name, combined = tool[order], name[order], combined[order]
+        self.tool, self.name = tool, name
+        combined = table.resolve(combined)
+        # Number the signatures in order of first appearance (ids are dense: no sort of instances).
+        first = np.full(table.size, len(combined), dtype=np.int64)
+        np.minimum.at(first, combined, np.arange(len(combined), dtype=np.int64))
+        used = np.flatnonzero(first < len(combined))
+        chosen = used[np.argsort(first[used], kind="stable")]
+        rank = np.zeros(table.size, dtype=np.int64)
+        rank[chosen] = np.arange(len(chosen), dtype=np.int64)
+        self.sig = rank[combined]
+        self.combined, self.rank, self.table = combined, rank, table
+        self.keys, self.types, self.texts, self.vectors, self.inverse = table.select(chosen)
+        self.members = np.argsort(self.sig, kind="stable")
+        counts = np.bincount(self.sig, minlength=len(self.keys))
+        self.ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self.sig)
+
+
+class SignatureTable:
+    """The signatures a side can use: the memo's (ids ``0..M-1``) and new ones (ids ``M..``)."""
+
+    def __init__(self, memo: Memo | None, side: str, dim: int, types: Names) -> None:
+        self.type_table = types
+        if memo is None:
+            self.keys = np.zeros(0, dtype="S32")
+            self.order = np.zeros(0, dtype=np.int32)
+            self.types = np.zeros(0, dtype=np.int64)
+            self.vectors = np.zeros((0, dim), dtype=np.int8)
+            self.inverse = np.zeros(0, dtype=np.float32)
+        else:
+            table = memo.tables[side]
+            self.keys, self.order, self.types = table["keys"], table["order"], table["types"]
+            self.vectors, self.inverse = table["vectors"], table["inverse"]
+        self.stored = len(self.keys)
+        self.new: dict[tuple[str, str, str], int] = {}
+        self.new_rows: list[tuple[tuple[str, str, str], str]] = []
+
+    @property
+    def size(self) -> int:
+        """Number of ids in use (stored and new)."""
+        return self.stored + len(self.new_rows)
+
+    def id(self, signature: tuple[str, str, str]) -> int:
+        """A provisional id for a signature met in a namespace the memo does not hold."""
+        found = self.new.get(signature)
+        if found is None:
+            found = self.new[signature] = self.stored + len(self.new_rows)
+            self.new_rows.append((signature, _signature_key(signature)))
+        return found
+
+    def resolve(self, combined: IntArray) -> IntArray:
+        """Map provisional ids of signatures the memo already holds (by key) to the memo's ids."""
+        if not self.new_rows or not self.stored:
+            return combined
+        wanted = np.asarray([key for _, key in self.new_rows], dtype="S32")
+        place = np.minimum(np.searchsorted(self.keys, wanted, sorter=self.order), self.stored - 1)
+        match = self.order[place].astype(np.int64)
+        known = self.keys[match] == wanted
+        remap = np.where(known, match, -1)
+        unknown = np.flatnonzero(~known)
+        remap[unknown] = self.stored + np.arange(len(unknown))
+        self.new_rows = [self.new_rows[i] for i in unknown.tolist()]
+        return np.where(combined >= self.stored, remap[np.maximum(combined - self.stored, 0)], combined)
+
+    def select(
+        self, chosen: IntArray
+    ) -> tuple[npt.NDArray[np.bytes_], IntArray, dict[int, tuple[str, str]], FloatArray, FloatArray]:
+        """Keys (ASCII bytes), type keys, texts (new signatures only), vectors and inverse norms."""
+        stored = chosen < self.stored
+        old = np.flatnonzero(stored)
+        fresh = np.flatnonzero(~stored).tolist()
+        keys = np.empty(len(chosen), dtype="S32")
+        types = np.zeros(len(chosen), dtype=np.int64)
+        vectors = np.zeros((len(chosen), self.vectors.shape[1]), dtype=np.float32)
+        inverse = np.zeros(len(chosen), dtype=np.float32)
+        if len(old):
+            ids = chosen[old]
+            keys[old] = self.keys[ids]
+            types[old] = self.types[ids]
+            vectors[old] = self.vectors[ids]
+            inverse[old] = self.inverse[ids]
+        texts: dict[int, tuple[str, str]] = {}
+        for position in fresh:
+            signature, key = self.new_rows[int(chosen[position]) - self.stored]
+            keys[position] = key.encode()
+            types[position] = self.type_table.id(signature[2])
+            texts[position] = (signature[0], signature[1])
+        return keys, types, texts, vectors, inverse
+
+
+def build_side(
+    tools: Sequence[Tool],
+    groups: Sequence[tuple[str | None, IntArray]],
+    memo: Memo | None,
+    outputs: bool,
+    names: Names,
+    types: Names,
+    dim: int,
+) -> Side:
+    """A side of the pool: memo rows for known namespaces, per-tool work for the others."""
+    side = "out" if outputs else "in"
+    table = SignatureTable(memo, side, dim, types)
+    fields = output_fields if outputs else input_fields
+    parts: list[tuple[IntArray, IntArray, IntArray]] = []
+    for key, rows in groups:
+        found = memo.positions.get(key) if memo is not None and key is not None else None
+        if memo is not None and found is not None:
+            arrays, position = memo.shards[found[0]], found[1]
+            lo, hi = (int(v) for v in arrays[f"{side}_ptr"][position : position + 2])
+            parts.append(
+                (
+                    rows[arrays[f"{side}_local"][lo:hi]],
+                    arrays[f"{side}_name"][lo:hi].astype(np.int64),
+                    arrays[f"{side}_sig"][lo:hi].astype(np.int64),
+                )
+            )
+            continue
+        tool_ids: list[int] = []
+        name_ids: list[int] = []
+        sig_ids: list[int] = []
+        for t_id in rows.tolist():
+            tool = tools[t_id]
+            for name, schema in fields(tool):
+                text = name or tool.name
+                sig_ids.append(table.id((text, str(schema.get("description", "")), type_key(schema))))
+                tool_ids.append(t_id)
+                name_ids.append(names.id(name))
+        parts.append(
+            (np.asarray(tool_ids, np.int64), np.asarray(name_ids, np.int64), np.asarray(sig_ids, np.int64))
+        )
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return Side(empty, empty, empty, table)
+    instance_tool, instance_name, combined = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    return Side(instance_tool, instance_name, combined, table)

@@ -1,0 +1,239 @@
+"""Scoring of the ``dataflow`` enrichment: signature-level candidates and their cached states.
+
+:class:`Scorer` scores output signatures against input signatures in chunks of a bounded number of
+cells and keeps each row's top candidates with their ties; :func:`rank_inputs` turns the
+candidates into per-signature tables of input *instances*, ordered by score and :func:`tie_break`.
+A pool's candidates are stored as a *state* (:func:`to_state`); a later pool reuses a previous
+state where it stays exact (:func:`update_candidates`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_params import Side
+
+__all__ = [
+    "Candidates",
+    "Scorer",
+    "from_state",
+    "pool_key",
+    "rank_inputs",
+    "tie_break",
+    "to_state",
+    "update_candidates",
+]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+
+_CHUNK_CELLS = 1 << 22
+
+
+@dataclass(slots=True)
+class Candidates:
+    """Signature-level candidate pairs: output sig, input sig, score."""
+
+    out: IntArray
+    inp: IntArray
+    score: FloatArray
+
+    @classmethod
+    def empty(cls) -> Candidates:
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
+
+    @classmethod
+    def concat(cls, parts: Sequence[Candidates]) -> Candidates:
+        if not parts:
+            return cls.empty()
+        return cls(
+            np.concatenate([p.out for p in parts]),
+            np.concatenate([p.inp for p in parts]),
+            np.concatenate([p.score for p in parts]),
+        )
+
+
+class Scorer:
+    """Scores output signatures against input signatures, keeping each row's top ``width`` with ties."""
+
+    def __init__(self, outs: Side, ins: Side, type_keys: Sequence[str], threshold: float) -> None:
+        self.out_vec, self.out_inv = outs.vectors, outs.inverse
+        self.in_vec, self.in_inv = ins.vectors, ins.inverse
+        self.table = np.array(
+            [[type_compatibility(o, i) for i in type_keys] for o in type_keys], dtype=np.float32
+        ).reshape(len(type_keys), len(type_keys))
+        self.out_type = outs.types
+        self.in_type = ins.types
+        self.threshold = threshold
+
+    def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
+        """Top ``width[r]`` inputs among ``in_sigs`` for each output signature ``out_sigs[r]``."""
+        if len(out_sigs) == 0 or len(in_sigs) == 0:
+            return Candidates.empty()
+        step = max(1, _CHUNK_CELLS // len(in_sigs))
+        parts = [
+            self._chunk(out_sigs[lo : lo + step], in_sigs, width[lo : lo + step])
+            for lo in range(0, len(out_sigs), step)
+        ]
+        return Candidates.concat(parts)
+
+    def _chunk(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
+        # ``in_sigs`` is sorted and distinct, so at full length it is every input: no gather copy.
+        everything = len(in_sigs) == len(self.in_inv)
+        in_vec = self.in_vec if everything else self.in_vec[in_sigs]
+        in_inv = self.in_inv if everything else self.in_inv[in_sigs]
+        in_type = self.in_type if everything else self.in_type[in_sigs]
+        dots = self.out_vec[out_sigs] @ in_vec.T
+        dots *= self.out_inv[out_sigs][:, None]
+        dots *= in_inv[None, :]
+        dots *= self.table[self.out_type[out_sigs]][:, in_type]
+        count = dots.shape[1]
+        k = int(min(int(width.max()), count))
+        top = np.sort(np.partition(dots, count - k, axis=1)[:, count - k :], axis=1)[:, ::-1]
+        kth = top[np.arange(len(top)), np.minimum(width, k) - 1]
+        flat = np.flatnonzero(dots >= np.maximum(kth, self.threshold)[:, None])
+        rows, cols = np.divmod(flat, count)
+        return Candidates(out_sigs[rows], in_sigs[cols], dots[rows, cols])
+
+    def merge(self, cands: Candidates, width: IntArray) -> Candidates:
+        """Per output signature, the top ``width[out]`` candidates (with ties) of ``cands``."""
+        if len(cands.out) == 0:
+            return cands
+        order = np.lexsort((-cands.score, cands.out))
+        out, score = cands.out[order], cands.score[order]
+        start = np.searchsorted(out, out, side="left")
+        last = np.searchsorted(out, out, side="right") - 1
+        kth = score[np.minimum(start + width[out] - 1, last)]
+        chosen = order[(score >= kth) & (score >= self.threshold)]
+        return Candidates(cands.out[chosen], cands.inp[chosen], cands.score[chosen])
+
+
+def tie_break(out_sig: IntArray, in_inst: IntArray) -> npt.NDArray[np.uint64]:
+    """A fixed pseudo-random order among equal scores, different for each output signature.
+
+    It depends on the output *signature* (not the producing tool), so every producer of a
+    signature shares one ranking and the expansion to tools stays linear.
+    """
+    h = (out_sig.astype(np.uint64) << np.uint64(32)) ^ in_inst.astype(np.uint64)
+    h = h * np.uint64(0x9E3779B97F4A7C15)
+    return h ^ (h >> np.uint64(29))
+
+
+def rank_inputs(
+    cands: Candidates, ins: Side, width: IntArray
+) -> tuple[tuple[IntArray, FloatArray], IntArray]:
+    """Per output signature with candidates, its best ``width[sig]`` input *instances* (padded table).
+
+    ``width[sig]`` is ``max_neighbors`` plus the most inputs a producer of the signature can skip
+    as its own, so no producer ever needs a column beyond it.
+
+    Returns:
+        ``((instances, scores), row_of_sig)``: row ``row_of_sig[sig]`` of both tables (``-1``
+        when the signature has no candidate) lists input instances and scores, padded with -1 / 0.
+    """
+    n_in = ins.ptr[cands.inp + 1] - ins.ptr[cands.inp]
+    pair = np.repeat(np.arange(len(cands.out)), n_in)
+    local = np.arange(int(n_in.sum())) - np.repeat(np.cumsum(n_in) - n_in, n_in)
+    out_sig = cands.out[pair]
+    in_inst = ins.members[ins.ptr[cands.inp[pair]] + local] if len(ins) else local
+    score = cands.score[pair]
+    order = np.lexsort((tie_break(out_sig, in_inst), -score, out_sig))
+    out_sig, in_inst, score = out_sig[order], in_inst[order], score[order]
+    sigs, start, counts = np.unique(out_sig, return_index=True, return_counts=True)
+    column = np.arange(len(out_sig)) - np.repeat(start, counts)
+    row = np.repeat(np.arange(len(sigs)), counts)
+    kept = column < width[out_sig]
+    row, column, in_inst, score = row[kept], column[kept], in_inst[kept], score[kept]
+    columns = int(column.max()) + 1 if len(column) else 1
+    inst_table = np.full((max(len(sigs), 1), columns), -1, dtype=np.int64)
+    score_table = np.zeros((max(len(sigs), 1), columns), dtype=np.float32)
+    inst_table[row, column] = in_inst
+    score_table[row, column] = score
+    row_of_sig = np.full(max(len(width), 1), -1, dtype=np.int64)
+    row_of_sig[sigs] = np.arange(len(sigs))
+    return (inst_table, score_table), row_of_sig
+
+
+def to_state(cands: Candidates, outs: Side, ins: Side, width: IntArray) -> dict[str, npt.NDArray[Any]]:
+    return {
+        "out_keys": outs.keys,
+        "in_keys": ins.keys,
+        "width": width,
+        "cand_out": cands.out,
+        "cand_in": cands.inp,
+        "cand_score": cands.score,
+    }
+
+
+def from_state(state: Mapping[str, npt.NDArray[Any]], outs: Side, ins: Side) -> Candidates:
+    out_map = _remap(state["out_keys"], outs.keys)
+    in_map = _remap(state["in_keys"], ins.keys)
+    return Candidates(out_map[state["cand_out"]], in_map[state["cand_in"]], state["cand_score"])
+
+
+def _remap(stored: npt.NDArray[Any], current: npt.NDArray[np.bytes_]) -> IntArray:
+    """For each stored key, its index among ``current`` keys (distinct), or -1 when it is gone."""
+    stored = np.asarray(stored).astype("S32")
+    if len(current) == 0 or len(stored) == 0:
+        return np.full(len(stored), -1, dtype=np.int64)
+    order = np.argsort(current, kind="stable")
+    place = np.minimum(np.searchsorted(current, stored, sorter=order), len(current) - 1)
+    found = order[place]
+    return np.where(current[found] == stored, found, -1).astype(np.int64)
+
+
+def pool_key(out_keys: npt.NDArray[np.bytes_], width: IntArray, in_keys: npt.NDArray[np.bytes_]) -> str:
+    """A digest of the pool's signatures (order-free) and widths: the key of a candidate state."""
+    order = np.argsort(out_keys, kind="stable")
+    digest = hashlib.blake2b(digest_size=16)
+    for part in (out_keys[order], np.asarray(width, dtype="<i8")[order], np.sort(in_keys)):
+        digest.update(np.ascontiguousarray(part).tobytes())
+        digest.update(b"|")
+    return digest.hexdigest()
+
+
+def update_candidates(
+    state: Mapping[str, npt.NDArray[Any]], scorer: Scorer, outs: Side, ins: Side, width: IntArray
+) -> Candidates:
+    """Candidates for the current pool, reusing a previous pool's lists where they stay exact.
+
+    A previous list of an output signature stays valid when it was at least as wide as needed now
+    and none of its inputs disappeared; it is then merged with the scores against the new inputs.
+    Every other output signature is scored from scratch.
+    """
+    out_map = _remap(state["out_keys"], outs.keys)
+    in_map = _remap(state["in_keys"], ins.keys)
+    cand_out, cand_in = out_map[state["cand_out"]], in_map[state["cand_in"]]
+    valid = np.zeros(len(outs.keys), dtype=bool)
+    present = out_map >= 0
+    valid[out_map[present]] = state["width"][present] >= width[out_map[present]]
+    valid[cand_out[(cand_in < 0) & (cand_out >= 0)]] = False
+    seen_in = np.zeros(len(ins.keys), dtype=bool)
+    seen_in[in_map[in_map >= 0]] = True
+    reuse, redo = np.flatnonzero(valid), np.flatnonzero(~valid)
+    kept = cand_out >= 0
+    kept[kept] = valid[cand_out[kept]]
+    old = Candidates(cand_out[kept], cand_in[kept], state["cand_score"][kept])
+    fresh = scorer.rows(reuse, np.flatnonzero(~seen_in), width[reuse])
+    # Only lists that gained candidates, or must now be cut shorter, go through a merge; the
+    # others are already exactly the top of their row.
+    wider = np.zeros(len(outs.keys), dtype=bool)
+    wider[out_map[present]] = state["width"][present] > width[out_map[present]]
+    touched = wider
+    touched[fresh.out] = True
+    merge = touched[old.out]
+    settled = Candidates(old.out[~merge], old.inp[~merge], old.score[~merge])
+    merged = scorer.merge(
+        Candidates.concat([Candidates(old.out[merge], old.inp[merge], old.score[merge]), fresh]), width
+    )
+    full = scorer.rows(redo, np.arange(len(ins.keys), dtype=np.int64), width[redo])
+    return Candidates.concat([settled, merged, full])
