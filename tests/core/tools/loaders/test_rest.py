@@ -453,7 +453,7 @@ def test_absurdly_deep_schema_is_skipped_not_a_crash(tmp_path: Path) -> None:
     assert "nested too deeply" in loader.report.skipped[0].message
 
 
-def test_self_referencing_yaml_alias_is_skipped_not_a_hang(tmp_path: Path) -> None:
+def test_self_referencing_yaml_alias_is_a_load_error_not_a_hang(tmp_path: Path) -> None:
     spec = tmp_path / "alias.yaml"
     spec.write_text(
         "openapi: 3.1.0\ninfo: {title: a, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n"
@@ -461,9 +461,10 @@ def test_self_referencing_yaml_alias_is_skipped_not_a_hang(tmp_path: Path) -> No
         "              schema: {$ref: /s/thing}\n"
         "components:\n  schemas:\n    Thing: &t\n      $id: /s/thing\n      properties:\n        self: *t\n"
     )
-    tools, loader = load(spec)
-    assert tools == {}
-    assert "nested too deeply" in loader.report.skipped[0].message
+    # The parser refuses an alias inside the collection it names, before anything walks it.
+    with pytest.raises(LoadError, match=r"alias \*t .*self-reference") as info:
+        load(spec)
+    assert info.value.line == 17
 
 
 def test_document_too_deep_to_parse_is_a_load_error(tmp_path: Path) -> None:
