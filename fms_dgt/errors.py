@@ -151,8 +151,31 @@ class ToolError(DGTError):
     """Base class of tool and registry errors."""
 
 
+_FIX_SCHEMA = (
+    "Fix the schema so it is valid Draft 2020-12 JSON Schema (normalise_parameters repairs the "
+    "common dialect slips)"
+)
+
+
 class ToolDefinitionError(ToolError, ValueError):
     """A tool definition violates an invariant (a name with ``::``, a non-object schema)."""
+
+
+class InvalidSchemaError(ToolDefinitionError):
+    """A schema cannot be turned into a validator.
+
+    Attributes:
+        reason: what is wrong.
+        pointer: JSON pointer to the offending part of the schema (``""`` for the root or unknown).
+        fix: how to fix it.
+    """
+
+    def __init__(self, reason: str, *, pointer: str = "", fix: str = _FIX_SCHEMA):
+        self.reason = reason
+        self.pointer = pointer
+        self.fix = fix
+        where = f" at {pointer}" if pointer else ""
+        super().__init__(f"cannot compile JSON Schema{where}: {reason}. {fix}.")
 
 
 class DuplicateToolError(ToolError):
@@ -212,6 +235,34 @@ class NoMatchingOverloadError(ToolError):
             f"arguments rejected by {qualified_name!r}: {detail}. Fix the arguments to match one "
             "of the input schemas."
         )
+
+
+class MCPClientError(DGTError):
+    """An MCP operation failed.
+
+    Attributes:
+        server: the server's name.
+        transport: ``stdio``, ``sse``, ``streamable_http``, or ``auto`` before an HTTP server's
+            transport is known.
+        operation: ``connect``, ``tools/list``, ``tools/call <name>``...
+        reason: why it failed.
+    """
+
+    def __init__(self, server: str, transport: str, operation: str, reason: str, hint: str = "") -> None:
+        self.server = server
+        self.transport = transport
+        self.operation = operation
+        self.reason = reason
+        text = f"MCP {operation} failed for server {server!r} ({transport}): {reason}."
+        super().__init__(f"{text} {hint}" if hint else text)
+
+
+class MCPTimeoutError(MCPClientError, TimeoutError):
+    """An MCP operation did not finish within its timeout."""
+
+
+class MCPConnectionLost(MCPClientError):
+    """The connection dropped while a request was in flight; the next use reconnects."""
 
 
 class EngineError(DGTError):

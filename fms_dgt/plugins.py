@@ -276,7 +276,8 @@ class PluginRegistry(Generic[P]):
         except UnknownPluginError as exc:
             raise ConfigError(str(exc), path=source, yaml_path=f"{where}.type") from exc
         kwargs = dict(mapping or {})
-        _check_keys(cls, kwargs, fixed, f"{self.kind} {name!r}", where, source)
+        who = f"{self.kind} {name!r}"
+        _check_unknown(cls, kwargs, fixed, who, where, source)
         for key in getattr(cls, "path_keys", ()):
             if base_dir is not None and isinstance(kwargs.get(key), str):
                 kwargs[key] = _resolve(kwargs[key], Path(base_dir))
@@ -295,6 +296,7 @@ class PluginRegistry(Generic[P]):
             prepare = getattr(cls, "prepare_config", None)
             if callable(prepare):
                 kwargs = prepare(kwargs)
+            _check_missing(cls, kwargs, fixed, f"{self.kind} {name!r}", where, source)
             return cls(**fixed, **kwargs)
         except ConfigError as exc:
             if exc.yaml_path is not None:
@@ -330,7 +332,7 @@ def accepted_keys(cls: type, fixed: Iterable[str] = ()) -> tuple[list[str], bool
     return keys + extra, open_ended
 
 
-def _check_keys(
+def _check_unknown(
     cls: type,
     kwargs: Mapping[str, Any],
     fixed: Mapping[str, Any],
@@ -350,6 +352,16 @@ def _check_keys(
                 path=source,
                 yaml_path=f"{where}.{key}",
             )
+
+
+def _check_missing(
+    cls: type,
+    kwargs: Mapping[str, Any],
+    fixed: Mapping[str, Any],
+    who: str,
+    where: str,
+    source: str | None,
+) -> None:
     params = inspect.signature(cls.__init__).parameters  # type: ignore[misc]
     for key, param in params.items():
         if (

@@ -16,6 +16,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult, qualify,
 from fms_dgt.core.tools.registry import RefreshReport, ToolRegistry
 
 if TYPE_CHECKING:
+    from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, ToolEmbeddings, ToolNeighbors
     from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
     from fms_dgt.core.tools.engines.multi import MultiToolEngine
     from fms_dgt.core.tools.enrichments.base import ToolEnrichment
@@ -27,6 +28,8 @@ __all__ = [
     "DEFAULT_NAMESPACE",
     "TOOL_NAMESPACE_SEP",
     "CallPolicy",
+    "DataflowGraph",
+    "Edge",
     "LoadReport",
     "Message",
     "MultiToolEngine",
@@ -34,9 +37,11 @@ __all__ = [
     "RefreshReport",
     "Tool",
     "ToolCall",
+    "ToolEmbeddings",
     "ToolEngine",
     "ToolEnrichment",
     "ToolLoader",
+    "ToolNeighbors",
     "ToolRegistry",
     "ToolResult",
     "ToolSample",
@@ -52,6 +57,7 @@ _T = "fms_dgt.core.tools"
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        **dict.fromkeys(("DataflowGraph", "Edge", "ToolEmbeddings", "ToolNeighbors"), f"{_T}.artifacts"),
         "CallPolicy": f"{_T}.engines.policy",
         "ToolEngine": f"{_T}.engines.base",
         "MultiToolEngine": f"{_T}.engines.multi",

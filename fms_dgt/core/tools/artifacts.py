@@ -176,13 +176,17 @@ class DataflowGraph:
         lo, hi = int(self.in_ptr[node]), int(self.in_ptr[node + 1])
         return [self.edge(int(e)) for e in self.in_order[lo:hi]]
 
-    def successors(self, node: int) -> list[int]:
-        """Distinct target nodes of ``node``'s edges, best first."""
-        return list(dict.fromkeys(self.dst[self.out_ptr[node] : self.out_ptr[node + 1]].tolist()))
+    def successors(self, node: int, min_score: float = 0.0) -> list[int]:
+        """Distinct target nodes of ``node``'s edges scoring at least ``min_score``, best first."""
+        lo, hi = int(self.out_ptr[node]), int(self.out_ptr[node + 1])
+        ids = [e for e in range(lo, hi) if self.score[e] >= min_score] if min_score > 0 else range(lo, hi)
+        return list(dict.fromkeys(self.dst[list(ids)].tolist()))
 
-    def predecessors(self, node: int) -> list[int]:
-        """Distinct source nodes of edges into ``node``, best first."""
+    def predecessors(self, node: int, min_score: float = 0.0) -> list[int]:
+        """Distinct source nodes of edges into ``node`` scoring at least ``min_score``, best first."""
         ids = self.in_order[self.in_ptr[node] : self.in_ptr[node + 1]]
+        if min_score > 0:
+            ids = ids[self.score[ids] >= min_score]
         return list(dict.fromkeys(self.src[ids].tolist()))
 
 

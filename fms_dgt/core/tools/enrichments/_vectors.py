@@ -76,6 +76,11 @@ class TextEncoder(ABC):
     def encode(self, texts: Sequence[str]) -> FloatMatrix:
         """One row per text (need not be normalised; the enrichment normalises)."""
 
+    @property
+    def dim(self) -> int:
+        """The size of a vector (encoders that know it without encoding override this)."""
+        return int(self.encode(["dimension probe"]).shape[1])
+
 
 # --------------------------------------------------------------------------- hashed encoder
 
@@ -157,9 +162,13 @@ class HashedEncoder(TextEncoder):
     def __init__(self, dim: int = 256, ngrams: Sequence[int] = (3, 4, 5), word_weight: float = 1.0) -> None:
         if dim < 8:
             raise ConfigError(f"invalid dim {dim} for the hashed encoder: use at least 8 (e.g. 256).")
-        self.dim = int(dim)
+        self._dim = int(dim)
         self.ngrams = tuple(int(n) for n in ngrams)
         self.word_weight = float(word_weight)
+
+    @property
+    def dim(self) -> int:
+        return self._dim
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -246,6 +255,10 @@ class SentenceTransformerEncoder(TextEncoder):
         vectors = self._load().encode(list(texts), batch_size=self.batch_size, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
+    @property
+    def dim(self) -> int:
+        return int(self._load().get_sentence_embedding_dimension())
+
 
 class OpenAIEncoder(TextEncoder):
     """An OpenAI-compatible ``/embeddings`` endpoint.
@@ -306,9 +319,21 @@ class OpenAIEncoder(TextEncoder):
 
 
 def make_encoder(
-    encoder: str, *, dim: int, model: str | None, base_url: str | None, api_key_env: str, batch_size: int
+    encoder: str | None,
+    *,
+    dim: int,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str,
+    batch_size: int,
 ) -> TextEncoder:
-    """The encoder a config names."""
+    """The encoder a config names.
+
+    Without ``encoder``, a ``model`` names a sentence-transformers model (as in
+    ``model: sentence-transformers/all-mpnet-base-v2``) and no model means ``hashed``.
+    """
+    if encoder is None:
+        encoder = "sentence-transformers" if model and not base_url else "openai" if model else "hashed"
     if encoder == "hashed":
         return HashedEncoder(dim=dim)
     if encoder == "sentence-transformers":

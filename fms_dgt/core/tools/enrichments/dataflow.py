@@ -63,7 +63,7 @@ from fms_dgt.core.tools.enrichments._dataflow_scoring import (
     update_candidates,
 )
 from fms_dgt.core.tools.enrichments._ordering import score_order
-from fms_dgt.core.tools.enrichments._vectors import HashedEncoder, l2_normalise, quantise
+from fms_dgt.core.tools.enrichments._vectors import TextEncoder, l2_normalise, make_encoder, quantise
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_enrichment
@@ -89,6 +89,12 @@ class DataflowEnrichment(ToolEnrichment):
         threshold: minimum edge score, in ``(0, 1]``.
         max_neighbors: input parameters kept per output parameter.
         dim: size of the hashed text vectors of parameters (8 to 1024).
+        encoder: ``hashed`` (default), ``sentence-transformers`` or ``openai`` (see the
+            ``embeddings`` enrichment), or an encoder object; a ``model`` alone implies
+            ``sentence-transformers``, as the seed's ``model: sentence-transformers/...`` does.
+        model: the model of a ``sentence-transformers`` or ``openai`` encoder.
+        base_url: the API root of an ``openai`` encoder.
+        api_key_env: variable holding the API key of an ``openai`` encoder.
         cache_dir: cache directory (the config passes ``tools.cache_dir``); None disables caching
             unless ``$DGT_CACHE_DIR`` is set.
         force: recompute everything and overwrite the cache.
@@ -103,13 +109,23 @@ class DataflowEnrichment(ToolEnrichment):
         threshold: float = 0.3,
         max_neighbors: int = 8,
         dim: int = 256,
+        encoder: str | TextEncoder | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
         cache_dir: str | PathLike[str] | None = None,
         force: bool = False,
     ) -> None:
         _check_settings(threshold, max_neighbors, dim)
         self.threshold = float(threshold)
         self.max_neighbors = int(max_neighbors)
-        self.encoder = HashedEncoder(dim=dim)
+        self.encoder: TextEncoder = (
+            encoder
+            if isinstance(encoder, TextEncoder)
+            else make_encoder(
+                encoder, dim=dim, model=model, base_url=base_url, api_key_env=api_key_env, batch_size=64
+            )
+        )
         self.force = force
         self.settings = {
             "version": 1,

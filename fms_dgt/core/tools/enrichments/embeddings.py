@@ -117,7 +117,7 @@ class EmbeddingsEnrichment(ToolEnrichment):
     def __init__(
         self,
         *,
-        encoder: str | TextEncoder = "hashed",
+        encoder: str | TextEncoder | None = None,
         dim: int = 256,
         model: str | None = None,
         base_url: str | None = None,

@@ -37,7 +37,7 @@ from jsonschema.exceptions import SchemaError
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
-from fms_dgt.core.tools.openai_compat import chat_content, post_json
+from fms_dgt.core.tools.openai_compat import chat_content, lm_settings, post_json
 from fms_dgt.core.tools.schema import get_validator, json_type, normalise_parameters
 from fms_dgt.errors import ConfigError, DGTError, EnrichmentError
 from fms_dgt.plugins import get_tool_engine_class, register_tool_enrichment
@@ -244,6 +244,24 @@ class OutputParametersEnrichment(ToolEnrichment):
         root = resolve_cache_dir(cache_dir)
         self.cache = root / "output_parameters" / stable_hash([model, base_url], size=16) if root else None
         self.force = force
+
+    extra_config_keys = ("lm_config",)
+
+    @classmethod
+    def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Also accept the seed's ``lm_config`` block: the ``llm`` strategy with that model."""
+        out = dict(settings)
+        if "lm_config" in out:
+            translated = lm_settings(out.pop("lm_config"))
+            for key in ("model", "base_url", "api_key_env"):
+                if key in translated:
+                    if key in out:
+                        raise ConfigError(
+                            f"conflicting keys: lm_config and {key!r} both set the model's {key}"
+                        )
+                    out[key] = translated[key]
+            out.setdefault("strategy", "llm")
+        return out
 
     def enrich(self, registry: ToolRegistry) -> OutputParametersReport:
         """Fill the missing schemas and replace those tools in ``registry``."""

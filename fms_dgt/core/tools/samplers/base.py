@@ -145,6 +145,24 @@ class ToolSampler(ABC):
     required_artifacts: ClassVar[tuple[str, ...]] = ()
     overridable: ClassVar[tuple[str, ...]] = ()
     plugin_name: ClassVar[str] = ""
+    #: Config keys accepted besides the constructor's (see :meth:`prepare_config`).
+    extra_config_keys: ClassVar[tuple[str, ...]] = ("namespace",)
+
+    @classmethod
+    def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Constructor arguments from a YAML entry; ``namespace: x`` (the seed's spelling) is
+        ``namespaces: [x]``.
+
+        Raises:
+            ConfigError: both spellings are given.
+        """
+        out = dict(settings)
+        if "namespace" in out:
+            if "namespaces" in out:
+                raise ConfigError("conflicting keys: give namespace or namespaces, not both")
+            one = out.pop("namespace")
+            out["namespaces"] = [one] if isinstance(one, str) else one
+        return out
 
     def __init__(
         self, registry: ToolRegistry, *, k: int = 3, seed: Seed = 0, exclude: Sequence[str] = ()
@@ -243,6 +261,7 @@ class GraphToolSampler(ToolSampler):
         namespaces: only sample tools of these namespaces (all when None).
         max_attempts: fresh starting points tried before giving up.
         exclude: qualified names or globs never sampled (nor walked through).
+        min_score: only walk edges scoring at least this much (0 to 1; 0 keeps every edge).
     """
 
     required_artifacts = ("dataflow",)
@@ -256,8 +275,10 @@ class GraphToolSampler(ToolSampler):
         namespaces: Sequence[str] | None = None,
         max_attempts: int = 64,
         exclude: Sequence[str] = (),
+        min_score: float = 0.0,
     ) -> None:
         super().__init__(registry, k=k, seed=seed, exclude=exclude)
+        self.min_score = _check_min_score(min_score, self.name)
         graph = self.registry.artifacts["dataflow"]
         if not isinstance(graph, DataflowGraph):
             raise SamplingError(
@@ -267,7 +288,7 @@ class GraphToolSampler(ToolSampler):
         self.graph = graph
         self.max_attempts = max(1, int(max_attempts))
         self.tools = graph.tools
-        shared = _adjacency(graph, namespaces, self.name, self.exclude)
+        shared = _adjacency(graph, namespaces, self.name, self.exclude, self.min_score)
         self.qid, self.succ, self.pred = shared.qid, shared.succ, shared.pred
         self.pair_edges, self.nodes = shared.pair_edges, shared.nodes
         self._prepare()
@@ -301,7 +322,11 @@ _SHARED_LOCK = threading.Lock()
 
 
 def _adjacency(
-    graph: Any, namespaces: Sequence[str] | None, sampler: str, exclude: tuple[str, ...] = ()
+    graph: Any,
+    namespaces: Sequence[str] | None,
+    sampler: str,
+    exclude: tuple[str, ...] = (),
+    min_score: float = 0.0,
 ) -> _Adjacency:
     """The adjacency of ``graph`` under a namespace and exclude filter, built once per graph and filter.
 
@@ -309,25 +334,25 @@ def _adjacency(
     read-only structures instead of each building their own (or even their filter).
     """
     wanted = {namespaces} if isinstance(namespaces, str) else set(namespaces or ())
-    key = (None if namespaces is None else tuple(sorted(wanted)), tuple(sorted(set(exclude))))
+    key = (None if namespaces is None else tuple(sorted(wanted)), tuple(sorted(set(exclude))), min_score)
     with _SHARED_LOCK:
         per_graph = _SHARED.setdefault(graph, {})
         found = per_graph.get(key)
         if found is None:
             allowed = _allowed(graph.tools, namespaces, sampler, exclude)
-            found = per_graph[key] = _build_adjacency(graph, allowed)
+            found = per_graph[key] = _build_adjacency(graph, allowed, min_score)
     return found
 
 
-def _build_adjacency(graph: Any, allowed: Sequence[bool]) -> _Adjacency:
+def _build_adjacency(graph: Any, allowed: Sequence[bool], min_score: float = 0.0) -> _Adjacency:
     qids: dict[str, int] = {}
     qid = tuple(qids.setdefault(t.qualified_name, len(qids)) for t in graph.tools)
     count = len(graph.tools)
     return _Adjacency(
         qid=qid,
-        succ=tuple(_distinct(graph.successors(n), n, allowed, qid) for n in range(count)),
-        pred=tuple(_distinct(graph.predecessors(n), n, allowed, qid) for n in range(count)),
-        pair_edges=_pair_edges(graph, allowed),
+        succ=tuple(_distinct(graph.successors(n, min_score), n, allowed, qid) for n in range(count)),
+        pred=tuple(_distinct(graph.predecessors(n, min_score), n, allowed, qid) for n in range(count)),
+        pair_edges=_pair_edges(graph, allowed, min_score),
         nodes=tuple(n for n in range(count) if allowed[n]),
     )
 
@@ -387,10 +412,18 @@ def _in_namespaces(tools: Sequence[Tool], namespaces: Sequence[str] | None, samp
     return [t.namespace in wanted for t in tools]
 
 
-def _pair_edges(graph: Any, allowed: Sequence[bool]) -> dict[tuple[int, int], tuple[Edge, ...]]:
+def _pair_edges(
+    graph: Any, allowed: Sequence[bool], min_score: float = 0.0
+) -> dict[tuple[int, int], tuple[Edge, ...]]:
     pairs: dict[tuple[int, int], list[Edge]] = {}
-    src, dst = graph.src.tolist(), graph.dst.tolist()
+    src, dst, score = graph.src.tolist(), graph.dst.tolist(), graph.score.tolist()
     for edge_id, (a, b) in enumerate(zip(src, dst, strict=True)):
-        if allowed[a] and allowed[b]:
+        if allowed[a] and allowed[b] and score[edge_id] >= min_score:
             pairs.setdefault((a, b), []).append(graph.edge(edge_id))
     return {pair: tuple(edges) for pair, edges in pairs.items()}
+
+
+def _check_min_score(value: Any, sampler: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise SamplingError(f"invalid min_score {value!r} for sampler {sampler!r}: use a number in [0, 1].")
+    return float(value)

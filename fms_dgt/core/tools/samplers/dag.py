@@ -79,9 +79,16 @@ class DagSampler(GraphToolSampler):
         max_depth: int | None = None,
         max_width: int | None = None,
         exclude: Sequence[str] = (),
+        min_score: float = 0.0,
     ) -> None:
         super().__init__(
-            registry, k=k, seed=seed, namespaces=namespaces, max_attempts=max_attempts, exclude=exclude
+            registry,
+            k=k,
+            seed=seed,
+            namespaces=namespaces,
+            max_attempts=max_attempts,
+            exclude=exclude,
+            min_score=min_score,
         )
         self.max_depth = _check_bound(max_depth, "max_depth")
         self.max_width = _check_bound(max_width, "max_width")

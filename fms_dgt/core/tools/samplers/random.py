@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.samplers.base import Seed, ToolSample, ToolSampler, below
-from fms_dgt.errors import SamplingError
+from fms_dgt.errors import ConfigError, SamplingError
 from fms_dgt.plugins import register_tool_sampler
 
 if TYPE_CHECKING:
@@ -44,6 +44,17 @@ class RandomSampler(ToolSampler):
     """
 
     overridable = ("namespaces", "balance", "weights")
+    extra_config_keys = ("namespace", "strategy")
+
+    @classmethod
+    def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
+        """Also accept the seed's ``strategy`` for ``balance``."""
+        out = super().prepare_config(settings)
+        if "strategy" in out:
+            if "balance" in out:
+                raise ConfigError("conflicting keys: give strategy or balance, not both")
+            out["balance"] = out.pop("strategy")
+        return out
 
     def __init__(
         self,

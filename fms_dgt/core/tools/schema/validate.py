@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import unquote
 
 from fms_dgt.core.tools.schema.fingerprint import fingerprint
-from fms_dgt.errors import ToolDefinitionError
+from fms_dgt.errors import InvalidSchemaError
 
 if TYPE_CHECKING:
     import jsonschema_rs
@@ -43,27 +43,6 @@ _LOCAL_ONLY = (
     "only references inside the schema ('#/...') resolve; remote and file references are never "
     "fetched. Copy the referenced schema under $defs and refer to it as '#/$defs/<name>'"
 )
-_FIX_SCHEMA = (
-    "Fix the schema so it is valid Draft 2020-12 JSON Schema (normalise_parameters repairs the "
-    "common dialect slips)"
-)
-
-
-class InvalidSchemaError(ToolDefinitionError):
-    """A schema cannot be turned into a validator.
-
-    Attributes:
-        reason: what is wrong.
-        pointer: JSON pointer to the offending part of the schema (``""`` for the root or unknown).
-        fix: how to fix it.
-    """
-
-    def __init__(self, reason: str, *, pointer: str = "", fix: str = _FIX_SCHEMA):
-        self.reason = reason
-        self.pointer = pointer
-        self.fix = fix
-        where = f" at {pointer}" if pointer else ""
-        super().__init__(f"cannot compile JSON Schema{where}: {reason}. {fix}.")
 
 
 class CompiledValidator:
