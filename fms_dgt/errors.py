@@ -16,7 +16,8 @@ they arise (``raise ... from exc``) and never leak bare.
     │   ├── MCPTimeoutError         ... ran out of time (also a ``TimeoutError``)
     │   └── MCPConnectionLost       ... the connection dropped mid-request
     ├── ToolError
-    │   ├── ToolDefinitionError     a tool object violates an invariant (bad name, bad schema)
+    │   ├── ToolDefinitionError     a tool object violates an invariant (also a ``ValueError``)
+    │   │   └── InvalidSchemaError  a schema cannot be compiled (bad keyword, non-local $ref)
     │   ├── DuplicateToolError      same (namespace, name, fingerprint) registered twice
     │   ├── ToolNotFoundError       no tool under a qualified name (also a ``LookupError``)
     │   ├── AmbiguousToolError      a name has several overloads and the caller did not pick one
@@ -25,12 +26,16 @@ they arise (``raise ... from exc``) and never leak bare.
     ├── RetryableError              a call failure worth retrying (engines raise it from ``call``)
     ├── EnrichmentError             enrichment graph or run failed
     ├── RefreshError                ``refresh()`` failed; the previous registry is kept
-    └── SamplingError               a sampler could not return exactly ``k`` tools
+    ├── WireError                   a name or message cannot be mapped to or from a provider format
+    ├── SamplingError               a sampler could not return exactly ``k`` tools
+    ├── SynthesisError              no value satisfies a schema (contradictory constraints)
+    ├── TextError                   the text model could not write a turn of a record
+    ├── RejectedRecord              a record failed its checks (it goes to ``rejects.jsonl``)
+    └── OutputError                 an output folder is locked, damaged, full or read-only
 
 Messages follow ``<what> <who>: <why>. <how to fix>`` and the parts are also kept as attributes.
-The MCP errors live in :mod:`fms_dgt.core.tools.mcp_client` and the engine errors in
-:mod:`fms_dgt.core.tools.engines.base`, next to the code that raises them (so importing this
-module stays free of protocol libraries).
+Every error class of the package is defined here, and this module imports nothing but the standard
+library, so any module may raise any error without importing protocol libraries.
 """
 
 from __future__ import annotations
@@ -45,13 +50,21 @@ __all__ = [
     "DuplicateToolError",
     "EngineError",
     "EnrichmentError",
+    "InvalidSchemaError",
     "LoadError",
+    "MCPClientError",
+    "MCPConnectionLost",
+    "MCPTimeoutError",
     "NoMatchingOverloadError",
+    "OutputError",
     "PluginError",
     "PluginRegistrationError",
     "RefreshError",
+    "RejectedRecord",
     "RetryableError",
     "SamplingError",
+    "SynthesisError",
+    "TextError",
     "ToolDefinitionError",
     "ToolError",
     "ToolNotFoundError",
