@@ -28,6 +28,7 @@ they arise (``raise ... from exc``) and never leak bare.
     ├── RefreshError                ``refresh()`` failed; the previous registry is kept
     ├── WireError                   a name or message cannot be mapped to or from a provider format
     ├── SamplingError               a sampler could not return exactly ``k`` tools
+    ├── TemplateError               a mock template names a field the call does not have
     ├── SynthesisError              no value satisfies a schema (contradictory constraints)
     ├── TextError                   the text model could not write a turn of a record
     ├── RejectedRecord              a record failed its checks (it goes to ``rejects.jsonl``)
@@ -64,6 +65,7 @@ __all__ = [
     "RetryableError",
     "SamplingError",
     "SynthesisError",
+    "TemplateError",
     "TextError",
     "ToolDefinitionError",
     "ToolError",
@@ -310,6 +312,10 @@ class WireError(DGTError):
 
 class OutputError(DGTError):
     """A run's output folder cannot be used: locked by another run, damaged, full or read-only."""
+
+
+class TemplateError(DGTError, ValueError):
+    """A mock template names a field the call does not have."""
 
 
 class SynthesisError(DGTError):

@@ -251,8 +251,13 @@ class ToolResult:
 
     @property
     def ok(self) -> bool:
-        """True when the call did not fail."""
-        return self.error is None
+        """True when the call ran and did not fail (a call waiting for approval is not ok yet)."""
+        return self.error is None and not self.pending
+
+    @property
+    def pending(self) -> bool:
+        """True when the call waits for approval (``engine.approve`` / ``engine.deny``)."""
+        return self.metadata.get("status") == "pending_approval"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready deep copy."""

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.engines.mcp import MCPToolEngine
     from fms_dgt.core.tools.engines.mock import MockToolEngine
     from fms_dgt.core.tools.engines.multi import MultiToolEngine
-    from fms_dgt.core.tools.engines.policy import POLICY_KEYS, CallPolicy, PolicyRunner, coerce_arguments
+    from fms_dgt.core.tools.engines.policy import POLICY_KEYS, CallPolicy, coerce_arguments
     from fms_dgt.core.tools.engines.rest import RESTToolEngine
+    from fms_dgt.core.tools.engines.runner import PolicyRunner
     from fms_dgt.errors import EngineError, RetryableError
     from fms_dgt.plugins import get_tool_engine_class, register_tool_engine
 
@@ -66,7 +67,8 @@ __getattr__, __dir__ = lazy_exports(
         "MockToolEngine": f"{_E}.mock",
         "MultiToolEngine": f"{_E}.multi",
         "RESTToolEngine": f"{_E}.rest",
-        **dict.fromkeys(("POLICY_KEYS", "CallPolicy", "PolicyRunner", "coerce_arguments"), f"{_E}.policy"),
+        **dict.fromkeys(("POLICY_KEYS", "CallPolicy", "coerce_arguments"), f"{_E}.policy"),
+        "PolicyRunner": f"{_E}.runner",
         **dict.fromkeys(
             (
                 "clear_name_handlers",

@@ -37,13 +37,8 @@ from fms_dgt.core.tools.engines.handlers import (
     register_tool,
     register_tool_handler,
 )
-from fms_dgt.core.tools.engines.policy import (
-    POLICY_KEYS,
-    CallPolicy,
-    PolicyRunner,
-    coerce_arguments,
-    split_policy,
-)
+from fms_dgt.core.tools.engines.policy import POLICY_KEYS, CallPolicy, coerce_arguments, split_policy
+from fms_dgt.core.tools.engines.runner import PolicyRunner, error_info
 from fms_dgt.errors import ConfigError, DGTError, EngineError, RetryableError
 
 if TYPE_CHECKING:
@@ -150,6 +145,14 @@ class ToolEngine(ABC):
         if state is not None:
             self.on_teardown(session_id, state)
 
+    async def setup_async(self, session_id: str) -> None:
+        """Async form of :meth:`setup`."""
+        await asyncio.to_thread(self.setup, session_id)
+
+    async def teardown_async(self, session_id: str) -> None:
+        """Async form of :meth:`teardown`."""
+        await asyncio.to_thread(self.teardown, session_id)
+
     def get_session_state(self, session_id: str) -> dict[str, Any]:
         """A deep copy of the session's state."""
         with self._session_lock(session_id):
@@ -255,7 +258,71 @@ class ToolEngine(ABC):
             outer: the policy of an engine that dispatched the call here, if any.
             label: what ``metadata["engine"]`` of the result says (default: this engine's label).
         """
-        return PolicyRunner(self, self.policy.within(outer), label).run(call, call_id, state)
+        result: ToolResult = PolicyRunner(self, self.policy.within(outer), label).run(call, call_id, state)
+        return result
+
+    # ------------------------------------------------------------------ approval
+
+    def pending(self, session_id: str) -> dict[str, dict[str, Any]]:
+        """Calls of the session waiting for approval: call id -> ``{name, arguments}``."""
+        with self._session_lock(session_id):
+            return copy.deepcopy(self._state(session_id).get("pending", {}))
+
+    def approve(self, session_id: str, call_id: str) -> ToolResult:
+        """Run a call that waited for approval and return its result (it joins the history).
+
+        Raises:
+            EngineError: no call of that id waits in the session.
+        """
+        with self._session_lock(session_id):
+            state = self._state(session_id)
+            call = self._take_pending(state, session_id, call_id)
+            result = PolicyRunner(self, self.policy).run(call, call_id, state, approved=True)
+            result.metadata["approval"] = "approved"
+            state.setdefault("calls", []).append(_history_entry(call, call_id, result))
+            return result
+
+    def deny(self, session_id: str, call_id: str, reason: str = "the user declined") -> ToolResult:
+        """Drop a call that waited for approval; its result is a policy failure saying why.
+
+        Raises:
+            EngineError: no call of that id waits in the session.
+        """
+        with self._session_lock(session_id):
+            state = self._state(session_id)
+            call = self._take_pending(state, session_id, call_id)
+            result = ToolResult(
+                call_id,
+                call.name,
+                error=f"call not run: approval denied ({reason}).",
+                metadata={
+                    "engine": self.name,
+                    "approval": "denied",
+                    "error": error_info("policy", "approval"),
+                },
+            )
+            state.setdefault("calls", []).append(_history_entry(call, call_id, result))
+            return result
+
+    async def approve_async(self, session_id: str, call_id: str) -> ToolResult:
+        """Async form of :meth:`approve`."""
+        return await asyncio.to_thread(self.approve, session_id, call_id)
+
+    async def deny_async(
+        self, session_id: str, call_id: str, reason: str = "the user declined"
+    ) -> ToolResult:
+        """Async form of :meth:`deny`."""
+        return await asyncio.to_thread(self.deny, session_id, call_id, reason)
+
+    def _take_pending(self, state: dict[str, Any], session_id: str, call_id: str) -> ToolCall:
+        waiting = state.get("pending", {})
+        if call_id not in waiting:
+            raise EngineError(
+                f"no call {call_id!r} waits for approval in session {session_id!r} on {self.name!r}: "
+                f"waiting are {', '.join(sorted(waiting)) or 'none'}."
+            )
+        entry = waiting.pop(call_id)
+        return ToolCall(entry["name"], entry["arguments"], call_id)
 
     def overloads_of(self, name: str) -> list[Tool]:
         """The registry's overloads of a qualified name (none when the name is unknown)."""
@@ -305,6 +372,16 @@ class ToolEngine(ABC):
         for pool in pools:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
+
+    async def close_async(self) -> None:
+        """Async form of :meth:`close`."""
+        await asyncio.to_thread(self.close)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close_async()
 
     def __enter__(self) -> Self:
         return self

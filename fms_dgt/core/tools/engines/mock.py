@@ -20,12 +20,13 @@ import hashlib
 import json
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
 from fms_dgt.core.tools.synth import synthesise
+from fms_dgt.errors import TemplateError
 from fms_dgt.plugins import register_tool_engine
 
 if TYPE_CHECKING:
@@ -33,21 +34,61 @@ if TYPE_CHECKING:
 
 __all__ = ["MockToolEngine", "render_template"]
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
+# ``{{ field }}`` and the Go-template form ``{{.field}}``; dotted paths reach into objects.
+_PLACEHOLDER = re.compile(r"\{\{\s*\.?([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
+_MISSING = object()
 
 
-def render_template(template: Any, arguments: Mapping[str, Any]) -> Any:
-    """Fill ``{{ name }}`` placeholders from ``arguments`` (recursively in lists and mappings)."""
+def render_template(template: Any, arguments: Mapping[str, Any], fields: Collection[str] = ()) -> Any:
+    """Fill ``{{ name }}`` / ``{{.name}}`` placeholders from ``arguments`` (recursively).
+
+    A string that is exactly one placeholder becomes the argument's value itself; a string whose
+    filled text is JSON (``'{"temp": {{.t}}}'``) becomes that JSON value; other strings stay text.
+    A placeholder naming one of ``fields`` (the tool's declared arguments) that the call left out
+    renders as null.
+
+    Raises:
+        TemplateError: a placeholder names a field that is neither given nor declared (the
+            template and the field are named).
+    """
     if isinstance(template, str):
-        whole = _PLACEHOLDER.fullmatch(template.strip())
-        if whole:
-            return arguments.get(whole.group(1))
-        return _PLACEHOLDER.sub(lambda m: _text(arguments.get(m.group(1))), template)
+        return _render_text(template, arguments, fields)
     if isinstance(template, list):
-        return [render_template(t, arguments) for t in template]
+        return [render_template(t, arguments, fields) for t in template]
     if isinstance(template, Mapping):
-        return {k: render_template(v, arguments) for k, v in template.items()}
+        return {k: render_template(v, arguments, fields) for k, v in template.items()}
     return template
+
+
+def _render_text(template: str, arguments: Mapping[str, Any], fields: Collection[str]) -> Any:
+    whole = _PLACEHOLDER.fullmatch(template.strip())
+    if whole:
+        return _lookup(whole.group(1), arguments, template, fields)
+    if "{{" not in template:
+        return template
+    text = _PLACEHOLDER.sub(lambda m: _text(_lookup(m.group(1), arguments, template, fields)), template)
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and stripped != template.strip():
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            return text
+    return text
+
+
+def _lookup(path: str, arguments: Mapping[str, Any], template: str, fields: Collection[str]) -> Any:
+    value: Any = arguments
+    for part in path.split("."):
+        value = value.get(part, _MISSING) if isinstance(value, Mapping) else _MISSING
+        if value is _MISSING and path.split(".")[0] in fields:
+            return None  # a declared argument the call left out
+        if value is _MISSING:
+            known = ", ".join(sorted(map(str, arguments))) or "none"
+            raise TemplateError(
+                f"unknown field {path!r} in mock template {template!r}: the call's arguments are "
+                f"{known}. Fix the template or the tool's input schema"
+            )
+    return value
 
 
 def _text(value: Any) -> str:
@@ -98,14 +139,15 @@ class MockToolEngine(ToolEngine):
 
     def _value(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> tuple[Any, str]:
         args = call.arguments
+        fields = tuple(tool.parameters.get("properties") or ())
         if tool.qualified_name in self.results:
-            return render_template(self.results[tool.qualified_name], args), "results"
+            return render_template(self.results[tool.qualified_name], args, fields), "results"
         if "mock_template" in tool.metadata:
-            return render_template(tool.metadata["mock_template"], args), "tool template"
+            return render_template(tool.metadata["mock_template"], args, fields), "tool template"
         if "mock_result" in tool.metadata:
             return tool.metadata["mock_result"], "tool result"
         if self.template is not None:
-            return render_template(self.template, args), "template"
+            return render_template(self.template, args, fields), "template"
         if self.result is not None:
             return self.result, "result"
         seed = call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name, args)

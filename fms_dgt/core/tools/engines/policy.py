@@ -1,16 +1,25 @@
 """The call policy: what happens around every call an engine runs, wherever the call came from.
 
-:class:`CallPolicy` holds the settings (the policy keys every engine entry accepts) and
-:class:`PolicyRunner` applies them around one engine's ``call``:
+:class:`CallPolicy` holds the settings (the policy keys every engine entry accepts);
+:class:`~fms_dgt.core.tools.engines.runner.PolicyRunner` applies them around one engine's ``call``:
 
-1. refuse calls whose qualified name matches the ``blocklist`` (names or globs);
+1. refuse calls the policy does not allow: the ``blocklist`` (names or globs), ``tool_choice``
+   (``none`` or another tool's name) and the session's ``max_total_tool_calls``;
 2. resolve the overload and validate the arguments (``registry.match``); with ``coerce_arguments``,
    repair common model mistakes first (``"10"`` for 10, ``"true"`` for true, a bare value for a
    one-item array) and list them in ``metadata["coerced"]``;
-3. run the engine's ``call`` with a ``timeout`` and ``retries`` with exponential ``backoff`` for
-   retryable failures (:class:`~fms_dgt.errors.RetryableError`, timeouts, connection errors);
-4. validate the result against ``output_parameters`` (``validate_results``: ``off``, ``warn`` or
+3. hold a call that needs approval (``requires_approval``, ``approve_destructive: ask``) as a
+   pending result until the engine's ``approve`` or ``deny``;
+4. fill schema ``default``s of absent optional arguments (``metadata["defaults"]``);
+5. run the engine's ``call`` within a timeout (the shorter of the policy's ``timeout`` and the
+   tool's own ``timeout_ms``) and ``retries`` with exponential ``backoff`` for retryable failures
+   (:class:`~fms_dgt.errors.RetryableError`, timeouts, connection errors);
+6. validate the result against ``output_parameters`` (``validate_results``: ``off``, ``warn`` or
    ``error``).
+
+A failed call's result carries a typed error in ``metadata["error"]``: ``type`` (``validation``,
+``execution``, ``timeout``, ``policy`` or ``transport``), ``phase`` and, where known, ``path`` (the
+JSON pointer of an invalid value) and ``code`` (an MCP JSON-RPC code, an HTTP status).
 
 The runner belongs to the engine, not to whoever dispatches to it: a ``multi`` engine routing a
 call to an engine runs that engine's runner with the two policies merged
@@ -19,27 +28,20 @@ call to an engine runs that engine's runner with the two policies merged
 
 from __future__ import annotations
 
+import copy
 import fnmatch
-import logging
-import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.schema import InvalidSchemaError, get_validator
-from fms_dgt.errors import ConfigError, DGTError, RetryableError
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.errors import ConfigError
 
-if TYPE_CHECKING:
-    from fms_dgt.core.tools.engines.base import ToolEngine
-
-__all__ = ["POLICY_KEYS", "CallPolicy", "PolicyRunner", "coerce_arguments", "split_policy"]
-
-log = logging.getLogger(__name__)
+__all__ = ["POLICY_KEYS", "CallPolicy", "coerce_arguments", "fill_defaults", "split_policy", "tool_timeout"]
 
 _VALIDATE_MODES = ("off", "warn", "error")
+_APPROVAL_MODES = ("allow", "ask", "deny")
+_CHOICES = ("auto", "none", "required")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -56,6 +58,18 @@ class CallPolicy:
             ``output_parameters``.
         coerce_arguments: repair common argument mistakes before validation.
         max_retry_after: longest wait a service's ``Retry-After`` may impose before a retry.
+        tool_choice: ``auto`` (any tool), ``none`` (no tool may run), ``required`` (as auto for
+            an engine; a job reads it as "never write a record without a call") or one
+            qualified name (only that tool may run).
+        max_total_tool_calls: calls one session may run in all (beyond: refused).
+        requires_approval: qualified names or globs whose calls wait for
+            ``approve(session, call_id)`` instead of running (a manifest tool may also say
+            ``requires_approval: true``).
+        approve_destructive: what happens to a tool whose MCP annotations say
+            ``destructiveHint: true``: ``allow`` (run it), ``ask`` (wait for approval) or
+            ``deny`` (refuse it).
+        fill_defaults: give absent optional arguments the ``default`` their schema declares
+            before the call (listed in ``metadata["defaults"]``).
     """
 
     timeout: float | None = None
@@ -66,6 +80,11 @@ class CallPolicy:
     validate_results: str = "warn"
     coerce_arguments: bool = False
     max_retry_after: float = 30.0
+    tool_choice: str = "auto"
+    max_total_tool_calls: int | None = None
+    requires_approval: list[str] = field(default_factory=list)
+    approve_destructive: str = "allow"
+    fill_defaults: bool = True
 
     def __post_init__(self) -> None:
         if self.validate_results not in _VALIDATE_MODES:
@@ -78,10 +97,43 @@ class CallPolicy:
             raise ConfigError("invalid max_calls_per_batch: it must be at least 1")
         if isinstance(self.blocklist, str):
             self.blocklist = [self.blocklist]
+        if isinstance(self.requires_approval, str):
+            self.requires_approval = [self.requires_approval]
+        if not isinstance(self.tool_choice, str) or not self.tool_choice:
+            raise ConfigError("invalid tool_choice: use auto, none, required or a qualified tool name")
+        if self.approve_destructive not in _APPROVAL_MODES:
+            raise ConfigError(
+                f"invalid approve_destructive {self.approve_destructive!r}: use allow, ask or deny"
+            )
+        if self.max_total_tool_calls is not None and self.max_total_tool_calls < 0:
+            raise ConfigError("invalid max_total_tool_calls: it must be 0 or more")
 
     def blocks(self, qualified_name: str) -> bool:
         """True when ``qualified_name`` matches a name or glob of the blocklist."""
         return any(fnmatch.fnmatchcase(qualified_name, pattern) for pattern in self.blocklist)
+
+    def refusal(self, qualified_name: str, calls_so_far: int) -> str | None:
+        """Why the policy refuses a call before it runs (blocklist, tool_choice, session limit)."""
+        if self.blocks(qualified_name):
+            return "is on the blocklist"
+        if self.tool_choice == "none":
+            return "is not allowed: tool_choice is none"
+        if self.tool_choice not in _CHOICES and qualified_name != self.tool_choice:
+            return f"is not allowed: tool_choice names only {self.tool_choice}"
+        limit = self.max_total_tool_calls
+        if limit is not None and calls_so_far >= limit:
+            return f"is over the session's max_total_tool_calls={limit}"
+        return None
+
+    def approval_reason(self, tool: Tool) -> str | None:
+        """Why a call of ``tool`` must wait for approval, or None when it may run."""
+        if tool.metadata.get("requires_approval") is True:
+            return "the tool's definition says requires_approval"
+        if any(fnmatch.fnmatchcase(tool.qualified_name, g) for g in self.requires_approval):
+            return "the engine's requires_approval names it"
+        if self.approve_destructive != "allow" and _destructive(tool):
+            return "its annotations say destructiveHint: true"
+        return None
 
     def within(self, outer: CallPolicy | None) -> CallPolicy:
         """This (an engine's own) policy combined with the policy of an engine dispatching to it.
@@ -93,6 +145,7 @@ class CallPolicy:
         if outer is None:
             return self
         more = self if self.retries >= outer.retries else outer
+        strict = max(self.approve_destructive, outer.approve_destructive, key=_APPROVAL_MODES.index)
         return CallPolicy(
             timeout=_shorter(self.timeout, outer.timeout),
             retries=more.retries,
@@ -102,6 +155,11 @@ class CallPolicy:
             validate_results=max(self.validate_results, outer.validate_results, key=_VALIDATE_MODES.index),
             coerce_arguments=self.coerce_arguments or outer.coerce_arguments,
             max_retry_after=max(self.max_retry_after, outer.max_retry_after),
+            tool_choice=outer.tool_choice if outer.tool_choice != "auto" else self.tool_choice,
+            max_total_tool_calls=_smaller(self.max_total_tool_calls, outer.max_total_tool_calls),
+            requires_approval=list(dict.fromkeys([*outer.requires_approval, *self.requires_approval])),
+            approve_destructive=strict,
+            fill_defaults=self.fill_defaults and outer.fill_defaults,
         )
 
 
@@ -109,6 +167,46 @@ def _shorter(a: float | None, b: float | None) -> float | None:
     if a is None:
         return b
     return a if b is None else min(a, b)
+
+
+def _smaller(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else min(a, b)
+
+
+def _destructive(tool: Tool) -> bool:
+    annotations = tool.metadata.get("annotations")
+    return isinstance(annotations, Mapping) and annotations.get("destructiveHint") is True
+
+
+def tool_timeout(tool: Tool) -> float | None:
+    """The tool's own ``timeout_ms`` (from its manifest) in seconds, or None."""
+    value = tool.metadata.get("timeout_ms")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value) / 1000.0
+
+
+def fill_defaults(
+    arguments: Mapping[str, Any], parameters: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Absent optional top-level arguments given the ``default`` their schema declares.
+
+    Returns the arguments and the names that were filled; a default is used only when the
+    arguments still validate with it (a spec's default may contradict its own schema).
+    """
+    props = parameters.get("properties")
+    if not isinstance(props, Mapping):
+        return dict(arguments), []
+    required = set(parameters.get("required") or ())
+    out = dict(arguments)
+    filled = []
+    for name, schema in props.items():
+        if name not in out and name not in required and isinstance(schema, Mapping) and "default" in schema:
+            out[name] = copy.deepcopy(schema["default"])
+            filled.append(name)
+    return out, filled
 
 
 #: Config keys every engine accepts (consumed by the policy, not the plug-in).
@@ -177,131 +275,3 @@ def coerce_arguments(
             out[name] = fixed
             notes.append(f"{name}: {note}")
     return out, notes
-
-
-# ---------------------------------------------------------------- the runner
-
-
-def _accepts(tool: Tool, arguments: Any) -> bool:
-    """True when ``arguments`` validate against ``tool``'s input schema (False if it is unusable)."""
-    try:
-        return get_validator(tool.parameters, tool.fingerprint).is_valid(arguments)
-    except InvalidSchemaError:
-        return False
-
-
-class PolicyRunner:
-    """Runs calls of one engine under one policy (see the module docstring).
-
-    Args:
-        engine: the engine whose ``call`` runs (and whose registry resolves overloads).
-        policy: the policy to apply (the engine's own, possibly merged with a dispatcher's).
-        label: the name results carry in ``metadata["engine"]`` (default: the engine's route
-            label for the tool).
-    """
-
-    __slots__ = ("engine", "label", "policy")
-
-    def __init__(self, engine: ToolEngine, policy: CallPolicy, label: str | None = None) -> None:
-        self.engine = engine
-        self.policy = policy
-        self.label = label
-
-    def run(self, call: ToolCall, call_id: str, state: dict[str, Any]) -> ToolResult:
-        """One call through every step of the policy; a failure is returned as data."""
-        overloads = self.engine.overloads_of(call.name)
-        label = self._label(overloads[0] if overloads else None)
-        if self.policy.blocks(call.name):
-            refusal = f"call refused: {call.name} is on the blocklist of engine {label!r}."
-            return ToolResult(call_id, call.name, error=refusal, metadata={"engine": label})
-        notes: list[str] = []
-        try:
-            tool = self.engine.registry.match(call)
-        except DGTError as exc:
-            # Coercion is tried only for arguments that do not validate as they are.
-            coerced = self._coerced(call) if self.policy.coerce_arguments else None
-            if coerced is None:
-                return ToolResult(call_id, call.name, error=str(exc), metadata={"engine": label})
-            tool, call, notes = coerced
-        result = self._attempts(tool, call, state, call_id)
-        if notes:
-            result.metadata["coerced"] = notes
-        if result.error is None:
-            self._check_result(tool, result)
-        result.metadata.setdefault("engine", self._label(tool))
-        return result
-
-    def _label(self, tool: Tool | None) -> str:
-        if self.label is not None:
-            return self.label
-        return self.engine.route_label(tool) if tool is not None else self.engine.name
-
-    def _coerced(self, call: ToolCall) -> tuple[Tool, ToolCall, list[str]] | None:
-        """The first overload the repaired arguments validate against, the repaired call, and notes."""
-        for tool in self.engine.overloads_of(call.name):
-            fixed, notes = coerce_arguments(call.arguments, tool.parameters)
-            if notes and _accepts(tool, fixed):
-                return tool, ToolCall(call.name, fixed, call.call_id), notes
-        return None
-
-    def _attempts(self, tool: Tool, call: ToolCall, state: dict[str, Any], call_id: str) -> ToolResult:
-        attempt = 0
-        while True:
-            try:
-                result = self._timed(tool, call, state)
-            except (RetryableError, TimeoutError, ConnectionError) as exc:
-                if attempt < self.policy.retries:
-                    time.sleep(self._delay(exc, attempt))
-                    attempt += 1
-                    continue
-                return self._failure(tool, call, call_id, exc, attempt)
-            except Exception as exc:  # a failed call is data, never an exception out of execute
-                return self._failure(tool, call, call_id, exc, attempt)
-            result.call_id = call_id
-            if attempt:
-                result.metadata["attempts"] = attempt + 1
-            return result
-
-    def _delay(self, exc: BaseException, attempt: int) -> float:
-        asked = getattr(exc, "retry_after", None)
-        if isinstance(asked, (int, float)) and asked >= 0:
-            return min(float(asked), self.policy.max_retry_after)
-        return float(self.policy.backoff * (2**attempt))
-
-    def _failure(
-        self, tool: Tool, call: ToolCall, call_id: str, exc: BaseException, attempt: int
-    ) -> ToolResult:
-        label = self._label(tool)
-        log.warning("tool %s failed on engine %s: %s", call.name, label, exc)
-        metadata: dict[str, Any] = {"engine": label}
-        if attempt:
-            metadata["attempts"] = attempt + 1
-        return ToolResult(call_id, call.name, error=f"{type(exc).__name__}: {exc}", metadata=metadata)
-
-    def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        timeout = self.policy.timeout
-        engine = self.engine
-        # An engine that enforces its own timeout (cancelling the request on the server) does so
-        # with its own policy's value; a shorter one imposed by a dispatcher is enforced here.
-        if timeout is None or (engine.enforces_timeout and timeout == engine.policy.timeout):
-            return engine.call(tool, call, state)
-        future: Future[ToolResult] = engine.timeout_pool().submit(engine.call, tool, call, state)
-        try:
-            return future.result(timeout=timeout)
-        except FutureTimeout:
-            future.cancel()
-            raise TimeoutError(
-                f"{call.name} took longer than {timeout:g} s on engine {self._label(tool)!r}"
-            ) from None
-
-    def _check_result(self, tool: Tool, result: ToolResult) -> None:
-        mode = self.policy.validate_results
-        if mode == "off" or not tool.output_parameters:
-            return
-        try:
-            reason = tool.output_validator.explain(result.result)
-        except InvalidSchemaError as exc:  # the tool's output schema, not its result, is at fault
-            reason = str(exc)
-        result.metadata["output_validation"] = "ok" if reason is None else reason
-        if reason is not None and mode == "error":
-            result.error = f"result of {tool.qualified_name} violates its output schema: {reason}"

@@ -96,18 +96,26 @@ class CompiledValidator:
 
     def explain(self, instance: Any) -> str | None:
         """Why ``instance`` does not validate (the best match), or None when it does."""
+        found = self.locate(instance)
+        if found is None:
+            return None
+        message, pointer = found
+        return f"{message} (at {pointer})" if pointer else message
+
+    def locate(self, instance: Any) -> tuple[str, str] | None:
+        """The best-match failure as ``(message, JSON pointer of the offending value)``, or None."""
         if self.is_valid(instance):
             return None
         try:
             error = self._best_match(instance)
         except RecursionError:
-            return "the value is nested too deeply to validate"
+            return "the value is nested too deeply to validate", ""
         if error is not None:
-            where = "/".join(str(p) for p in error.absolute_path)
-            return f"{error.message} (at /{where})" if where else error.message
+            pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
+            return error.message, pointer
         # The two libraries disagree (a regular expression Python and ECMA-262 read differently):
         # the reason comes from the one that rejected the value.
-        return self._fast_reason(instance) or "the value does not validate"
+        return self._fast_reason(instance) or "the value does not validate", ""
 
     def _slow_is_valid(self, instance: Any) -> bool:
         from referencing.exceptions import Unresolvable

@@ -200,7 +200,7 @@ def test_invalid_policies_are_config_errors() -> None:
 
 
 def test_retry_after_from_the_service_replaces_the_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    import fms_dgt.core.tools.engines.policy as base
+    import fms_dgt.core.tools.engines.runner as base
 
     waits: list[float] = []
     monkeypatch.setattr(base.time, "sleep", waits.append)

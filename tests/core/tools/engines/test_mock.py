@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
@@ -88,3 +89,25 @@ def test_templates_static_results_and_precedence() -> None:
     assert results == [{"t": "Rome"}, {"said": [1, 2], "line": "you said [1, 2]"}, {"static": True}]
     assert _run(MockToolEngine(registry), "s", [ToolCall("w::plain", {})]) == [{"status": "ok"}]
     assert render_template(["{{a}}", {"k": "{{ b }}!"}], {"a": 1, "b": "x"}) == [1, {"k": "x!"}]
+
+
+def test_templates_take_both_placeholder_forms_and_give_json_values() -> None:
+    arguments = {"city": "Oslo", "days": 3, "user": {"name": "Ada"}}
+    assert render_template("{{.city}}", arguments) == "Oslo"
+    assert render_template("{{ days }}", arguments) == 3
+    assert render_template("Hi {{.user.name}} in {{ city }}", arguments) == "Hi Ada in Oslo"
+    rendered = render_template('{"city": "{{.city}}", "days": {{.days}}}', arguments)
+    assert rendered == {"city": "Oslo", "days": 3}, "a template that renders JSON gives the JSON value"
+    assert render_template("{{.note}}", arguments, fields=("note",)) is None, "declared but not given"
+
+
+def test_an_unknown_template_field_is_an_error_naming_template_and_field() -> None:
+    from fms_dgt.errors import TemplateError
+
+    with pytest.raises(TemplateError, match=r"unknown field 'citty' in mock template '\{\{\.citty\}\} now'"):
+        render_template("{{.citty}} now", {"city": "Oslo"})
+    tool = Tool("t", "w", metadata={"mock_template": "{{.nope}}"})
+    engine = MockToolEngine(ToolRegistry([tool]))
+    engine.setup("s")
+    [result] = engine.execute("s", [ToolCall("w::t", {})])
+    assert result.error is not None and "unknown field 'nope'" in result.error
