@@ -139,7 +139,7 @@ class PolicyRunner:
     def _defaults(self, tool: Tool, call: ToolCall) -> tuple[ToolCall, list[str]]:
         candidate, names = fill_defaults(call.arguments, tool.parameters)
         arguments = dict(call.arguments)
-        kept = []
+        kept: list[str] = []
         for name in names:  # one at a time: a default that breaks the schema is left out
             trial = {**arguments, name: candidate[name]}
             if _accepts(tool, trial):
