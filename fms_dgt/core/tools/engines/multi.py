@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
-from fms_dgt.core.tools.engines.handlers import Handler, get_name_handler, get_tool_handler
+from fms_dgt.core.tools.engines.handlers import (
+    BUILTIN_KIND_HANDLERS,
+    BuiltinKindHandler,
+    Handler,
+    call_arity,
+    get_name_handler,
+    registered_tool_handler,
+)
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import TOOL_ENGINES, register_tool_engine
 
@@ -36,15 +43,32 @@ if TYPE_CHECKING:
 __all__ = ["BUILTIN_KIND_ENGINES", "MultiToolEngine", "call_handler"]
 
 #: The engine that runs a kind when no handler is registered for it.
-BUILTIN_KIND_ENGINES = {"file": "mock", "function": "function", "mcp": "mcp", "rest": "rest"}
+BUILTIN_KIND_ENGINES = {kind: handler.engine for kind, handler in BUILTIN_KIND_HANDLERS.items()}
 
 
-def call_handler(handler: Handler, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-    """Run a registered handler for one call and wrap what it returns as a :class:`ToolResult`."""
+def call_handler(
+    handler: Handler,
+    tool: Tool,
+    call: ToolCall,
+    state: dict[str, Any],
+    context: Mapping[str, Any] | None = None,
+) -> ToolResult:
+    """Run a registered handler for one call and wrap what it returns as a :class:`ToolResult`.
+
+    The handler gets the arguments, the tool and the arguments, or the tool, the arguments and
+    ``context``, as many as it takes (see :mod:`~fms_dgt.core.tools.engines.handlers`).
+    """
     if isinstance(handler, ToolEngine):
         return handler.call(tool, call, state)
-    execute = getattr(handler, "execute", None)
-    value = execute(dict(call.arguments)) if callable(execute) else handler(dict(call.arguments))
+    target = handler.execute if callable(getattr(handler, "execute", None)) else handler
+    arguments = dict(call.arguments)
+    arity = call_arity(handler)
+    if arity == 1:
+        value = target(arguments)
+    elif arity == 2:
+        value = target(tool, arguments)
+    else:
+        value = target(tool, arguments, dict(context or {}))
     if isinstance(value, ToolResult):
         return value
     return ToolResult(call.call_id, call.name, result=value)
@@ -95,12 +119,14 @@ class MultiToolEngine(ToolEngine):
         if routed is not None:
             return routed, self.engines[routed]
         for kind in (tool.kind, "*"):
-            handler = get_tool_handler(kind)
+            handler = registered_tool_handler(kind)
+            if isinstance(handler, BuiltinKindHandler):
+                return handler.engine, self._engine_named(handler.engine)
             if handler is not None:
                 return f"kind-handler:{kind}", handler
-        builtin = self._kind_engine(tool.kind)
+        builtin = BUILTIN_KIND_HANDLERS.get(tool.kind)
         if builtin is not None:
-            return BUILTIN_KIND_ENGINES[tool.kind], builtin
+            return builtin.engine, self._engine_named(builtin.engine)
         return "", None
 
     def route_label(self, tool: Tool) -> str:
@@ -135,7 +161,8 @@ class MultiToolEngine(ToolEngine):
                 call.name,
                 error=f"No handler registered for tool: {call.name} (kind: {tool.kind})",
             )
-        result = call_handler(target, tool, call, self._sub_state(label, target, state))
+        context = {"session_id": state.get("session_id"), "call_id": call.call_id, "engine": self}
+        result = call_handler(target, tool, call, self._sub_state(label, target, state), context)
         result.metadata.setdefault("engine", label)
         return result
 
@@ -149,15 +176,13 @@ class MultiToolEngine(ToolEngine):
         sub: dict[str, Any] = states[label]
         return sub
 
-    def _kind_engine(self, kind: str) -> ToolEngine | None:
-        name = BUILTIN_KIND_ENGINES.get(kind)
-        if name is None:
-            return None
+    def _engine_named(self, name: str) -> ToolEngine:
+        """The built-in engine plug-in ``name`` over this registry, made on first use."""
         with self._kind_lock:
-            engine = self._kind_engines.get(kind)
+            engine = self._kind_engines.get(name)
             if engine is None:
                 engine = TOOL_ENGINES.get(name)(self.registry)
-                self._kind_engines[kind] = engine
+                self._kind_engines[name] = engine
             return engine
 
     def close(self) -> None:

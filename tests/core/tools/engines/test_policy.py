@@ -165,7 +165,43 @@ def test_old_handler_names_are_deprecated_aliases() -> None:
 def test_kind_getter_does_not_fall_back_to_the_wildcard() -> None:
     try:
         handlers.register_tool_handler("*", lambda arguments: "any")
-        assert handlers.get_tool_handler("rest") is None
+        assert handlers.get_tool_handler("custom") is None
         assert handlers.get_tool_handler("*") is not None
     finally:
         handlers.clear_tool_handlers()
+
+
+def test_the_source_kinds_have_builtin_handlers_and_openapi_is_rest() -> None:
+    for kind, engine in (("function", "function"), ("mcp", "mcp"), ("rest", "rest"), ("openapi", "rest")):
+        handler = handlers.get_tool_handler(kind)
+        assert isinstance(handler, handlers.BuiltinKindHandler) and handler.engine == engine
+    tool = Tool("t", "ns", output_parameters={"type": "object", "properties": {"v": {"type": "integer"}}})
+    direct = handlers.get_tool_handler("file")
+    assert direct is not None
+    result = direct(tool, {})
+    assert result.ok and isinstance(result.result["v"], int), "a builtin handler runs on its own too"
+
+
+def test_kind_handlers_get_the_tool_the_arguments_and_a_context() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "integer"}}}
+    registry = ToolRegistry([Tool("t", "k", parameters=schema, metadata={"kind": "custom"})])
+    seen: list[tuple[Any, ...]] = []
+
+    def two(tool: Tool, arguments: dict[str, Any]) -> str:
+        seen.append((tool.qualified_name, arguments))
+        return "two"
+
+    def three(tool: Tool, arguments: dict[str, Any], context: dict[str, Any]) -> str:
+        seen.append((tool.qualified_name, arguments, context["session_id"], context["call_id"]))
+        return "three"
+
+    try:
+        with MultiToolEngine(registry) as multi:
+            multi.setup("s")
+            handlers.register_tool_handler("custom", two)
+            assert multi.execute("s", [ToolCall("k::t", {"x": 1}, "c1")])[0].result == "two"
+            handlers.register_tool_handler("custom", three)
+            assert multi.execute("s", [ToolCall("k::t", {"x": 2}, "c2")])[0].result == "three"
+    finally:
+        handlers.clear_tool_handlers()
+    assert seen == [("k::t", {"x": 1}), ("k::t", {"x": 2}, "s", "c2")]
