@@ -3,8 +3,10 @@
 Calls an OpenAI-compatible ``/chat/completions`` endpoint. The prompt describes the tool (name,
 description, input and output schemas), the call's arguments and the session's earlier calls and
 results, so simulated results stay consistent within a session. When the tool has
-``output_parameters`` the request asks for ``response_format: json_schema`` with that schema, and
-the reply is validated against it (a violation is a failed call).
+``output_parameters`` the request asks for ``response_format: json_schema`` with that schema, named
+after the tool and in strict mode where the schema allows it (:func:`response_format`), and the reply
+is validated against it (a violation is a failed call). An answer that is not JSON at all is kept
+as text, with a note in ``metadata["note"]``.
 
 ``errors`` injects failures on purpose, drawn from the run's seed (so the same run injects the same
 failures): ``network_error`` (the call fails as if the service were unreachable),
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -33,6 +36,7 @@ from fms_dgt.core.tools.engines.base import POLICY_KEYS, CallPolicy, RetryableEr
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.openai_compat import chat_content, http_client, http_module, lm_settings
 from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.wire.schemas import strict_schema
 from fms_dgt.errors import ConfigError
 from fms_dgt.plugins import register_tool_engine
 
@@ -134,7 +138,7 @@ class LMToolEngine(ToolEngine):
                 ),
                 metadata={"injected": injected},
             )
-        value = self._ask(tool, call, state)
+        value, note = self._ask(tool, call, state)
         if injected == "unparseable_result":
             text = json.dumps(value, ensure_ascii=False)
             return ToolResult(
@@ -147,7 +151,10 @@ class LMToolEngine(ToolEngine):
             return ToolResult(
                 call.call_id, call.name, result=_violate(value, tool), metadata={"injected": injected}
             )
-        return ToolResult(call.call_id, call.name, result=value, metadata={"model": self.model})
+        metadata: dict[str, Any] = {"model": self.model}
+        if note:
+            metadata["note"] = note
+        return ToolResult(call.call_id, call.name, result=value, metadata=metadata)
 
     def _draw(self, rng: random.Random) -> str | None:
         roll = rng.random()
@@ -157,7 +164,8 @@ class LMToolEngine(ToolEngine):
                 return kind
         return None
 
-    def _ask(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> Any:
+    def _ask(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> tuple[Any, str | None]:
+        """The model's result for one call, and a note when its answer was not JSON."""
         body: dict[str, Any] = {
             "model": self.model,
             "temperature": self.temperature,
@@ -170,20 +178,19 @@ class LMToolEngine(ToolEngine):
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         if tool.output_parameters:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "tool_result", "schema": tool.output_parameters},
-            }
+            body["response_format"] = response_format(tool)
         content = self._post(body)
         try:
             value = json.loads(content)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"the model's reply is not JSON: {content[:200]!r}") from exc
+        except json.JSONDecodeError:
+            # A model that ignores the requested format still said something: keep it as text
+            # (the policy's result validation judges it) rather than failing the call.
+            return content, "the model's answer is not JSON: kept as text"
         if tool.output_parameters:
             reason = get_validator(tool.output_parameters).explain(value)
             if reason is not None:
                 raise ValueError(f"the model's result violates the output schema: {reason}")
-        return value
+        return value, None
 
     def _prompt(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> str:
         earlier = state.get("calls", [])[-self.history :] if self.history else []
@@ -247,6 +254,53 @@ def _check_rates(errors: Mapping[str, float]) -> dict[str, float]:
             "invalid error rates for the lm engine: each must be >= 0 and they must sum to <= 1"
         )
     return rates
+
+
+def response_format(tool: Tool) -> dict[str, Any]:
+    """The ``json_schema`` response format for a tool's result, named after the tool.
+
+    OpenAI's strict mode (``strict: true``: every object closed with ``additionalProperties:
+    false``, every property required, optional ones nullable) is asked for where the schema can be
+    written that way; a schema with free-form objects or keywords strict mode lacks is sent as it
+    is, with ``strict: false``.
+    """
+    schema = tool.output_parameters
+    strict = _strictable(schema)
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": _NAME.sub("_", tool.name)[:64] or "tool_result",
+            "schema": strict_schema(schema) if strict else schema,
+            "strict": strict,
+        },
+    }
+
+
+_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_NOT_STRICT = frozenset(
+    {"patternProperties", "dependentSchemas", "if", "then", "else", "not", "propertyNames"}
+)
+
+
+def _strictable(schema: Any) -> bool:
+    """True when every object of ``schema`` lists its properties and admits no others."""
+    if isinstance(schema, list):
+        return all(_strictable(s) for s in schema)
+    if not isinstance(schema, dict):
+        return True
+    if _NOT_STRICT.intersection(schema):
+        return False
+    is_object = schema.get("type") == "object" or "properties" in schema
+    if is_object and (
+        not schema.get("properties") or schema.get("additionalProperties") not in (None, False)
+    ):
+        return False
+    children = [
+        *(schema.get("properties") or {}).values(),
+        *(schema.get("$defs") or {}).values(),
+        *[schema[k] for k in ("items", "anyOf", "allOf", "oneOf", "prefixItems") if k in schema],
+    ]
+    return all(_strictable(c) for c in children)
 
 
 def _categories(categories: Any) -> tuple[dict[str, float], dict[str, str]]:

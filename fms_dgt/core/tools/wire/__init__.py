@@ -83,13 +83,16 @@ def project_tools(
 
     Overloads share a qualified name; providers cannot tell them apart, so only distinct names
     are projected (the first overload of each). The payload is what the format puts under
-    ``tools`` (a list, or Gemini's wrapper).
+    ``tools`` (a list, or Gemini's wrapper), or None when there are no tools: a request then
+    omits ``tools`` (providers refuse an empty list).
 
     Args:
         bindings: qualified name -> arguments injected at call time (hidden from the model).
     """
     wire = get_wire_format(fmt)
     codec = codec or NameCodec(t.qualified_name for t in tools)
+    if not tools:
+        return None, codec
     seen: set[str] = set()
     out = []
     for tool in tools:

@@ -21,25 +21,16 @@ class AnthropicMessages(WireFormat):
         return {"name": name, "description": tool.description, "input_schema": schema}
 
     def messages(self, messages: Sequence[Message], codec: NameCodec) -> dict[str, Any]:
+        """Messages whose ``content`` is always a list of blocks (text, tool_use, tool_result)."""
         system, turns = split_system(messages)
         out: list[dict[str, Any]] = []
         for m in turns:
             if m.role == "tool":
                 out.append({"role": "user", "content": [_result_block(r) for r in m.results]})
-            elif m.tool_calls:
-                blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
-                blocks.extend(
-                    {
-                        "type": "tool_use",
-                        "id": call_id(c, i),
-                        "name": codec.encode(c.name),
-                        "input": c.arguments,
-                    }
-                    for i, c in enumerate(m.tool_calls)
-                )
-                out.append({"role": "assistant", "content": blocks})
-            else:
-                out.append({"role": m.role, "content": m.content})
+                continue
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
+            blocks.extend(_use_block(c, i, codec) for i, c in enumerate(m.tool_calls))
+            out.append({"role": m.role, "content": blocks or [{"type": "text", "text": ""}]})
         return {"system": system, "messages": out} if system else {"messages": out}
 
 
@@ -53,7 +44,11 @@ def _use_block(call: ToolCall, index: int, codec: NameCodec) -> dict[str, Any]:
 
 
 def _result_block(result: Any) -> dict[str, Any]:
-    block = {"type": "tool_result", "tool_use_id": result.call_id, "content": result_text(result)}
+    block = {
+        "type": "tool_result",
+        "tool_use_id": result.call_id,
+        "content": [{"type": "text", "text": result_text(result)}],
+    }
     if result.error is not None:
         block["is_error"] = True
     return block

@@ -40,7 +40,13 @@ def test_results_come_from_the_endpoint_with_schema_and_history(monkeypatch: pyt
     assert first.result == {"price": 103.0} and second.result == {"price": 104.0}
     request = server.requests[1]
     assert request["model"] == "sim"
-    assert request["response_format"]["json_schema"]["schema"] == STOCK.output_parameters
+    response_format = request["response_format"]["json_schema"]
+    # Strict mode where the schema allows it: the object closed, named after the tool.
+    assert response_format == {
+        "name": "quote",
+        "strict": True,
+        "schema": {**STOCK.output_parameters, "additionalProperties": False},
+    }
     assert (
         "Earlier call" in request["messages"][-1]["content"] and "IBM" in request["messages"][-1]["content"]
     )
@@ -48,7 +54,7 @@ def test_results_come_from_the_endpoint_with_schema_and_history(monkeypatch: pyt
     assert "sk-secret" not in json.dumps([first.to_dict(), second.to_dict()])
 
 
-def test_schema_violations_and_garbage_become_errors() -> None:
+def test_schema_violations_fail_and_a_non_json_answer_is_kept_as_text() -> None:
     with serve(lambda body: {"price": "cheap"}) as server:
         engine = LMToolEngine(ToolRegistry([STOCK]), base_url=server.url, model="m")
         engine.setup("s")
@@ -58,7 +64,33 @@ def test_schema_violations_and_garbage_become_errors() -> None:
         engine = LMToolEngine(ToolRegistry([STOCK]), base_url=server.url, model="m")
         engine.setup("s")
         [result] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "X"})])
-    assert "not JSON" in str(result.error)
+    assert result.error is None and result.result == "not json at all"
+    assert result.metadata["note"] == "the model's answer is not JSON: kept as text"
+    assert "is not of type 'object'" in result.metadata["output_validation"], "the policy still judges it"
+
+
+def test_free_form_objects_are_sent_without_strict_mode() -> None:
+    from fms_dgt.core.tools.engines.lm import response_format
+
+    free = Tool("lookup.v2", "x", output_parameters={"type": "object", "additionalProperties": True})
+    nested = Tool(
+        "nested",
+        "x",
+        output_parameters={
+            "type": "object",
+            "properties": {
+                "a": {"type": "object", "properties": {"b": {"type": "string"}}},
+                "c": {"type": "integer"},
+            },
+            "required": ["a"],
+        },
+    )
+    loose = response_format(free)["json_schema"]
+    assert loose == {"name": "lookup_v2", "schema": free.output_parameters, "strict": False}
+    tight = response_format(nested)["json_schema"]["schema"]
+    assert tight["required"] == ["a", "c"] and tight["additionalProperties"] is False
+    assert tight["properties"]["c"]["type"] == ["integer", "null"], "an optional property becomes nullable"
+    assert tight["properties"]["a"]["additionalProperties"] is False
 
 
 def test_server_errors_are_retried() -> None:

@@ -75,3 +75,25 @@ def test_results_of_a_failed_call_keep_their_error_in_every_format() -> None:
     ]
     for fmt in ("openai", "openai-responses", "anthropic", "gemini"):
         assert "boom" in str(convert_messages(turns, fmt, NameCodec(["ns::t"])))
+
+
+def test_no_tools_means_no_tools_key() -> None:
+    for fmt in ("openai", "openai-responses", "anthropic", "gemini"):
+        payload, codec = project_tools([], fmt)
+        assert payload is None and codec.name_map == {}
+
+
+def test_anthropic_message_content_is_always_a_list_of_blocks() -> None:
+    turns = [
+        Message("system", "be brief"),
+        Message("user", "hi"),
+        Message("assistant", tool_calls=[ToolCall("ns::t", {"a": 1}, "c1")]),
+        Message("tool", results=[ToolResult("c1", "ns::t", result={"v": 2})]),
+        Message("assistant", "done"),
+    ]
+    body = convert_messages(turns, "anthropic", NameCodec(["ns::t"]))
+    assert body["system"] == "be brief"
+    assert all(isinstance(m["content"], list) and m["content"] for m in body["messages"])
+    assert body["messages"][0]["content"] == [{"type": "text", "text": "hi"}]
+    result_block = body["messages"][2]["content"][0]
+    assert result_block["type"] == "tool_result" and result_block["content"][0]["type"] == "text"
