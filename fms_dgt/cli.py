@@ -73,8 +73,9 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
 def _config_data(path: Path) -> Any:
     """The parsed document when ``path`` holds a config, else None (it is a tool file).
 
-    A config is one mapping whose ``tools`` value is a mapping with a ``registry`` list; that is
-    decided on the parsed content, whatever the file's syntax (block or flow YAML, JSON).
+    A config is one mapping whose ``tools`` value is a mapping with a ``registry`` list, or that
+    declares ``mcp_servers``; that is decided on the parsed content, whatever the file's syntax
+    (block or flow YAML, JSON).
     """
     if path.suffix.lower() not in (".yaml", ".yml", ".json"):
         return None
@@ -84,7 +85,9 @@ def _config_data(path: Path) -> Any:
     if len(docs) != 1 or not isinstance(docs[0], dict):
         return None
     tools = docs[0].get("tools")
-    return docs[0] if isinstance(tools, dict) and "registry" in tools else None
+    if isinstance(tools, dict) and "registry" in tools:
+        return docs[0]
+    return docs[0] if isinstance(docs[0].get("mcp_servers"), dict) else None
 
 
 def _registry(source: str) -> Any:

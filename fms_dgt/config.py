@@ -20,6 +20,7 @@ its YAML path. Relative paths in a loader's path keys resolve against the config
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping
@@ -41,6 +42,8 @@ P = TypeVar("P")
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TOOLS_KEYS = ("registry", "enrichments", "engines", "cache_dir")
+#: Top-level keys of a config: the tools, MCP servers declared on their own, the generation job.
+TOP_LEVEL_KEYS = ("tools", "mcp_servers", "generation")
 
 
 class Config:
@@ -56,6 +59,18 @@ class Config:
         self.data = data
         self.path = path
         self.base_dir = path.parent if path is not None else Path.cwd()
+        self._check_top_level()
+
+    def _check_top_level(self) -> None:
+        for key in self.data:
+            if key not in TOP_LEVEL_KEYS:
+                close = difflib.get_close_matches(str(key), TOP_LEVEL_KEYS, n=1)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                raise ConfigError(
+                    f"unknown top-level key {key!r}: a config holds {', '.join(TOP_LEVEL_KEYS)}.{hint}",
+                    path=self.label,
+                    yaml_path=str(key),
+                )
 
     @property
     def label(self) -> str | None:
@@ -63,8 +78,10 @@ class Config:
         return str(self.path) if self.path else None
 
     def tools_block(self) -> Mapping[str, Any]:
-        """The validated ``tools:`` mapping."""
+        """The validated ``tools:`` mapping (empty when only ``mcp_servers:`` declares tools)."""
         tools = self.data.get("tools")
+        if tools is None and "mcp_servers" in self.data:
+            return {}
         if not isinstance(tools, Mapping):
             raise ConfigError(
                 "missing tools block: the config needs a 'tools:' mapping with a 'registry:' list of sources",
@@ -214,7 +231,35 @@ def build_loaders(config: Config) -> tuple[list[ToolLoader], list[str | None]]:
                 yaml_path=f"{yaml_path}.engine",
             )
         engines.append(engine)
+    for name, entry in _mcp_servers(config):
+        yaml_path = f"mcp_servers.{name}"
+        loaders.append(config.create(TOOL_LOADERS, {"type": "mcp", "server": name, **entry}, yaml_path))
+        engines.append(None)
     return loaders, engines
+
+
+def _mcp_servers(config: Config) -> list[tuple[str, Mapping[str, Any]]]:
+    """The top-level ``mcp_servers:`` block: server name -> ``command``/``args``/``env`` or ``url``."""
+    block = config.data.get("mcp_servers")
+    if block is None:
+        return []
+    if not isinstance(block, Mapping):
+        raise ConfigError(
+            "invalid mcp_servers: expected a mapping of server name -> {command, args, env} or {url}",
+            path=config.label,
+            yaml_path="mcp_servers",
+        )
+    servers = []
+    for name, entry in block.items():
+        if not isinstance(entry, Mapping) or "type" in entry or "server" in entry:
+            raise ConfigError(
+                "invalid MCP server entry: expected {command, args, env} or {url, headers}; the key "
+                "names the server",
+                path=config.label,
+                yaml_path=f"mcp_servers.{name}",
+            )
+        servers.append((str(name), entry))
+    return servers
 
 
 def build_enrichments(config: Config) -> list[ToolEnrichment]:

@@ -55,8 +55,10 @@ def test_unknown_plugin_key_names_its_yaml_path(tmp_path: Path) -> None:
 def test_unknown_loader_type_and_bad_blocks(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"Did you mean 'file'.*tools.registry\[0\].type"):
         ToolRegistry.from_config({"tools": {"registry": [{"type": "fille", "path": "x"}]}})
+    with pytest.raises(ConfigError, match=r"unknown top-level key 'toolz'.*Did you mean 'tools'.*at toolz"):
+        ToolRegistry.from_config({"toolz": {"registry": []}})
     with pytest.raises(ConfigError, match="missing tools block"):
-        ToolRegistry.from_config({"other": 1})
+        ToolRegistry.from_config({"generation": {}})
     with pytest.raises(ConfigError, match="unknown key 'registy'"):
         ToolRegistry.from_config({"tools": {"registy": []}})
     with pytest.raises(ConfigError, match="missing key 'path'"):
@@ -107,3 +109,26 @@ def test_an_empty_inline_source_is_an_error() -> None:
 
     with pytest.raises(LoadError, match=r"no tools in inline source.*tools.registry\[0\]"):
         ToolRegistry.from_config({"tools": {"registry": [{"type": "inline", "tools": []}]}})
+
+
+def test_a_top_level_mcp_servers_block_adds_each_servers_tools(tmp_path: Path) -> None:
+    from support.mcp_harness import http_server, stdio_kwargs
+
+    stdio = stdio_kwargs()
+    with http_server("streamable_http") as url:
+        config = {
+            "mcp_servers": {
+                "local": {"command": stdio["command"], "args": stdio["args"]},
+                "remote": {"url": url},
+            }
+        }
+        with ToolRegistry.from_config(config) as registry:
+            assert registry.namespaces() == ["local", "remote"]
+            assert "local::add" in registry and "remote::add" in registry
+            assert registry.get("remote::add").metadata["server"] == "remote"
+    with pytest.raises(ConfigError, match=r"invalid MCP server entry.*at mcp_servers.bad"):
+        ToolRegistry.from_config({"mcp_servers": {"bad": ["python"]}})
+    with pytest.raises(
+        ConfigError, match=r"unknown key 'comand'.*Did you mean 'command'.*mcp_servers.x.comand"
+    ):
+        ToolRegistry.from_config({"mcp_servers": {"x": {"comand": "python"}}})
