@@ -28,7 +28,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fms_dgt.errors import ConfigError, LoadError
+from fms_dgt.errors import ConfigError, ConfigNotFoundError, LoadError
 from fms_dgt.io import parse_yaml_text
 from fms_dgt.plugins import TOOL_ENRICHMENTS, TOOL_LOADERS, PluginRegistry, accepted_keys
 
@@ -189,8 +189,12 @@ def load_config(source: str | PathLike[str] | Mapping[str, Any]) -> Config:
     path = Path(source)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path=str(path)) from exc
+    except FileNotFoundError as exc:
+        raise ConfigNotFoundError("config not found: check the path", path=str(path)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read config: {getattr(exc, 'strerror', None) or exc}", path=str(path)
+        ) from exc
     try:
         docs = parse_yaml_text(text, str(path))
     except LoadError as exc:

@@ -7,11 +7,13 @@ they arise (``raise ... from exc``) and never leak bare.
 ::
 
     DGTError
-    ├── ConfigError                 bad YAML config: unknown key, missing ${VAR}, wrong type
+    ├── ConfigError                 bad YAML config: unknown key, missing ${VAR} (also a ``ValueError``)
+    │   └── ConfigNotFoundError     the config file does not exist (also a ``FileNotFoundError``)
     ├── PluginError
     │   ├── UnknownPluginError      no plug-in of that kind under that name (lists known names)
     │   └── PluginRegistrationError duplicate name or wrong base class at registration
     ├── LoadError                   a source could not be read or converted (file, line, JSON pointer)
+    │   └── SourceNotFoundError     a tool file or spec does not exist (also a ``FileNotFoundError``)
     ├── MCPClientError              an MCP connect/list/call failed (names server, transport, operation)
     │   ├── MCPTimeoutError         ... ran out of time (also a ``TimeoutError``)
     │   └── MCPConnectionLost       ... the connection dropped mid-request
@@ -47,6 +49,7 @@ from typing import Any
 __all__ = [
     "AmbiguousToolError",
     "ConfigError",
+    "ConfigNotFoundError",
     "DGTError",
     "DuplicateToolError",
     "EngineError",
@@ -64,6 +67,7 @@ __all__ = [
     "RejectedRecord",
     "RetryableError",
     "SamplingError",
+    "SourceNotFoundError",
     "SynthesisError",
     "TemplateError",
     "TextError",
@@ -79,7 +83,7 @@ class DGTError(Exception):
     """Base class of every error ``fms_dgt`` raises on purpose."""
 
 
-class ConfigError(DGTError):
+class ConfigError(DGTError, ValueError):
     """A configuration is invalid.
 
     Attributes:
@@ -93,6 +97,10 @@ class ConfigError(DGTError):
         self.reason = message
         where = ", ".join(p for p in (path, yaml_path and f"at {yaml_path}") if p)
         super().__init__(f"{message} ({where})" if where else message)
+
+
+class ConfigNotFoundError(ConfigError, FileNotFoundError):
+    """The config file does not exist (also a ``FileNotFoundError``)."""
 
 
 class PluginError(DGTError):
@@ -151,6 +159,10 @@ class LoadError(DGTError):
             return problems[0]
         listed = "\n  ".join(str(p) for p in problems)
         return cls(f"{len(problems)} problems in {source}:\n  {listed}\n", problems=problems)
+
+
+class SourceNotFoundError(LoadError, FileNotFoundError):
+    """A tool file or spec does not exist (also a ``FileNotFoundError``)."""
 
 
 def _locate(message: str, source: str | None, line: int | None, pointer: str | None) -> str:

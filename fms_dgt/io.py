@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 from yaml import events
 
-from fms_dgt.errors import LoadError
+from fms_dgt.errors import LoadError, SourceNotFoundError
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -411,7 +411,7 @@ def _read_text(file: Path, source: str, limits: ParseLimits) -> str:
         with file.open("rb") as handle:
             data = handle.read(limits.max_bytes + 1)
     except FileNotFoundError as exc:
-        raise LoadError("tool file not found: check the path", source=source) from exc
+        raise SourceNotFoundError("tool file not found: check the path", source=source) from exc
     except OSError as exc:
         raise LoadError(f"cannot read tool file: {exc.strerror or exc}", source=source) from exc
     if len(data) > limits.max_bytes:

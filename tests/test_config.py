@@ -132,3 +132,14 @@ def test_a_top_level_mcp_servers_block_adds_each_servers_tools(tmp_path: Path) -
         ConfigError, match=r"unknown key 'comand'.*Did you mean 'command'.*mcp_servers.x.comand"
     ):
         ToolRegistry.from_config({"mcp_servers": {"x": {"comand": "python"}}})
+
+
+def test_package_errors_are_also_the_builtin_a_caller_would_catch(tmp_path: Path) -> None:
+    from fms_dgt.core.tools.loaders.file import FileToolLoader
+
+    with pytest.raises(FileNotFoundError):
+        load_config(tmp_path / "missing.yaml")
+    with pytest.raises(FileNotFoundError):
+        FileToolLoader(tmp_path / "missing.yaml").load()
+    with pytest.raises(ValueError, match="unknown top-level key"):
+        ToolRegistry.from_config({"tool": {}})
