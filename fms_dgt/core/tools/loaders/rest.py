@@ -32,8 +32,8 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.loaders._openapi.documents import DocumentStore, RefError, is_url
-from fms_dgt.core.tools.loaders._openapi.operations import (
+from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError, is_url
+from fms_dgt.core.tools.openapi.operations import (
     Operation,
     OperationConverter,
     OperationError,
@@ -41,7 +41,7 @@ from fms_dgt.core.tools.loaders._openapi.operations import (
     iter_operations,
     spec_version,
 )
-from fms_dgt.core.tools.loaders._openapi.schemas import SchemaCompiler
+from fms_dgt.core.tools.openapi.schemas import SchemaCompiler
 from fms_dgt.core.tools.loaders.base import LoadReport, ToolLoader
 from fms_dgt.errors import ConfigError, LoadError, ToolDefinitionError
 from fms_dgt.plugins import register_tool_loader

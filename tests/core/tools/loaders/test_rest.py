@@ -558,7 +558,7 @@ def test_openapi_and_http_libraries_are_imported_lazily() -> None:
 
 def count_operations(spec: Path) -> int:
     """Operations counted independently: (path, method) pairs, path-level $ref followed."""
-    from fms_dgt.core.tools.loaders._openapi.documents import parse_text
+    from fms_dgt.core.tools.openapi.documents import parse_text
 
     root = parse_text(spec.read_text(encoding="utf-8"), str(spec))
     total = 0
@@ -595,7 +595,7 @@ BIG = {"stripe/spec3.json", "kubernetes/swagger.json"}
 
 def corpus_specs(corpus: Path) -> list[Path]:
     """Root documents (a mapping with ``openapi`` or ``swagger``) under corpus/openapi."""
-    from fms_dgt.core.tools.loaders._openapi.documents import parse_text
+    from fms_dgt.core.tools.openapi.documents import parse_text
 
     found = []
     for path in sorted((corpus / "openapi").rglob("*")):

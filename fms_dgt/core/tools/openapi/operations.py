@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from fms_dgt.core.tools.loaders._openapi.documents import (
+from fms_dgt.core.tools.openapi.documents import (
     DocumentStore,
     RefError,
     escape_pointer,
     is_url,
 )
-from fms_dgt.core.tools.loaders._openapi.schemas import REQUEST, RESPONSE, SchemaCompiler
+from fms_dgt.core.tools.openapi.schemas import REQUEST, RESPONSE, SchemaCompiler
 
 __all__ = ["METHODS", "OperationConverter", "OperationError", "ToolFields", "iter_operations", "spec_version"]
 

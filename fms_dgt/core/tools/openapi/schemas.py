@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from fms_dgt.core.tools.loaders._openapi.documents import CircularRefError, DocumentStore, RefError, Target
+from fms_dgt.core.tools.openapi.documents import CircularRefError, DocumentStore, RefError, Target
 from fms_dgt.core.tools.schema import (
     ANNOTATION_KEYS,
     SCHEMA_KEYWORDS,

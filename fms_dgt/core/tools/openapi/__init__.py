@@ -1,0 +1,1 @@
+"""Everything OpenAPI: documents and ``$ref``, schema translation, operations as tools."""
