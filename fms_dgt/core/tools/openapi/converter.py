@@ -20,7 +20,7 @@ from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError
 from fms_dgt.core.tools.openapi.endpoints import Endpoints
 from fms_dgt.core.tools.openapi.media import pick_media_type
 from fms_dgt.core.tools.openapi.operations import Operation, OperationError, spec_version
-from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterConverter
+from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterConverter, SpecCache
 from fms_dgt.core.tools.openapi.route import ROUTE_KEY, BodySpec, ResponseSpec, Route
 from fms_dgt.core.tools.openapi.schemas import REQUEST, RESPONSE, SchemaCompiler
 
@@ -74,6 +74,7 @@ class OperationConverter:
         self.parameters = ParameterConverter(store, compiler, self.version)
         self.bodies = BodyConverter(store, compiler, self.parameters, body_mode=body_mode)
         self.endpoints = Endpoints(store, swagger=self.swagger)
+        self._specs = SpecCache()
 
     def convert(self, op: Operation) -> ToolFields:
         """The tool fields of one operation.
@@ -93,7 +94,7 @@ class OperationConverter:
             ) from exc
 
     def _convert(self, op: Operation) -> ToolFields:
-        builder = ArgumentsBuilder()
+        builder = ArgumentsBuilder(self._specs)
         params = self.parameters.parameters(op)
         for param in params:
             self.parameters.add(builder, param, op)
@@ -121,7 +122,7 @@ class OperationConverter:
         if not isinstance(raw, dict):
             return {}, ResponseSpec(status=str(status))
         schema_node, content_type = self._response_schema(raw, op)
-        info = ResponseSpec(status=str(status), content_type=content_type)
+        info = ResponseSpec(status=str(status), content_type=content_type or None)
         if schema_node is None:
             return {}, info
         pointer = f"{op.pointer}/responses/{status}"
@@ -145,11 +146,12 @@ class OperationConverter:
         self, op: Operation, builder: ArgumentsBuilder, body: BodySpec | None, response: ResponseSpec | None
     ) -> Route:
         security, schemes = self.endpoints.security(op)
+        servers = tuple(self.endpoints.servers(op))
         return Route(
-            method=op.method,
+            method=op.method.upper(),
             path=op.path,
-            base_url=self.base_url or self.endpoints.base_url(op),
-            servers=tuple(self.endpoints.servers(op)),
+            base_url=self.base_url or self.endpoints.base_url(op, servers),
+            servers=servers,
             arguments=builder.arguments,
             body=body,
             response=response,
@@ -166,7 +168,7 @@ class OperationConverter:
             "operation_id": node.get("operationId"),
             "tags": [t for t in node.get("tags") or [] if isinstance(t, str)],
             "deprecated": node.get("deprecated") is True,
-            ROUTE_KEY: route.to_dict(),
+            ROUTE_KEY: route.to_dict(shared=True),
         }
         if notes:
             metadata["normalised"] = notes[:MAX_NOTES]

@@ -9,7 +9,7 @@ kept relative otherwise (the engine then needs a ``base_url``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -17,7 +17,10 @@ from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError, is_url
 from fms_dgt.core.tools.openapi.operations import Operation
 from fms_dgt.core.tools.openapi.route import Requirement, SecurityScheme
 
-__all__ = ["Endpoints"]
+__all__ = ["Endpoints", "Security"]
+
+#: The security requirements of an operation and the schemes they name.
+Security = tuple[tuple[Requirement, ...], dict[str, SecurityScheme]]
 
 
 class Endpoints:
@@ -33,6 +36,8 @@ class Endpoints:
         self.root: dict[str, Any] = store.root
         self.swagger = swagger
         self._schemes = self._security_schemes()
+        # Most operations share the root's security list: read each distinct list once.
+        self._security: dict[int, tuple[Any, Security]] = {}
 
     # ------------------------------------------------------------------ servers
 
@@ -46,9 +51,9 @@ class Endpoints:
                 return [self._server_url(s) for s in servers if isinstance(s, dict)]
         return [self._relative("/")]
 
-    def base_url(self, op: Operation) -> str:
-        """The first server URL of the operation."""
-        servers = self.servers(op)
+    def base_url(self, op: Operation, servers: Sequence[str] | None = None) -> str:
+        """The first server URL of the operation (``servers``: its :meth:`servers`, when known)."""
+        servers = self.servers(op) if servers is None else servers
         return servers[0] if servers else self._relative("/")
 
     def _server_url(self, server: dict[str, Any]) -> str:
@@ -78,18 +83,19 @@ class Endpoints:
 
     # ------------------------------------------------------------------ security
 
-    def security(self, op: Operation) -> tuple[tuple[Requirement, ...], dict[str, SecurityScheme]]:
+    def security(self, op: Operation) -> Security:
         """The effective requirements (the operation's, else the root's) and the schemes they name.
 
         Requirements that are not mappings are dropped (they name no scheme); scopes that are not
-        strings are dropped too.
+        strings are dropped too. Treat the result as read-only: operations share it.
         """
-        raw = op.node.get("security", self.root.get("security", []))
-        requirements = (
-            tuple(_requirement(r) for r in raw if isinstance(r, Mapping)) if isinstance(raw, list) else ()
-        )
-        names = sorted({n for r in requirements for n in r})
-        return requirements, {n: self._schemes[n] for n in names if n in self._schemes}
+        raw = op.node.get("security", self.root.get("security"))
+        known = self._security.get(id(raw))
+        if known is not None and known[0] is raw:
+            return known[1]
+        found = _read_security(raw, self._schemes)
+        self._security[id(raw)] = (raw, found)  # holding raw keeps its id from being reused
+        return found
 
     def _security_schemes(self) -> dict[str, SecurityScheme]:
         if self.swagger:
@@ -108,7 +114,15 @@ class Endpoints:
         return schemes
 
 
-def _requirement(raw: Mapping[Any, Any]) -> Requirement:
+def _read_security(raw: Any, schemes: dict[str, SecurityScheme]) -> Security:
+    if not isinstance(raw, list):
+        return (), {}
+    requirements = tuple(_requirement(r) for r in raw if isinstance(r, dict))
+    names = sorted({n for r in requirements for n in r})
+    return requirements, {n: schemes[n] for n in names if n in schemes}
+
+
+def _requirement(raw: dict[Any, Any]) -> Requirement:
     return {
         str(name): tuple(s for s in scopes if isinstance(s, str)) if isinstance(scopes, list) else ()
         for name, scopes in raw.items()

@@ -21,7 +21,7 @@ from fms_dgt.core.tools.openapi.operations import Operation, OperationError
 from fms_dgt.core.tools.openapi.route import ArgumentSpec
 from fms_dgt.core.tools.openapi.schemas import REQUEST, SchemaCompiler
 
-__all__ = ["LOCATIONS", "ArgumentsBuilder", "Param", "ParameterConverter"]
+__all__ = ["LOCATIONS", "ArgumentsBuilder", "Param", "ParameterConverter", "SpecCache"]
 
 LOCATIONS = ("path", "query", "header", "cookie")
 _SWAGGER_LOCATIONS = (*LOCATIONS, "body", "formData")
@@ -61,10 +61,35 @@ class Param:
     uri: str
 
 
+class SpecCache:
+    """One :class:`ArgumentSpec` per distinct content, shared by the tools of one load.
+
+    Real specs repeat the same parameters across hundreds of operations (Kubernetes: about ten
+    per operation, a few hundred distinct), and a frozen dataclass costs several times a dict to
+    build, so reusing the immutable specs keeps loading as fast as it was with plain dicts.
+    """
+
+    def __init__(self) -> None:
+        self._specs: dict[tuple[Any, ...], ArgumentSpec] = {}
+
+    def get(self, location: str, name: str, fields: dict[str, Any]) -> ArgumentSpec:
+        """The spec with these fields (built on first use)."""
+        key = (location, name, *fields.items())
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs[key] = ArgumentSpec(location=location, name=name, **fields)
+        return spec
+
+
 @dataclass(slots=True)
 class ArgumentsBuilder:
-    """The input schema and argument specs of one tool, as they are assembled."""
+    """The input schema and argument specs of one tool, as they are assembled.
 
+    Attributes:
+        specs: where argument specs are built (share one per load).
+    """
+
+    specs: SpecCache = field(default_factory=SpecCache)
     properties: dict[str, Any] = field(default_factory=dict)
     required: list[str] = field(default_factory=list)
     arguments: dict[str, ArgumentSpec] = field(default_factory=dict)
@@ -85,7 +110,7 @@ class ArgumentsBuilder:
                 arg = f"{location}_{name}_{n}"
             spec["renamed_from"] = name
         self.properties[arg] = schema
-        self.arguments[arg] = ArgumentSpec(location=location, name=name, **spec)
+        self.arguments[arg] = self.specs.get(location, name, spec)
         if required:
             self.required.append(arg)
         return arg

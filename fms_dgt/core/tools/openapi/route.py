@@ -111,13 +111,12 @@ class _Reader:
         return None if value is None else read(value, self._path(key))
 
 
-def _compact(pairs: Mapping[str, Any]) -> dict[str, Any]:
-    """The pairs whose value is set (not None, False or empty)."""
-    return {k: v for k, v in pairs.items() if v is not None and v is not False and v != ()}
+def _init_fields(cls: type) -> list[str]:
+    return [f.name for f in fields(cls) if f.init]
 
 
 def _keys(cls: type, renames: Mapping[str, str]) -> frozenset[str]:
-    return frozenset(renames.get(f.name, f.name) for f in fields(cls))
+    return frozenset(renames.get(name, name) for name in _init_fields(cls))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,24 +146,41 @@ class ArgumentSpec:
     file: bool = False
     whole_body: bool = False
     renamed_from: str | None = None
+    # The loader shares one spec between every tool that has the same argument, so the JSON form
+    # is built once per spec (the same memo pattern as Tool's fingerprint).
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: ``in`` and ``name`` first, then only the fields that are set."""
+        return dict(self.shared_dict())
+
+    def shared_dict(self) -> dict[str, Any]:
+        """The JSON form, built once and shared: read it, never change it."""
+        built = self._json
+        if built is None:
+            built = self._build_json()
+            object.__setattr__(self, "_json", built)
+        return built
+
+    def _build_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"in": self.location, "name": self.name}
         if self.style is not None:
             out["style"] = self.style
         if self.explode is not None:
             out["explode"] = self.explode
-        return out | _compact(
-            {
-                "allow_reserved": self.allow_reserved,
-                "content_type": self.content_type,
-                "part_content_type": self.part_content_type,
-                "file": self.file,
-                "whole_body": self.whole_body,
-                "renamed_from": self.renamed_from,
-            }
-        )
+        if self.allow_reserved:
+            out["allow_reserved"] = True
+        if self.content_type is not None:
+            out["content_type"] = self.content_type
+        if self.part_content_type is not None:
+            out["part_content_type"] = self.part_content_type
+        if self.file:
+            out["file"] = True
+        if self.whole_body:
+            out["whole_body"] = True
+        if self.renamed_from is not None:
+            out["renamed_from"] = self.renamed_from
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, owner: str = "tool", where: str = "argument") -> ArgumentSpec:
@@ -248,7 +264,10 @@ class ResponseSpec:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"status": self.status} | _compact({"content_type": self.content_type})
+        out: dict[str, Any] = {"status": self.status}
+        if self.content_type is not None:
+            out["content_type"] = self.content_type
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, owner: str = "tool", where: str = "response") -> ResponseSpec:
@@ -262,6 +281,7 @@ class ResponseSpec:
 
 
 _SCHEME_NAMES = {"location": "in", "bearer_format": "bearerFormat", "open_id_connect_url": "openIdConnectUrl"}
+_SCHEME_KEYS = ("type", "scheme", "bearerFormat", "in", "name", "openIdConnectUrl")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -283,10 +303,31 @@ class SecurityScheme:
     location: str | None = None
     name: str | None = None
     open_id_connect_url: str | None = None
+    # One scheme object serves every operation that uses it: its JSON form is built once.
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form, in the spec's spelling, without unset fields."""
-        return _compact({_SCHEME_NAMES.get(f.name, f.name): getattr(self, f.name) for f in fields(self)})
+        return dict(self.shared_dict())
+
+    def shared_dict(self) -> dict[str, Any]:
+        """The JSON form, built once and shared: read it, never change it."""
+        built = self._json
+        if built is None:
+            pairs = zip(_SCHEME_KEYS, self._values(), strict=True)
+            built = {key: value for key, value in pairs if value is not None}
+            object.__setattr__(self, "_json", built)
+        return built
+
+    def _values(self) -> tuple[str | None, ...]:
+        return (
+            self.type,
+            self.scheme,
+            self.bearer_format,
+            self.location,
+            self.name,
+            self.open_id_connect_url,
+        )
 
     @classmethod
     def from_dict(cls, data: Any, owner: str = "tool", where: str = "security_scheme") -> SecurityScheme:
@@ -296,7 +337,7 @@ class SecurityScheme:
             RouteError: a field is unknown or not a string.
         """
         read = _Reader(data, owner, where, _keys(cls, _SCHEME_NAMES))
-        return cls(**{f.name: read.get(_SCHEME_NAMES.get(f.name, f.name), str) for f in fields(cls)})
+        return cls(**{name: read.get(_SCHEME_NAMES.get(name, name), str) for name in _init_fields(cls)})
 
 
 Requirement = Mapping[str, tuple[str, ...]]
@@ -348,24 +389,39 @@ class Route:
     openapi_version: str = "3.0"
 
     def __post_init__(self) -> None:
-        # Frozen all the way down: the mappings become read-only views.
-        object.__setattr__(self, "method", self.method.upper())
+        # Frozen all the way down: the mappings become read-only views of private copies.
+        if not self.method.isupper():
+            object.__setattr__(self, "method", self.method.upper())
         object.__setattr__(self, "arguments", _freeze(self.arguments))
         object.__setattr__(self, "security_schemes", _freeze(self.security_schemes))
-        object.__setattr__(self, "security", tuple(_freeze(r) for r in self.security))
+        if self.security:
+            object.__setattr__(self, "security", tuple(map(_freeze, self.security)))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form stored in ``Tool.metadata["route"]``."""
+    def to_dict(self, *, shared: bool = False) -> dict[str, Any]:
+        """The JSON form stored in ``Tool.metadata["route"]``.
+
+        Args:
+            shared: reuse the dictionaries of argument specs and security schemes that several
+                routes hold (what the loader does: tools are read-only, real specs repeat the same
+                parameters across hundreds of operations, and fewer objects load faster). By
+                default every dictionary is new.
+        """
+        if shared:
+            arguments = {k: v.shared_dict() for k, v in self.arguments.items()}
+            schemes = {k: v.shared_dict() for k, v in self.security_schemes.items()}
+        else:
+            arguments = {k: v.to_dict() for k, v in self.arguments.items()}
+            schemes = {k: v.to_dict() for k, v in self.security_schemes.items()}
         return {
             "method": self.method,
             "path": self.path,
             "base_url": self.base_url,
             "servers": list(self.servers),
-            "arguments": {k: v.to_dict() for k, v in self.arguments.items()},
+            "arguments": arguments,
             "body": None if self.body is None else self.body.to_dict(),
             "response": None if self.response is None else self.response.to_dict(),
             "security": [{k: list(v) for k, v in r.items()} for r in self.security],
-            "security_schemes": {k: v.to_dict() for k, v in self.security_schemes.items()},
+            "security_schemes": schemes,
             "openapi_version": self.openapi_version,
         }
 

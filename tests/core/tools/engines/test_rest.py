@@ -338,3 +338,19 @@ def test_a_route_read_back_from_json_still_executes(server: ServerState) -> None
         result = run(eng, "echo", value="v", words=["a", "b"])
     assert result.ok, result.error
     assert last(server)["query"] == "words=a|b"
+
+
+def test_a_refreshed_route_is_used_at_once(tmp_path: Path, server: ServerState) -> None:
+    """The engine keeps checked routes; a refresh that changes a tool's route must not hit a stale one."""
+    spec = tmp_path / "pets.yaml"
+    original = SPEC.read_text()
+    spec.write_text(original.replace("http://127.0.0.1:8765/v1", server.base_url))
+    registry = ToolRegistry(loaders=[RESTToolLoader(str(spec), namespace="pets")])
+    with serve() as other, RESTToolEngine(registry) as eng:
+        eng.setup("s")
+        assert run(eng, "getText").ok
+        spec.write_text(original.replace("http://127.0.0.1:8765/v1", other.base_url))
+        registry.refresh()
+        assert run(eng, "getText").ok
+    assert [r["path"] for r in server.requests] == ["/v1/text"]
+    assert [r["path"] for r in other.requests] == ["/v1/text"]
