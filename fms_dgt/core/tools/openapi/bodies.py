@@ -26,7 +26,7 @@ from fms_dgt.core.tools.openapi.media import (
 )
 from fms_dgt.core.tools.openapi.operations import Operation, OperationError
 from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, Param, ParameterConverter
-from fms_dgt.core.tools.openapi.route import BodySpec
+from fms_dgt.core.tools.openapi.route import BodySpec, Interner
 from fms_dgt.core.tools.openapi.schemas import REQUEST, SchemaCompiler
 
 __all__ = ["BODY_MODES", "BodyConverter"]
@@ -62,6 +62,7 @@ class BodyConverter:
         compiler: shared schema translation for this load.
         parameters: the spec's parameter reader (Swagger 2.0 form fields are parameters).
         body_mode: ``flatten`` or ``nested`` (see the module docstring).
+        specs: where body specs are made (share one per load).
     """
 
     def __init__(
@@ -71,11 +72,13 @@ class BodyConverter:
         parameters: ParameterConverter,
         *,
         body_mode: str,
+        specs: Interner | None = None,
     ) -> None:
         self.store = store
         self.compiler = compiler
         self.parameters = parameters
         self.body_mode = body_mode
+        self.specs = specs or Interner()
         self.root: dict[str, Any] = store.root
 
     def body(self, builder: ArgumentsBuilder, op: Operation, params: list[Param]) -> BodySpec | None:
@@ -109,7 +112,8 @@ class BodyConverter:
         encoding: dict[str, Any] = media["encoding"] if isinstance(media.get("encoding"), dict) else {}
         source = _BodySource(media.get("schema", {}), uri, "body", raw.get("required"), encoding)
         content_type = concrete(chosen)
-        return BodySpec(
+        return self.specs.make(
+            BodySpec,
             content_type=content_type,
             required=raw.get("required") is True,
             placement=self._place(builder, op, source, content_type),
@@ -124,7 +128,8 @@ class BodyConverter:
                 node = param.node
                 source = _BodySource(node.get("schema", {}), param.uri, node["name"], node.get("required"))
                 content_type = concrete(chosen)
-                return BodySpec(
+                return self.specs.make(
+                    BodySpec,
                     content_type=content_type,
                     required=node.get("required") is True,
                     placement=self._place(builder, op, source, content_type),
@@ -143,7 +148,7 @@ class BodyConverter:
             spec.update(content_type=content_type, file=param.node.get("type") == "file")
             builder.add(param.node["name"], "body", schema, spec, param.node.get("required") is True)
         required = any(p.node.get("required") for p in fields)
-        return BodySpec(content_type=content_type, required=required, placement="flattened")
+        return self.specs.make(BodySpec, content_type=content_type, required=required, placement="flattened")
 
     def _place(self, builder: ArgumentsBuilder, op: Operation, source: _BodySource, content_type: str) -> str:
         """Add the body's argument(s); the placement done (``flattened`` or ``nested``)."""

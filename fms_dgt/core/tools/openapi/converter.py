@@ -20,8 +20,8 @@ from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError
 from fms_dgt.core.tools.openapi.endpoints import Endpoints
 from fms_dgt.core.tools.openapi.media import pick_media_type
 from fms_dgt.core.tools.openapi.operations import Operation, OperationError, spec_version
-from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterConverter, SpecCache
-from fms_dgt.core.tools.openapi.route import ROUTE_KEY, BodySpec, ResponseSpec, Route
+from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterConverter
+from fms_dgt.core.tools.openapi.route import ROUTE_KEY, BodySpec, Interner, ResponseSpec, Route
 from fms_dgt.core.tools.openapi.schemas import REQUEST, RESPONSE, SchemaCompiler
 
 __all__ = ["MAX_NOTES", "OperationConverter", "ToolFields", "slug"]
@@ -72,9 +72,9 @@ class OperationConverter:
         self.version = spec_version(self.root) or "3.0"
         self.swagger = self.version == "2.0"
         self.parameters = ParameterConverter(store, compiler, self.version)
-        self.bodies = BodyConverter(store, compiler, self.parameters, body_mode=body_mode)
+        self._specs = Interner()
+        self.bodies = BodyConverter(store, compiler, self.parameters, body_mode=body_mode, specs=self._specs)
         self.endpoints = Endpoints(store, swagger=self.swagger)
-        self._specs = SpecCache()
 
     def convert(self, op: Operation) -> ToolFields:
         """The tool fields of one operation.
@@ -120,9 +120,9 @@ class OperationConverter:
             target, raw = self.store.resolve(raw["$ref"], uri)
             uri = target.uri
         if not isinstance(raw, dict):
-            return {}, ResponseSpec(status=str(status))
+            return {}, self._specs.make(ResponseSpec, status=str(status))
         schema_node, content_type = self._response_schema(raw, op)
-        info = ResponseSpec(status=str(status), content_type=content_type or None)
+        info = self._specs.make(ResponseSpec, status=str(status), content_type=content_type or None)
         if schema_node is None:
             return {}, info
         pointer = f"{op.pointer}/responses/{status}"

@@ -15,13 +15,9 @@ FORM_URLENCODED = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
 
 
-def _base(media_type: str) -> str:
-    return media_type.split(";", 1)[0].strip().lower()
-
-
 def is_json(media_type: str) -> bool:
     """True for ``application/json``, ``*+json`` and the ``*/*`` wildcard (sent as JSON)."""
-    base = _base(media_type)
+    base = media_type.split(";", 1)[0].strip().lower()
     return base in ("application/json", "*/*") or base.endswith("+json")
 
 
@@ -47,4 +43,4 @@ def pick_media_type(content: Mapping[Any, Any]) -> str:
 
 def concrete(media_type: str) -> str:
     """The media type to send: a wildcard (``*/*``, ``application/*``) is sent as JSON."""
-    return "application/json" if _base(media_type).endswith("/*") else media_type
+    return "application/json" if media_type.split(";", 1)[0].strip().endswith("/*") else media_type

@@ -18,10 +18,10 @@ from typing import Any
 
 from fms_dgt.core.tools.openapi.documents import DocumentStore
 from fms_dgt.core.tools.openapi.operations import Operation, OperationError
-from fms_dgt.core.tools.openapi.route import ArgumentSpec
+from fms_dgt.core.tools.openapi.route import ArgumentSpec, Interner
 from fms_dgt.core.tools.openapi.schemas import REQUEST, SchemaCompiler
 
-__all__ = ["LOCATIONS", "ArgumentsBuilder", "Param", "ParameterConverter", "SpecCache"]
+__all__ = ["LOCATIONS", "ArgumentsBuilder", "Param", "ParameterConverter"]
 
 LOCATIONS = ("path", "query", "header", "cookie")
 _SWAGGER_LOCATIONS = (*LOCATIONS, "body", "formData")
@@ -61,35 +61,15 @@ class Param:
     uri: str
 
 
-class SpecCache:
-    """One :class:`ArgumentSpec` per distinct content, shared by the tools of one load.
-
-    Real specs repeat the same parameters across hundreds of operations (Kubernetes: about ten
-    per operation, a few hundred distinct), and a frozen dataclass costs several times a dict to
-    build, so reusing the immutable specs keeps loading as fast as it was with plain dicts.
-    """
-
-    def __init__(self) -> None:
-        self._specs: dict[tuple[Any, ...], ArgumentSpec] = {}
-
-    def get(self, location: str, name: str, fields: dict[str, Any]) -> ArgumentSpec:
-        """The spec with these fields (built on first use)."""
-        key = (location, name, *fields.items())
-        spec = self._specs.get(key)
-        if spec is None:
-            spec = self._specs[key] = ArgumentSpec(location=location, name=name, **fields)
-        return spec
-
-
 @dataclass(slots=True)
 class ArgumentsBuilder:
     """The input schema and argument specs of one tool, as they are assembled.
 
     Attributes:
-        specs: where argument specs are built (share one per load).
+        specs: where argument specs are made (share one per load).
     """
 
-    specs: SpecCache = field(default_factory=SpecCache)
+    specs: Interner = field(default_factory=Interner)
     properties: dict[str, Any] = field(default_factory=dict)
     required: list[str] = field(default_factory=list)
     arguments: dict[str, ArgumentSpec] = field(default_factory=dict)
@@ -110,7 +90,7 @@ class ArgumentsBuilder:
                 arg = f"{location}_{name}_{n}"
             spec["renamed_from"] = name
         self.properties[arg] = schema
-        self.arguments[arg] = self.specs.get(location, name, spec)
+        self.arguments[arg] = self.specs.make(ArgumentSpec, location=location, name=name, **spec)
         if required:
             self.required.append(arg)
         return arg
@@ -137,6 +117,9 @@ class ParameterConverter:
         self.compiler = compiler
         self.version = version
         self.swagger = version == "2.0"
+        # Path-level and $ref'd parameters are the same node in many operations (Kubernetes: most
+        # of them), so each node is translated once; holding the node keeps its id from being reused.
+        self._schemas: dict[tuple[int, str], tuple[dict[str, Any], Any, dict[str, Any]]] = {}
 
     def parameters(self, op: Operation) -> list[Param]:
         """Path-level parameters merged with the operation's (the operation's win), in order.
@@ -187,7 +170,22 @@ class ParameterConverter:
         builder.add(node["name"], location, schema, spec, required)
 
     def schema(self, param: Param, op: Operation) -> tuple[Any, dict[str, Any]]:
-        """The argument schema of a parameter and its :class:`ArgumentSpec` fields (style, explode...)."""
+        """The argument schema of a parameter and its :class:`ArgumentSpec` fields (style, explode...).
+
+        The schema may be shared with other tools of the load (treat it as read-only); the fields
+        are a new dict the caller may change.
+
+        Raises:
+            RefError: a reference the schema needs cannot be resolved or translated.
+        """
+        key = (id(param.node), param.uri)
+        known = self._schemas.get(key)
+        if known is None or known[0] is not param.node:
+            schema, spec = self._translate(param, op)
+            known = self._schemas[key] = (param.node, schema, spec)
+        return known[1], dict(known[2])
+
+    def _translate(self, param: Param, op: Operation) -> tuple[Any, dict[str, Any]]:
         node = param.node
         spec = _style(node, self.swagger)
         if self.swagger:
@@ -198,6 +196,8 @@ class ParameterConverter:
             raw = media.get("schema", {}) if isinstance(media, dict) else {}
         else:
             raw = node.get("schema", {})
+        # The pointer only names where normalisation notes come from, and parameter notes are not
+        # kept, so the first operation's pointer serves every operation sharing the node.
         pointer = f"{op.pointer}/parameters/{node['name']}"
         compiled = self.compiler.compile(raw, param.uri, REQUEST, pointer)
         return _annotate(compiled.schema, node), spec

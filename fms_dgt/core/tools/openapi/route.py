@@ -27,6 +27,7 @@ __all__ = [
     "ROUTE_KEY",
     "ArgumentSpec",
     "BodySpec",
+    "Interner",
     "ResponseSpec",
     "Route",
     "RouteError",
@@ -119,8 +120,57 @@ def _keys(cls: type, renames: Mapping[str, str]) -> frozenset[str]:
     return frozenset(renames.get(name, name) for name in _init_fields(cls))
 
 
+class _SharedForm:
+    """The JSON form of a frozen spec, built once when the loader shares the spec between tools.
+
+    Subclasses declare the ``_json`` dataclass field (not compared, not printed) and
+    ``_build_json``; the memo is the same pattern as ``Tool``'s fingerprint.
+    """
+
+    __slots__ = ()
+    _json: dict[str, Any] | None
+
+    def _build_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, a new dictionary."""
+        return self._build_json()
+
+    def shared_dict(self) -> dict[str, Any]:
+        """The JSON form, built once and shared: read it, never change it."""
+        built = self._json
+        if built is None:
+            built = self._build_json()
+            object.__setattr__(self, "_json", built)
+        return built
+
+
+_Spec = TypeVar("_Spec", bound=_SharedForm)
+
+
+class Interner:
+    """Makes one spec object per distinct content, to share between the tools of one load.
+
+    Real specs repeat the same parameters and responses across hundreds of operations
+    (Kubernetes: about ten parameters per operation, a few hundred distinct), and a frozen
+    dataclass costs several times a dict to build; sharing also lets their JSON forms be shared.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[Any, ...], Any] = {}
+
+    def make(self, cls: type[_Spec], **fields: Any) -> _Spec:
+        """``cls(**fields)``, or the equal one made before. Field values must be hashable."""
+        key = (cls, *fields.items())
+        made: _Spec | None = self._made.get(key)
+        if made is None:
+            made = self._made[key] = cls(**fields)
+        return made
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ArgumentSpec:
+class ArgumentSpec(_SharedForm):
     """Where one tool argument goes in the request and how it is serialised.
 
     Attributes:
@@ -146,23 +196,10 @@ class ArgumentSpec:
     file: bool = False
     whole_body: bool = False
     renamed_from: str | None = None
-    # The loader shares one spec between every tool that has the same argument, so the JSON form
-    # is built once per spec (the same memo pattern as Tool's fingerprint).
     _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``in`` and ``name`` first, then only the fields that are set."""
-        return dict(self.shared_dict())
-
-    def shared_dict(self) -> dict[str, Any]:
-        """The JSON form, built once and shared: read it, never change it."""
-        built = self._json
-        if built is None:
-            built = self._build_json()
-            object.__setattr__(self, "_json", built)
-        return built
-
     def _build_json(self) -> dict[str, Any]:
+        # In dict form ``in`` and ``name`` come first, then only the fields that are set.
         out: dict[str, Any] = {"in": self.location, "name": self.name}
         if self.style is not None:
             out["style"] = self.style
@@ -208,7 +245,7 @@ _ARGUMENT_KEYS = _keys(ArgumentSpec, {"location": "in"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BodySpec:
+class BodySpec(_SharedForm):
     """The request body as a whole.
 
     Attributes:
@@ -222,9 +259,9 @@ class BodySpec:
     required: bool = False
     placement: str = "flattened"
     alternatives: tuple[str, ...] = ()
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
+    def _build_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "content_type": self.content_type,
             "required": self.required,
@@ -251,7 +288,7 @@ class BodySpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ResponseSpec:
+class ResponseSpec(_SharedForm):
     """The success response the output schema describes.
 
     Attributes:
@@ -261,9 +298,9 @@ class ResponseSpec:
 
     status: str
     content_type: str | None = None
+    _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form."""
+    def _build_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status}
         if self.content_type is not None:
             out["content_type"] = self.content_type
@@ -285,7 +322,7 @@ _SCHEME_KEYS = ("type", "scheme", "bearerFormat", "in", "name", "openIdConnectUr
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SecurityScheme:
+class SecurityScheme(_SharedForm):
     """One security scheme of the spec (Swagger ``basic`` is written as ``http`` + ``basic``).
 
     Attributes:
@@ -303,21 +340,12 @@ class SecurityScheme:
     location: str | None = None
     name: str | None = None
     open_id_connect_url: str | None = None
-    # One scheme object serves every operation that uses it: its JSON form is built once.
     _json: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form, in the spec's spelling, without unset fields."""
-        return dict(self.shared_dict())
-
-    def shared_dict(self) -> dict[str, Any]:
-        """The JSON form, built once and shared: read it, never change it."""
-        built = self._json
-        if built is None:
-            pairs = zip(_SCHEME_KEYS, self._values(), strict=True)
-            built = {key: value for key, value in pairs if value is not None}
-            object.__setattr__(self, "_json", built)
-        return built
+    def _build_json(self) -> dict[str, Any]:
+        # The spec's spelling (``in``, ``bearerFormat``), without unset fields.
+        pairs = zip(_SCHEME_KEYS, self._values(), strict=True)
+        return {key: value for key, value in pairs if value is not None}
 
     def _values(self) -> tuple[str | None, ...]:
         return (
@@ -401,27 +429,24 @@ class Route:
         """The JSON form stored in ``Tool.metadata["route"]``.
 
         Args:
-            shared: reuse the dictionaries of argument specs and security schemes that several
-                routes hold (what the loader does: tools are read-only, real specs repeat the same
-                parameters across hundreds of operations, and fewer objects load faster). By
-                default every dictionary is new.
+            shared: reuse the dictionaries of the specs (arguments, body, response, security
+                schemes) that several routes hold. The loader does: tools are read-only, real
+                specs repeat the same parameters across hundreds of operations, and fewer objects
+                load faster. By default every dictionary is new.
         """
-        if shared:
-            arguments = {k: v.shared_dict() for k, v in self.arguments.items()}
-            schemes = {k: v.shared_dict() for k, v in self.security_schemes.items()}
-        else:
-            arguments = {k: v.to_dict() for k, v in self.arguments.items()}
-            schemes = {k: v.to_dict() for k, v in self.security_schemes.items()}
+
+        form = _SharedForm.shared_dict if shared else _SharedForm.to_dict
+        body, response = self.body, self.response
         return {
             "method": self.method,
             "path": self.path,
             "base_url": self.base_url,
             "servers": list(self.servers),
-            "arguments": arguments,
-            "body": None if self.body is None else self.body.to_dict(),
-            "response": None if self.response is None else self.response.to_dict(),
+            "arguments": {k: form(v) for k, v in self.arguments.items()},
+            "body": None if body is None else form(body),
+            "response": None if response is None else form(response),
             "security": [{k: list(v) for k, v in r.items()} for r in self.security],
-            "security_schemes": schemes,
+            "security_schemes": {k: form(v) for k, v in self.security_schemes.items()},
             "openapi_version": self.openapi_version,
         }
 

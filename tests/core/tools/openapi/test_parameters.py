@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from support.openapi_specs import PETSTORE, REST, load, routes
 
 from fms_dgt.core.tools.openapi import ArgumentSpec
@@ -57,3 +59,27 @@ def test_builder_numbers_repeated_clashes() -> None:
     assert names == ["id", "query_id", "query_id_2", "body_id"]
     assert builder.arguments["query_id_2"].renamed_from == "id"
     assert builder.arguments["id"].renamed_from is None
+
+
+def test_a_shared_parameter_is_renamed_only_where_it_clashes(tmp_path: Path) -> None:
+    """Parameter nodes shared by $ref are translated once; what one operation does to the
+    argument (a rename) must not leak into another."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "openapi: 3.0.0\ninfo: {title: t, version: '1'}\n"
+        "components:\n  parameters:\n    IdQuery: {name: id, in: query, schema: {type: integer}}\n"
+        "paths:\n"
+        "  /a/{id}:\n    get:\n      parameters:\n"
+        "        - {name: id, in: path, required: true, schema: {type: string}}\n"
+        "        - {$ref: '#/components/parameters/IdQuery'}\n      responses: {}\n"
+        "  /b:\n    get:\n      parameters: [{$ref: '#/components/parameters/IdQuery'}]\n"
+        "      responses: {}\n"
+    )
+    tools, _ = load(spec)
+    found = routes(spec)
+    assert found["get_a_by_id"].arguments["query_id"].renamed_from == "id"
+    assert found["get_b"].arguments["id"] == ArgumentSpec(
+        location="query", name="id", style="form", explode=True
+    )
+    assert tools["get_a_by_id"].parameters["properties"]["query_id"] == {"type": "integer"}
+    assert tools["get_b"].parameters["properties"]["id"] == {"type": "integer"}

@@ -12,6 +12,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.openapi import (
     ArgumentSpec,
     BodySpec,
+    Interner,
     ResponseSpec,
     Route,
     RouteError,
@@ -132,3 +133,20 @@ def test_route_of_a_tool_without_a_route_says_so() -> None:
         route_of(tool)
     tool = Tool("getPet", "pets", metadata={"route": ROUTE.to_dict()})
     assert route_of(tool) == ROUTE
+
+
+def test_interner_shares_equal_specs_and_their_json() -> None:
+    interner = Interner()
+    first = interner.make(ArgumentSpec, location="query", name="limit", style="form", explode=True)
+    again = interner.make(ArgumentSpec, location="query", name="limit", style="form", explode=True)
+    other = interner.make(ArgumentSpec, location="query", name="limit", style="form", explode=False)
+    assert first is again and first is not other and first != other
+    assert first.shared_dict() is again.shared_dict()  # built once
+    copy = first.to_dict()
+    copy["name"] = "changed"  # a to_dict() result belongs to the caller
+    assert first.shared_dict()["name"] == "limit" and first.to_dict()["name"] == "limit"
+    route = Route(method="GET", path="/", base_url="/", arguments={"a": first, "b": again})
+    shared = route.to_dict(shared=True)
+    assert shared["arguments"]["a"] is shared["arguments"]["b"]
+    fresh = route.to_dict()
+    assert fresh == shared and fresh["arguments"]["a"] is not fresh["arguments"]["b"]
