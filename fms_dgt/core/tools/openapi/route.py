@@ -417,7 +417,7 @@ class Route:
     openapi_version: str = "3.0"
 
     def __post_init__(self) -> None:
-        # Frozen all the way down: the mappings become read-only views of private copies.
+        # Frozen all the way down: plain mappings become read-only views of private copies.
         if not self.method.isupper():
             object.__setattr__(self, "method", self.method.upper())
         object.__setattr__(self, "arguments", _freeze(self.arguments))
@@ -434,7 +434,6 @@ class Route:
                 specs repeat the same parameters across hundreds of operations, and fewer objects
                 load faster. By default every dictionary is new.
         """
-
         form = _SharedForm.shared_dict if shared else _SharedForm.to_dict
         body, response = self.body, self.response
         return {
