@@ -4,6 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+BENCH_STAMP := $(VENV)/.bench-stamp
 CONFIG ?= configs/demo.yaml
 
 .PHONY: run test test-all bench install
@@ -13,6 +14,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
 
 install: $(STAMP)
 
@@ -28,5 +33,5 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

@@ -14,9 +14,11 @@ Example config entry::
       exclude: {methods: [delete]}
       base_url: http://127.0.0.1:8080/v1
 
-The reading, reference resolution and schema translation are this package's own code (fast
-enough for Stripe's and Kubernetes' specs); ``validate: true`` additionally runs the full
-``openapi-spec-validator`` check, which is slow on large specs and therefore off by default.
+This module is the plug-in: its configuration and the load loop. Reading the spec, resolving
+references, translating schemas and building each tool's :class:`~fms_dgt.core.tools.openapi.Route`
+live in :mod:`fms_dgt.core.tools.openapi` (this package's own code, fast enough for Stripe's and
+Kubernetes' specs); ``validate: true`` additionally runs the full ``openapi-spec-validator`` check,
+which is slow on large specs and therefore off by default.
 """
 
 from __future__ import annotations
@@ -28,28 +30,28 @@ from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.loaders._openapi.documents import DocumentStore, RefError, is_url
-from fms_dgt.core.tools.loaders._openapi.operations import (
+from fms_dgt.core.tools.loaders.base import LoadReport, ToolLoader
+from fms_dgt.core.tools.openapi import (
+    BODY_MODES,
+    DocumentStore,
     Operation,
     OperationConverter,
     OperationError,
+    SchemaCompiler,
     ToolFields,
+    check_root,
+    is_url,
     iter_operations,
-    spec_version,
+    validate_spec,
 )
-from fms_dgt.core.tools.loaders._openapi.schemas import SchemaCompiler
-from fms_dgt.core.tools.loaders.base import LoadReport, ToolLoader
-from fms_dgt.errors import ConfigError, LoadError, ToolDefinitionError
+from fms_dgt.errors import ConfigError, ToolDefinitionError
 from fms_dgt.plugins import register_tool_loader
 
 __all__ = ["OperationFilter", "RESTToolLoader"]
 
 _FILTER_KEYS = ("tags", "paths", "methods", "operation_ids")
-_BODY_MODES = ("flatten", "nested")
 _NAMESPACE_CHARS = re.compile(r"[^A-Za-z0-9]+")
 
 
@@ -170,8 +172,8 @@ class RESTToolLoader(ToolLoader):
         timeout: float = 30.0,
         max_bytes: int = 50_000_000,
     ) -> None:
-        if body not in _BODY_MODES:
-            raise ConfigError(f"invalid body {body!r} for rest loader: use one of {', '.join(_BODY_MODES)}")
+        if body not in BODY_MODES:
+            raise ConfigError(f"invalid body {body!r} for rest loader: use one of {', '.join(BODY_MODES)}")
         if not isinstance(inline_limit, int) or inline_limit < 0:
             raise ConfigError(f"invalid inline_limit {inline_limit!r} for rest loader: use an integer >= 0")
         self.spec = str(spec)
@@ -199,9 +201,10 @@ class RESTToolLoader(ToolLoader):
         """
         report = self._new_report()
         store = self._store()
-        self._check_root(store)
+        if not check_root(store):
+            report.warn("the spec has no paths: no tools", pointer="/paths")
         if self.validate:
-            _validate(store)
+            validate_spec(store)
         compiler = SchemaCompiler(store, inline_limit=self.inline_limit)
         converter = OperationConverter(store, compiler, body_mode=self.body, base_url=self.base_url)
         namespace = self.namespace or _default_namespace(store)
@@ -227,34 +230,6 @@ class RESTToolLoader(ToolLoader):
             timeout=self.timeout,
             max_bytes=self.max_bytes,
         )
-
-    def _check_root(self, store: DocumentStore) -> None:
-        root = store.root
-        if not isinstance(root, dict):
-            raise LoadError(
-                f"not an OpenAPI document: the top level is a {type(root).__name__}, not a mapping. "
-                "Point spec at an OpenAPI or Swagger file",
-                source=self.spec,
-                pointer="",
-            )
-        version = spec_version(root)
-        if version is None:
-            raise _version_error(root, self.spec)
-        paths = root.get("paths")
-        if paths is None and version in ("2.0", "3.0"):
-            raise LoadError(
-                f"invalid OpenAPI {version} document: 'paths' is missing. Add a paths object",
-                source=self.spec,
-                pointer="/paths",
-            )
-        if paths is not None and not isinstance(paths, dict):
-            raise LoadError(
-                f"invalid OpenAPI document: 'paths' is a {type(paths).__name__}, not a mapping",
-                source=self.spec,
-                pointer="/paths",
-            )
-        if not paths:
-            self.report.warn("the spec has no paths: no tools", pointer="/paths")
 
 
 class _Collector:
@@ -305,108 +280,9 @@ class _Collector:
         return unique
 
 
-def _version_error(root: Mapping[str, Any], source: str) -> LoadError:
-    if "openapi" in root or "swagger" in root:
-        key = "openapi" if "openapi" in root else "swagger"
-        return LoadError(
-            f"unsupported OpenAPI version {root[key]!r}: supported are Swagger 2.0 and OpenAPI "
-            "3.0, 3.1 and 3.2",
-            source=source,
-            pointer=f"/{key}",
-        )
-    return LoadError(
-        "not an OpenAPI document: neither 'openapi' nor 'swagger' is set at the top level. Point "
-        "spec at an OpenAPI or Swagger file",
-        source=source,
-        pointer="",
-    )
-
-
 def _default_namespace(store: DocumentStore) -> str:
     info = store.root.get("info")
     title = info.get("title") if isinstance(info, dict) else None
     if not isinstance(title, str) or not _NAMESPACE_CHARS.sub("", title):
         title = Path(store.source.rstrip("/")).stem if not is_url(store.source) else "rest"
     return _NAMESPACE_CHARS.sub("_", title).strip("_").lower() or "rest"
-
-
-def _validate(store: DocumentStore) -> None:
-    """Full validation with ``openapi-spec-validator``; every problem becomes a :class:`LoadError`.
-
-    The validator resolves ``$ref`` on its own, so it gets only handlers that obey the same
-    policy as the loader (no network unless allowed, no files outside the spec's tree unless
-    allowed).
-    """
-    import openapi_spec_validator as osv
-
-    classes = {
-        "2.0": osv.OpenAPIV2SpecValidator,
-        "3.0": osv.OpenAPIV30SpecValidator,
-        "3.1": osv.OpenAPIV31SpecValidator,
-        "3.2": osv.OpenAPIV32SpecValidator,
-    }
-    base = classes[spec_version(store.root) or "3.0"]
-    guarded = type(f"Guarded{base.__name__}", (base,), {"resolver_handlers": _handlers(base, store)})
-    base_uri = store.root_uri if is_url(store.root_uri) else Path(store.root_uri).as_uri()
-    try:
-        errors = list(guarded(_string_keys(store.root), base_uri=base_uri).iter_errors())
-    except Exception as exc:  # the validator raises its own and referencing errors
-        why = _refusal(exc) or f"{type(exc).__name__}: {exc}"
-        raise LoadError(
-            f"OpenAPI validation failed: {why}. Fix the spec or set validate: false", source=store.source
-        ) from exc
-    problems = [_validation_problem(e, store.source) for e in errors[:20]]
-    if problems:
-        raise LoadError.collect(problems, store.source)
-
-
-def _handlers(validator: Any, store: DocumentStore) -> dict[str, Any]:
-    handlers = dict(validator.resolver_handlers)
-    if not store.allow_remote_refs:
-        handlers = {k: v for k, v in handlers.items() if k == "file"}
-    if "file" in handlers:
-        handlers["file"] = _FileGuard(handlers["file"], store)
-    return handlers
-
-
-def _string_keys(node: Any) -> Any:
-    """A copy with every mapping key a string: YAML reads unquoted status codes as integers,
-    which the validator cannot handle although the spec means the same thing."""
-    if isinstance(node, dict):
-        return {str(k): _string_keys(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_string_keys(v) for v in node]
-    return node
-
-
-def _refusal(exc: BaseException | None) -> str | None:
-    """The loader's own reason when a guarded handler refused a reference somewhere in the chain."""
-    seen = 0
-    while exc is not None and seen < 20:
-        if isinstance(exc, RefError):
-            return exc.reason
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return None
-
-
-class _FileGuard:
-    """A ``file:`` resolver handler that refuses paths the loader's policy refuses."""
-
-    def __init__(self, inner: Any, store: DocumentStore) -> None:
-        self.inner = inner
-        self.store = store
-
-    def __call__(self, uri: str) -> Any:
-        path = url2pathname(urlsplit(uri).path)
-        self.store.target(path, self.store.root_uri)  # raises RefError when refused
-        return self.inner(uri)
-
-
-def _validation_problem(error: Any, source: str) -> LoadError:
-    path = getattr(error, "path", None) or ()
-    pointer = "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
-    message = str(getattr(error, "message", error))
-    # With jsonschema-rs installed the validator's messages go on with the failing keyword and the
-    # instance over several lines; the first line says what is wrong, the pointer says where.
-    first_line = message.split("\n", 1)[0]
-    return LoadError(f"invalid OpenAPI document: {first_line}", source=source, pointer=pointer)

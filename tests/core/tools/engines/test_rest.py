@@ -1,4 +1,8 @@
-"""Tests of the ``rest`` engine against a real HTTP server on loopback (tests/support/rest_server.py)."""
+"""Tests of the ``rest`` engine against a real HTTP server on loopback (tests/support/rest_server.py).
+
+The serialisation rules and credential handling it delegates are pinned one by one in
+tests/core/tools/openapi/test_request.py and test_auth.py.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +20,9 @@ import pytest
 from support.rest_server import API_KEY, BASIC, TOKEN, ServerState, serve
 
 from fms_dgt.config import interpolate
-from fms_dgt.core.tools.data_objects import ToolCall, ToolResult
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy
-from fms_dgt.core.tools.engines.rest import RESTToolEngine, _path_value, _place, _query_pairs, _Request
+from fms_dgt.core.tools.engines.rest import RESTToolEngine
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError
@@ -304,46 +308,49 @@ def test_parallel_batch_and_async(engine: RESTToolEngine, server: ServerState) -
     assert [r.result for r in again] == [{"attempts": 2}] * 2
 
 
-# ---------------------------------------------------------------------------- serialisation rules
+# ---------------------------------------------------------------------------- routes
 
 
-@pytest.mark.parametrize(
-    ("style", "explode", "value", "expected"),
-    [
-        ("simple", False, [3, 4, 5], "3,4,5"),
-        ("simple", True, {"role": "admin", "n": 5}, "role=admin,n=5"),
-        ("simple", False, {"role": "admin", "n": 5}, "role,admin,n,5"),
-        ("label", False, [3, 4], ".3,4"),
-        ("label", True, [3, 4], ".3.4"),
-        ("matrix", False, 5, ";id=5"),
-        ("matrix", True, [3, 4], ";id=3;id=4"),
-        ("matrix", True, {"a": 1, "b": 2}, ";a=1;b=2"),
-        ("simple", False, "a/b", "a%2Fb"),
-        ("simple", False, True, "true"),
-    ],
-)
-def test_path_styles(style: str, explode: bool, value: Any, expected: str) -> None:
-    assert _path_value("id", value, style, explode) == expected
+def test_tools_without_a_route_are_error_results(server: ServerState) -> None:
+    good = ToolRegistry(loaders=[RESTToolLoader(str(SPEC), namespace="pets")]).get("pets::getText")
+    broken = dict(good.metadata["route"], method=["GET"])
+    tools = [
+        Tool("plain", "other", metadata={"kind": "file"}),
+        Tool("broken", "other", metadata={**good.metadata, "route": broken}),
+    ]
+    with RESTToolEngine(ToolRegistry(tools), base_url=server.base_url) as eng:
+        eng.setup("s")
+        plain, bad = eng.execute("s", [ToolCall("other::plain", {}), ToolCall("other::broken", {})])
+        (simulated,) = eng.simulate("s", [ToolCall("other::plain", {})])
+    assert plain.error is not None and "no route for tool other::plain" in plain.error
+    assert "route its namespace to another engine" in plain.error
+    assert bad.error is not None and "invalid route of other::broken field method: expected str" in bad.error
+    assert simulated.error == plain.error  # simulate() passes it on as data too
+    assert server.requests == []
 
 
-@pytest.mark.parametrize(
-    ("meta", "value", "expected"),
-    [
-        ({"style": "form", "explode": False}, [1, 2], ["ids=1,2"]),
-        ({"style": "form", "explode": True}, {"a": 1, "b": "x y"}, ["a=1", "b=x%20y"]),
-        ({"style": "form", "explode": False}, {"a": 1}, ["ids=a,1"]),
-        ({"style": "spaceDelimited", "explode": False}, [1, 2], ["ids=1%202"]),
-        ({"style": "form", "explode": True, "allow_reserved": True}, "a/b?c", ["ids=a/b?c"]),
-        ({"style": "form", "explode": True}, "a/b?c", ["ids=a%2Fb%3Fc"]),
-        ({"style": "deepObject", "explode": True}, {"a": {"b": 1}}, ["ids%5Ba%5D%5Bb%5D=1"]),
-        ({"content_type": "application/json"}, {"a": 1}, ["ids=%7B%22a%22%3A%201%7D"]),
-    ],
-)
-def test_query_styles(meta: dict[str, Any], value: Any, expected: list[str]) -> None:
-    assert _query_pairs("ids", value, meta) == expected
+def test_a_route_read_back_from_json_still_executes(server: ServerState) -> None:
+    """Tools written by ``fms-dgt tools list --json`` and read back keep working."""
+    loaded = ToolRegistry(loaders=[RESTToolLoader(str(SPEC), namespace="pets")]).tools("pets")
+    again = [Tool.from_dict(json.loads(json.dumps(t.to_dict()))) for t in loaded]
+    with RESTToolEngine(ToolRegistry(again), base_url=server.base_url) as eng:
+        eng.setup("s")
+        result = run(eng, "echo", value="v", words=["a", "b"])
+    assert result.ok, result.error
+    assert last(server)["query"] == "words=a|b"
 
 
-def test_parameters_with_content_are_sent_as_json() -> None:
-    request = _Request("GET", "http://h", "/a")
-    _place(request, "f", {"x": [1]}, {"in": "header", "name": "X-Filter", "content_type": "application/json"})
-    assert request.headers == {"X-Filter": '{"x":[1]}'}
+def test_a_refreshed_route_is_used_at_once(tmp_path: Path, server: ServerState) -> None:
+    """The engine keeps checked routes; a refresh that changes a tool's route must not hit a stale one."""
+    spec = tmp_path / "pets.yaml"
+    original = SPEC.read_text()
+    spec.write_text(original.replace("http://127.0.0.1:8765/v1", server.base_url))
+    registry = ToolRegistry(loaders=[RESTToolLoader(str(spec), namespace="pets")])
+    with serve() as other, RESTToolEngine(registry) as eng:
+        eng.setup("s")
+        assert run(eng, "getText").ok
+        spec.write_text(original.replace("http://127.0.0.1:8765/v1", other.base_url))
+        registry.refresh()
+        assert run(eng, "getText").ok
+    assert [r["path"] for r in server.requests] == ["/v1/text"]
+    assert [r["path"] for r in other.requests] == ["/v1/text"]

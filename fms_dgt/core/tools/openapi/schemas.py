@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from fms_dgt.core.tools.loaders._openapi.documents import CircularRefError, DocumentStore, RefError, Target
+from fms_dgt.core.tools.openapi.documents import CircularRefError, DocumentStore, RefError, Target
 from fms_dgt.core.tools.schema import (
     ANNOTATION_KEYS,
     SCHEMA_KEYWORDS,
@@ -120,6 +120,7 @@ class SchemaCompiler:
         self._by_name: dict[str, Target] = {}
         self._pending: list[tuple[Target, str]] = []
         self._sizes: dict[tuple[Target, str], float] = {}
+        self._closures: dict[tuple[frozenset[str], str], frozenset[str]] = {}
 
     # ------------------------------------------------------------------ public
 
@@ -323,7 +324,16 @@ class SchemaCompiler:
             entry.final = self._materialise(entry.body, key[1]) if entry.deps else entry.body
         return entry.final
 
-    def _closure(self, names: set[str], mode: str) -> set[str]:
+    def _closure(self, names: set[str], mode: str) -> frozenset[str]:
+        # Many tools reference the same definitions (every Stripe response reaches the same
+        # error and object schemas), and a definition's references never change once translated.
+        key = (frozenset(names), mode)
+        found = self._closures.get(key)
+        if found is None:
+            found = self._closures[key] = frozenset(self._walk_closure(names, mode))
+        return found
+
+    def _walk_closure(self, names: set[str], mode: str) -> set[str]:
         seen: set[str] = set()
         todo = list(names)
         while todo:

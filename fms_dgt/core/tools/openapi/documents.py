@@ -21,7 +21,15 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 from fms_dgt.errors import LoadError
 from fms_dgt.io import parse_yaml_text
 
-__all__ = ["CircularRefError", "DocumentStore", "RefError", "Target", "escape_pointer", "is_url"]
+__all__ = [
+    "CircularRefError",
+    "DocumentStore",
+    "RefError",
+    "Target",
+    "escape_pointer",
+    "is_url",
+    "parse_text",
+]
 
 MAX_REF_CHAIN = 64
 

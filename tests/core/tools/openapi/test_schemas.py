@@ -1,0 +1,82 @@
+"""Tests of OpenAPI schemas as self-contained Draft 2020-12 (fms_dgt/core/tools/openapi/schemas.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from support.openapi_specs import PETSTORE, REST, check_schemas, deep_spec, load
+
+from fms_dgt.errors import LoadError
+
+
+def test_recursive_schemas_stay_finite_under_defs() -> None:
+    tools, _ = load(REST / "features.yaml")
+    tool = tools["plantTree"]
+    params = tool.parameters
+    assert params["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
+    assert set(params["$defs"]) == {"Node", "Partner"}
+    json.dumps(params)  # finite: serialisable without recursion errors
+    validator = Draft202012Validator(params)
+    tree = {"value": 1, "children": [{"value": None, "children": [{"partner": {"of": {"value": 3}}}]}]}
+    assert validator.is_valid(tree)
+    assert not validator.is_valid({"children": [{"children": [{"value": "deep"}]}]})
+    assert tool.output_parameters["$ref"] == "#/$defs/Node"
+    assert "$id" not in params["$defs"]["Partner"]  # would re-base the "#/$defs/Node" inside it
+    check_schemas(list(tools.values()))
+
+
+def test_small_acyclic_refs_are_inlined_and_inline_limit_zero_keeps_defs() -> None:
+    tools, _ = load(PETSTORE)
+    assert "$defs" not in tools["listPets"].output_parameters
+    tools, _ = load(PETSTORE, inline_limit=0)
+    output = tools["listPets"].output_parameters
+    assert output["items"] == {"$ref": "#/$defs/Pet"}
+    assert set(output["$defs"]) == {"Pet", "NewPet"}
+    assert Draft202012Validator(output).is_valid([{"id": "1", "name": "a"}])
+
+
+def test_openapi_keywords_are_translated_or_dropped() -> None:
+    tools, _ = load(REST / "features.yaml")
+    shape = tools["getShape"].output_parameters
+    text = json.dumps(shape)
+    assert "discriminator" not in text and "x-vendor" not in text
+    circle = shape["oneOf"][0]
+    assert circle["type"] == ["object", "null"]
+    assert circle["properties"]["radius"] == {"type": "number", "examples": [2.5], "exclusiveMinimum": 0}
+
+
+def test_read_only_properties_are_not_required_in_requests() -> None:
+    tools, _ = load(REST / "features.yaml")
+    params = tools["putThing"].parameters
+    assert "body_id" not in params["required"]
+    assert "label" in params["required"]
+
+
+def test_absurdly_deep_schema_is_skipped_not_a_crash(tmp_path: Path) -> None:
+    path = deep_spec(tmp_path, 2000)
+    original = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)  # the JSON parser copes; converting the schema would not
+    try:
+        tools, loader = load(path)
+    finally:
+        sys.setrecursionlimit(original)
+    assert set(tools) == {"get_fine"}
+    assert "nested too deeply" in loader.report.skipped[0].message
+
+
+def test_self_referencing_yaml_alias_is_a_load_error_not_a_hang(tmp_path: Path) -> None:
+    spec = tmp_path / "alias.yaml"
+    spec.write_text(
+        "openapi: 3.1.0\ninfo: {title: a, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n"
+        "        '200':\n          description: x\n          content:\n            application/json:\n"
+        "              schema: {$ref: /s/thing}\n"
+        "components:\n  schemas:\n    Thing: &t\n      $id: /s/thing\n      properties:\n        self: *t\n"
+    )
+    # The parser refuses an alias inside the collection it names, before anything walks it.
+    with pytest.raises(LoadError, match=r"alias \*t .*self-reference") as info:
+        load(spec)
+    assert info.value.line == 17
