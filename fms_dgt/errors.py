@@ -13,17 +13,21 @@ they arise (``raise ... from exc``) and never leak bare.
     │   ├── UnknownPluginError      no plug-in of that kind under that name (lists known names)
     │   └── PluginRegistrationError duplicate name or wrong base class at registration
     ├── LoadError                   a source could not be read or converted (file, line, JSON pointer)
-    │   └── SourceNotFoundError     a tool file or spec does not exist (also a ``FileNotFoundError``)
+    │   ├── SourceNotFoundError     a tool file or spec does not exist (also a ``FileNotFoundError``)
+    │   └── RefError                a $ref cannot be followed (missing, refused by policy, unreadable)
+    │       └── CircularRefError    ... a chain of $refs leads back to itself
     ├── MCPClientError              an MCP connect/list/call failed (names server, transport, operation)
     │   ├── MCPTimeoutError         ... ran out of time (also a ``TimeoutError``)
     │   └── MCPConnectionLost       ... the connection dropped mid-request
     ├── ToolError
     │   ├── ToolDefinitionError     a tool object violates an invariant (also a ``ValueError``)
-    │   │   └── InvalidSchemaError  a schema cannot be compiled (bad keyword, non-local $ref)
+    │   │   ├── InvalidSchemaError  a schema cannot be compiled (bad keyword, non-local $ref)
+    │   │   └── RouteError          a REST tool's route is missing or malformed
     │   ├── DuplicateToolError      same (namespace, name, fingerprint) registered twice
     │   ├── ToolNotFoundError       no tool under a qualified name (also a ``LookupError``)
     │   ├── AmbiguousToolError      a name has several overloads and the caller did not pick one
     │   └── NoMatchingOverloadError no overload of a name validates the call's arguments
+    ├── RESTCallError               a call could not become an HTTP request, or the request failed
     ├── EngineError                 session API misuse (unknown session, setup twice)
     ├── RetryableError              a call failure worth retrying (engines raise it from ``call``)
     ├── EnrichmentError             enrichment graph or run failed
@@ -48,6 +52,7 @@ from typing import Any
 
 __all__ = [
     "AmbiguousToolError",
+    "CircularRefError",
     "ConfigError",
     "ConfigNotFoundError",
     "DGTError",
@@ -60,12 +65,16 @@ __all__ = [
     "MCPConnectionLost",
     "MCPTimeoutError",
     "NoMatchingOverloadError",
+    "OperationError",
     "OutputError",
     "PluginError",
     "PluginRegistrationError",
+    "RESTCallError",
+    "RefError",
     "RefreshError",
     "RejectedRecord",
     "RetryableError",
+    "RouteError",
     "SamplingError",
     "SourceNotFoundError",
     "SynthesisError",
@@ -165,6 +174,26 @@ class SourceNotFoundError(LoadError, FileNotFoundError):
     """A tool file or spec does not exist (also a ``FileNotFoundError``)."""
 
 
+class RefError(LoadError):
+    """A ``$ref`` cannot be followed (missing target, refused by policy, unreadable file)."""
+
+
+class CircularRefError(RefError):
+    """A chain of pure ``$ref`` nodes leads back to itself (no schema at all).
+
+    Attributes:
+        target: the first target of the chain.
+    """
+
+    def __init__(self, message: str, target: Any) -> None:
+        self.target = target
+        super().__init__(message)
+
+
+class OperationError(LoadError):
+    """An OpenAPI operation cannot be converted; the loader skips it and reports why."""
+
+
 def _locate(message: str, source: str | None, line: int | None, pointer: str | None) -> str:
     parts = []
     if source:
@@ -203,6 +232,20 @@ class InvalidSchemaError(ToolDefinitionError):
         self.fix = fix
         where = f" at {pointer}" if pointer else ""
         super().__init__(f"cannot compile JSON Schema{where}: {reason}. {fix}.")
+
+
+class RouteError(ToolDefinitionError):
+    """A tool's route is missing or malformed.
+
+    Attributes:
+        owner: the tool (or other holder) whose route it is.
+        field: the dotted path of the offending field, empty for the route as a whole.
+    """
+
+    def __init__(self, message: str, *, owner: str, field: str = "") -> None:
+        self.owner = owner
+        self.field = field
+        super().__init__(message)
 
 
 class DuplicateToolError(ToolError):
@@ -290,6 +333,10 @@ class MCPTimeoutError(MCPClientError, TimeoutError):
 
 class MCPConnectionLost(MCPClientError):
     """The connection dropped while a request was in flight; the next use reconnects."""
+
+
+class RESTCallError(DGTError):
+    """A call could not be turned into a request or the request failed (returned as data)."""
 
 
 class EngineError(DGTError):

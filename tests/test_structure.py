@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import inspect
 import subprocess
 import sys
@@ -75,7 +76,8 @@ def test_every_error_class_lives_in_errors_and_in_its_tree() -> None:
     tree = errors_module.__doc__ or ""
     for cls in _error_classes():
         assert cls.__module__ == "fms_dgt.errors", f"{cls.__qualname__} is defined in {cls.__module__}"
-        assert f" {cls.__name__} " in tree, f"{cls.__name__} is missing from the tree in errors.py"
+        drawn = re.search(rf"^\s*(?:[│├└─ ]+)?{cls.__name__}\b", tree, re.MULTILINE)
+        assert drawn, f"{cls.__name__} is missing from the tree in errors.py"
 
 
 def _imports(path: Path, package: str) -> set[str]:

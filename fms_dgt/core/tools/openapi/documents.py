@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-from fms_dgt.errors import LoadError
+from fms_dgt.errors import CircularRefError, LoadError, RefError
 from fms_dgt.io import parse_yaml_text
 
 __all__ = [
@@ -32,22 +32,6 @@ __all__ = [
 ]
 
 MAX_REF_CHAIN = 64
-
-
-class RefError(LoadError):
-    """A ``$ref`` cannot be followed (missing target, refused by policy, unreadable file)."""
-
-
-class CircularRefError(RefError):
-    """A chain of pure ``$ref`` nodes leads back to itself (no schema at all).
-
-    Attributes:
-        target: the first target of the chain.
-    """
-
-    def __init__(self, message: str, target: Target) -> None:
-        self.target = target
-        super().__init__(message)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,14 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError, escape_pointer
+from fms_dgt.errors import OperationError
 
 __all__ = ["METHODS", "Operation", "OperationError", "iter_operations", "spec_version"]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
-
-
-class OperationError(Exception):
-    """An operation cannot be converted; the loader skips it and reports why."""
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ from urllib.parse import quote, urlencode
 
 from fms_dgt.core.tools.openapi.media import FORM_URLENCODED, MULTIPART, is_json
 from fms_dgt.core.tools.openapi.route import ArgumentSpec, BodySpec, Route
-from fms_dgt.errors import DGTError
+from fms_dgt.errors import RESTCallError
 
 __all__ = [
     "RESTCallError",
@@ -38,10 +38,6 @@ __all__ = [
 _RESERVED = ":/?#[]@!$&'()*+,;="
 _DELIMITERS = {"spaceDelimited": "%20", "pipeDelimited": "|", "tabDelimited": "%09"}
 _NO_SPEC = ArgumentSpec(location="body", name="")
-
-
-class RESTCallError(DGTError):
-    """A call could not be turned into a request or the request failed (returned as data)."""
 
 
 @dataclass(slots=True)

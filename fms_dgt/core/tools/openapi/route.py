@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from fms_dgt.errors import ToolDefinitionError
+from fms_dgt.errors import RouteError
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.data_objects import Tool
@@ -44,24 +44,10 @@ _FIX = "Load the tool again with the rest loader"
 _T = TypeVar("_T")
 
 
-class RouteError(ToolDefinitionError):
-    """A tool's route is missing or malformed.
-
-    Attributes:
-        owner: the tool (or other holder) whose route it is.
-        field: the dotted path of the offending field, empty for the route as a whole.
-    """
-
-    def __init__(self, message: str, *, owner: str, field: str = "") -> None:
-        self.owner = owner
-        self.field = field
-        super().__init__(message)
-
-    @classmethod
-    def invalid(cls, owner: str, field: str, why: str) -> RouteError:
-        """A malformed field: ``invalid route of <owner> field <field>: <why>. <fix>``."""
-        where = f" field {field}" if field else ""
-        return cls(f"invalid route of {owner}{where}: {why}. {_FIX}", owner=owner, field=field)
+def invalid_route(owner: str, field: str, why: str) -> RouteError:
+    """A malformed field: ``invalid route of <owner> field <field>: <why>. <fix>``."""
+    where = f" field {field}" if field else ""
+    return RouteError(f"invalid route of {owner}{where}: {why}. {_FIX}", owner=owner, field=field)
 
 
 class _Reader:
@@ -69,17 +55,17 @@ class _Reader:
 
     def __init__(self, data: Any, owner: str, where: str, allowed: frozenset[str]) -> None:
         if not isinstance(data, Mapping):
-            raise RouteError.invalid(owner, where, f"expected a mapping, got {type(data).__name__}")
+            raise invalid_route(owner, where, f"expected a mapping, got {type(data).__name__}")
         unknown = sorted(str(k) for k in data if k not in allowed)
         if unknown:
-            raise RouteError.invalid(owner, where, f"unknown key(s) {', '.join(unknown)}")
+            raise invalid_route(owner, where, f"unknown key(s) {', '.join(unknown)}")
         self.data, self.owner, self.where = data, owner, where
 
     def _path(self, key: str) -> str:
         return f"{self.where}.{key}" if self.where else key
 
     def error(self, key: str, why: str) -> RouteError:
-        return RouteError.invalid(self.owner, self._path(key), why)
+        return invalid_route(self.owner, self._path(key), why)
 
     def get(self, key: str, kind: type[_T], default: _T | None = None, *, required: bool = False) -> Any:
         if key not in self.data:
@@ -374,11 +360,11 @@ Requirement = Mapping[str, tuple[str, ...]]
 def _requirement(data: Any, owner: str, where: str) -> Requirement:
     if not isinstance(data, Mapping):
         why = f"expected a mapping of scheme names to scopes, got {type(data).__name__}"
-        raise RouteError.invalid(owner, where, why)
+        raise invalid_route(owner, where, why)
     out: dict[str, tuple[str, ...]] = {}
     for name, scopes in data.items():
         if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
-            raise RouteError.invalid(owner, f"{where}.{name}", "expected a list of scope names")
+            raise invalid_route(owner, f"{where}.{name}", "expected a list of scope names")
         out[str(name)] = tuple(scopes)
     return MappingProxyType(out)
 
