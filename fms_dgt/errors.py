@@ -14,6 +14,7 @@ they arise (``raise ... from exc``) and never leak bare.
     │   └── PluginRegistrationError duplicate name or wrong base class at registration
     ├── LoadError                   a source could not be read or converted (file, line, JSON pointer)
     │   ├── SourceNotFoundError     a tool file or spec does not exist (also a ``FileNotFoundError``)
+    │   ├── OperationError          an OpenAPI operation cannot be converted (skipped and reported)
     │   └── RefError                a $ref cannot be followed (missing, refused by policy, unreadable)
     │       └── CircularRefError    ... a chain of $refs leads back to itself
     ├── MCPClientError              an MCP connect/list/call failed (names server, transport, operation)
