@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 from fms_dgt import __version__
 from fms_dgt.core.tools.wire import wire_formats
 from fms_dgt.errors import DGTError, LoadError
+from fms_dgt.secrets import install_log_filter, redact
 
 __all__ = ["main"]
 
@@ -103,6 +105,15 @@ def _registry(source: str) -> Any:
     return ToolRegistry.from_file(path)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as escapes, so nothing read from a source can
+    drive the terminal (escape sequences in a tool's description)."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode(), text)
+
+
 def _tool_json(tool: Any) -> dict[str, Any]:
     return {"qualified_name": tool.qualified_name, "fingerprint": tool.fingerprint, **tool.to_dict()}
 
@@ -115,7 +126,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             return 0
         for tool in tools:
             summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
-            print(f"{tool.qualified_name}  {summary[:80]}")
+            print(f"{tool.qualified_name}  {printable(summary[:80])}")
         print(f"{len(tools)} tools", file=sys.stderr)
     return 0
 
@@ -133,13 +144,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         registry = _registry(args.source)
     except LoadError as exc:
         for problem in exc.problems or [exc]:
-            print(f"error: {problem}")
+            print(f"error: {printable(redact(str(problem)))}")
         print(f"FAILED: {len(exc.problems) or 1} error(s) in {args.source}")
         return 1
     with registry:
         problems = [p for loader in registry.loaders for p in loader.report.problems]
         for problem in problems:
-            print(problem)
+            print(printable(redact(str(problem))))
         folded = sum(loader.report.folded for loader in registry.loaders)
         failing = [p for p in problems if p.severity != "warning" or args.strict]
         status = "FAILED" if failing else "OK"
@@ -213,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Errors print one line on stderr (no traceback): 1 for an error of the run or its inputs, 2 for a
     usage error, 130 when interrupted.
     """
+    install_log_filter()
     parser = _parser()
     args = parser.parse_args(argv)
     _check_usage(parser, args)
@@ -220,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except DGTError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {printable(redact(str(exc)))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("interrupted: stopped before finishing; run again with --resume to continue", file=sys.stderr)

@@ -155,7 +155,10 @@ class _YAMLBuilder:
         if constructor is None:
             raise self._error(_TAG_MESSAGE.format(tag=tag), event)
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
-        return constructor(self.loader, node)
+        try:
+            return constructor(self.loader, node)
+        except ValueError as exc:  # an integer of thousands of digits, a date out of range
+            raise self._error(_unreadable(tag.rsplit(":", 1)[-1], exc), event) from None
 
     def _open(self, event: Any, is_map: bool) -> None:
         if event.tag not in _DEFAULT_TAGS:
@@ -241,6 +244,15 @@ class _YAMLBuilder:
         return LoadError(message, source=self.source, line=event.start_mark.line + 1)
 
 
+def _unreadable(kind: str, exc: ValueError) -> str:
+    text = str(exc)
+    if "integer string conversion" in text:
+        return (
+            f"unreadable {kind} value: an integer with thousands of digits. No tool needs that; fix the value"
+        )
+    return f"unreadable {kind} value: {text[:120]}"
+
+
 class _MergeKey:
     """Marker for the YAML merge key ``<<``."""
 
@@ -300,6 +312,8 @@ def _loads(text: str, source: str, line: int | None = None, what: str = "JSON") 
             source=source,
             line=line,
         ) from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise LoadError(_unreadable("JSON", exc), source=source, line=line) from None
 
 
 def _duplicate_pointer(text: str) -> str | None:

@@ -143,3 +143,18 @@ def test_a_terminal_gets_a_progress_bar_with_rate(tmp_path: Path) -> None:
     text = b"".join(chunks).decode("utf-8", "replace")
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "20/20" in text and "rec/s" in text and "written=20" in text
+
+
+def test_control_characters_never_reach_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([{"name": "ok", "description": "Fine.\x1b]2;owned\x07 \x1b[31mred"}]))
+    assert main(["tools", "list", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"name": "evil\x1b[2Jname"}]))
+    assert main(["tools", "validate", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "control character" in out and "\x1b" not in out

@@ -134,3 +134,11 @@ def test_files_over_the_size_limit_and_bad_encodings_are_errors(tmp_path: Path) 
     latin.write_bytes("name: caf\xe9\n".encode("latin-1"))
     with pytest.raises(LoadError, match="not UTF-8 text"):
         read_document(latin)
+
+
+def test_integers_of_thousands_of_digits_are_errors_with_their_line() -> None:
+    with pytest.raises(LoadError, match="an integer with thousands of digits") as info:
+        parse_yaml_text("a: 1\nb: " + "9" * 5000 + "\n", "big.yaml")
+    assert info.value.line == 2
+    with pytest.raises(LoadError, match="an integer with thousands of digits"):
+        parse_json_text('{"a": ' + "9" * 5000 + "}", "big.json")

@@ -8,6 +8,7 @@ contain ``::`` and a call's or result's ``name`` must be qualified (``namespace:
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
@@ -42,12 +43,21 @@ def split_qualified_name(qualified_name: str) -> tuple[str, str]:
     return namespace, name
 
 
+#: C0 and C1 control characters: a name holding one could rewrite a terminal (escape sequences).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _check_part(value: object, what: str) -> None:
-    if type(value) is str and value and TOOL_NAMESPACE_SEP not in value:
+    if type(value) is str and value and TOOL_NAMESPACE_SEP not in value and not _CONTROL.search(value):
         return
     if not isinstance(value, str) or not value:
         raise ToolDefinitionError(
             f"invalid tool {what} {value!r}: it must be a non-empty string. Give the tool a {what}."
+        )
+    if _CONTROL.search(value):
+        raise ToolDefinitionError(
+            f"invalid tool {what} {value.encode('unicode_escape').decode()!r}: it contains a control "
+            "character (a terminal escape sequence, a newline). Use printable characters."
         )
     if TOOL_NAMESPACE_SEP in value:
         raise ToolDefinitionError(
