@@ -38,7 +38,7 @@ from fms_dgt.core.tools.constants import DEFAULT_NAMESPACE
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.loaders.base import LoadReport, ToolLoader
 from fms_dgt.core.tools.schema import is_flat_parameter_map, normalise_parameters
-from fms_dgt.errors import ConfigError, LoadError, ToolDefinitionError
+from fms_dgt.errors import ConfigError, InvalidSchemaError, LoadError, ToolDefinitionError
 from fms_dgt.io import read_document
 from fms_dgt.plugins import register_tool_loader
 
@@ -382,13 +382,11 @@ class ToolConverter:
                 "{type: object, properties: {...}}",
                 entry,
             )
-        if output and isinstance(value, dict) and _is_plain_schema(value):
-            schema, changes = normalise_parameters(value, f"/{key}")
-            if "type" not in value and schema.get("type") == "object":
-                del schema["type"]  # an output schema without a type means "any value"
-                changes = changes[:-1]
-        else:
-            schema, changes = normalise_parameters(value, f"/{key}")
+        schema, changes = self._normalised(value, key, entry)
+        plain_output = output and isinstance(value, dict) and _is_plain_schema(value)
+        if plain_output and "type" not in value and schema.get("type") == "object":
+            del schema["type"]  # an output schema without a type means "any value"
+            changes = changes[:-1]
         notes.extend(changes)
         if not output and schema.get("type") != "object":
             raise self._error(
@@ -397,6 +395,16 @@ class ToolConverter:
                 entry,
             )
         return dict(schema)
+
+    def _normalised(self, value: Any, key: str, entry: _Entry) -> tuple[dict[str, Any], list[str]]:
+        try:
+            return normalise_parameters(value, f"/{key}")
+        except InvalidSchemaError as exc:
+            raise LoadError(
+                f"invalid schema: {exc.reason}. {exc.fix}",
+                source=self.source,
+                pointer=f"{entry.pointer}{exc.pointer}",
+            ) from exc
 
     def _metadata(
         self, fields: Mapping[str, Any], entry: _Entry, notes: list[str], locations: dict[str, str]

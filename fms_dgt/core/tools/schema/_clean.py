@@ -81,8 +81,9 @@ _CLEAN_CHECKS: dict[str, Callable[[Any], bool]] = {
     **dict.fromkeys(COUNT_KEYWORDS, lambda v: type(v) is int and v >= 0),
     **dict.fromkeys(STRING_KEYWORDS, lambda v: type(v) is str),
     **dict.fromkeys(BOOL_KEYWORDS, lambda v: type(v) is bool),
-    # Rare or dialect-only keywords: always let the normaliser look at them.
-    **dict.fromkeys((*_DIALECT_ONLY, "dependentRequired"), lambda v: False),
+    # Rare or dialect-only keywords: always let the normaliser look at them. References too: the
+    # normaliser checks that each stays inside the schema and resolves there.
+    **dict.fromkeys((*_DIALECT_ONLY, "dependentRequired", "$ref", "$dynamicRef"), lambda v: False),
 }
 
 

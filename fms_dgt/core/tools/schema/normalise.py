@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from fms_dgt.core.tools.schema._clean import is_clean
 from fms_dgt.core.tools.schema._keywords import (
@@ -30,6 +31,7 @@ from fms_dgt.core.tools.schema._keywords import (
     json_type,
     type_from_name,
 )
+from fms_dgt.errors import InvalidSchemaError
 
 __all__ = [
     "ANNOTATION_KEYS",
@@ -37,6 +39,7 @@ __all__ = [
     "SCHEMA_KEYWORDS",
     "SCHEMA_LIST_KEYWORDS",
     "SCHEMA_MAP_KEYWORDS",
+    "check_references",
     "is_flat_parameter_map",
     "json_type",
     "normalise_parameters",
@@ -46,12 +49,13 @@ __all__ = [
 
 
 class _Normaliser:
-    """One pass over a schema; collects notes about every change."""
+    """One pass over a schema; collects notes about every change and every reference."""
 
-    __slots__ = ("notes",)
+    __slots__ = ("notes", "refs")
 
     def __init__(self) -> None:
         self.notes: list[str] = []
+        self.refs: list[tuple[str, Any]] = []
 
     def note(self, pointer: str, message: str) -> None:
         self.notes.append(f"{pointer or '/'}: {message}")
@@ -382,6 +386,13 @@ def _h_string(
         n.note(ptr, f"{key}: {value!r} is not a string: dropped")
 
 
+def _h_ref(
+    n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
+) -> None:
+    n.refs.append((ptr, value))
+    out[key] = value
+
+
 def _h_pattern(
     n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
 ) -> None:
@@ -463,7 +474,64 @@ _HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(COUNT_KEYWORDS, _h_count),
     **dict.fromkeys(BOOL_KEYWORDS, _h_bool),
     **dict.fromkeys(STRING_KEYWORDS, _h_string),
+    "$ref": _h_ref,
+    "$dynamicRef": _h_ref,
 }
+
+
+def check_references(schema: Any, refs: list[tuple[str, Any]]) -> None:
+    """Refuse a reference that leaves the schema or does not resolve inside it.
+
+    Tool schemas are untrusted: a ``$ref`` to a URL or a file would make a validator fetch it.
+    Only ``#...`` references whose JSON pointer reaches a node of ``schema`` are kept.
+
+    Raises:
+        InvalidSchemaError: naming the reference, where it is, and why.
+    """
+    for pointer, target in refs:
+        if not isinstance(target, str) or not target.startswith("#"):
+            raise InvalidSchemaError(
+                f"reference {target!r} leaves the schema (remote and file references are never fetched)",
+                pointer=pointer,
+                fix=_LOCAL_ONLY,
+            )
+        if not _resolves(schema, target[1:]):
+            raise InvalidSchemaError(
+                f"reference {target!r} points to nothing in the schema", pointer=pointer, fix=_LOCAL_ONLY
+            )
+
+
+_LOCAL_ONLY = "Refer only inside the schema ('#/$defs/<name>'): copy the referenced schema under $defs"
+
+
+def _resolves(schema: Any, pointer: str) -> bool:
+    if pointer == "":
+        return True
+    if not pointer.startswith("/"):
+        return _has_anchor(schema, pointer)
+    node = schema
+    for raw in pointer[1:].split("/"):
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and len(part) < 10 and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return True
+
+
+def _has_anchor(schema: Any, anchor: str) -> bool:
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("$anchor") == anchor or node.get("$dynamicAnchor") == anchor:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def normalise_schema(schema: Any, pointer: str = "") -> tuple[Any, list[str]]:
@@ -475,6 +543,7 @@ def normalise_schema(schema: Any, pointer: str = "") -> tuple[Any, list[str]]:
     if is_clean(schema):
         return schema, []
     normaliser = _Normaliser()
+    # A fragment's references are its caller's to resolve (the OpenAPI compiler rewrites them).
     return normaliser.schema(schema, pointer), normaliser.notes
 
 
@@ -513,6 +582,9 @@ def normalise_parameters(raw: Any, pointer: str = "") -> tuple[dict[str, Any], l
     Returns:
         ``(schema, notes)``. ``schema["type"]`` is ``"object"`` unless the input declared another
         type, which the caller reports.
+
+    Raises:
+        InvalidSchemaError: a ``$ref`` leaves the schema or resolves to nothing in it.
     """
     if raw is None or (isinstance(raw, dict) and not raw):
         return {"type": "object", "properties": {}}, []
@@ -528,4 +600,5 @@ def normalise_parameters(raw: Any, pointer: str = "") -> tuple[dict[str, Any], l
     if isinstance(schema, dict) and "type" not in schema:
         schema["type"] = "object"
         normaliser.note(pointer, "missing top-level type set to 'object'")
+    check_references(schema, normaliser.refs)
     return schema, normaliser.notes

@@ -8,6 +8,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
+from fms_dgt.cli import main
 from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import DuplicateToolError, LoadError
@@ -362,3 +363,63 @@ def test_every_corpus_toolset_file_is_covered(corpus: Path) -> None:
         if p.suffix in (".json", ".yaml", ".jsonl") and "multi_turn" not in str(p)
     }
     assert files == set(CORPUS_COUNTS)
+
+
+def test_references_leaving_a_tool_schema_make_the_tool_invalid_without_a_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    outside = tmp_path.parent / "outside-secret.json"
+    outside.write_text('{"type": "string", "description": "private"}')
+    url = f"http://127.0.0.1:{server.server_address[1]}/schema.json"
+    tools = [
+        {"name": "remote", "parameters": {"type": "object", "properties": {"a": {"$ref": url}}}},
+        {
+            "name": "local_file",
+            "parameters": {"type": "object", "properties": {"a": {"$ref": outside.as_uri()}}},
+        },
+        {"name": "dangling", "parameters": {"type": "object", "properties": {"a": {"$ref": "#/$defs/nope"}}}},
+        {
+            "name": "fine",
+            "parameters": {
+                "type": "object",
+                "$defs": {"city": {"type": "string"}},
+                "properties": {"a": {"$ref": "#/$defs/city"}},
+            },
+        },
+    ]
+    path = _write(tmp_path, "refs.json", tools)
+    try:
+        with pytest.raises(LoadError) as info:
+            FileToolLoader(path).load()
+        assert main(["tools", "validate", str(path)]) == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == [], "nothing is fetched"
+    problems = {p.pointer: str(p) for p in info.value.problems}
+    assert set(problems) == {
+        "/0/parameters/properties/a/$ref",
+        "/1/parameters/properties/a/$ref",
+        "/2/parameters/properties/a/$ref",
+    }
+    assert "leaves the schema" in problems["/0/parameters/properties/a/$ref"]
+    assert "points to nothing in the schema" in problems["/2/parameters/properties/a/$ref"]
+    printed = capsys.readouterr().out
+    assert "leaves the schema" in printed and "private" not in printed
