@@ -24,9 +24,14 @@ from typing import Any
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
 from fms_dgt.errors import SynthesisError
 
-__all__ = ["SynthesisError", "synthesise"]
+__all__ = ["MAX_ITEMS", "MAX_STRING", "MAX_VALUES", "SynthesisError", "synthesise"]
 
 _MAX_DEPTH = 6
+#: Bounds on one synthesised value: schemas are untrusted, and ``minLength: 1000000000`` or
+#: nested ``minItems`` would otherwise take the run's memory and time.
+MAX_STRING = 10_000
+MAX_ITEMS = 1_000
+MAX_VALUES = 100_000
 
 _WORDS = ["alpha", "river", "orbit", "maple", "signal", "harbor", "ember", "quartz", "meadow", "atlas"]
 _HINTS: dict[str, list[str]] = {
@@ -77,8 +82,14 @@ def synthesise(
     value: Any = None
     reason: str | None = None
     for _ in range(attempts):
+        generator.made = 0
         try:
             value = generator.value(schema, name, 0)
+        except _TooCostly as exc:
+            raise SynthesisError(
+                f"cannot synthesise a value for {name or 'the schema'}: {exc}. No tool call needs that; "
+                "lower the schema's bounds"
+            ) from None
         except (ValueError, TypeError, OverflowError, RecursionError) as exc:
             reason = f"contradictory or unsupported constraints ({exc})"
             continue
@@ -91,13 +102,26 @@ def synthesise(
     )
 
 
+class _TooCostly(Exception):
+    """A schema asks for more than the synthesis bounds allow (not retried)."""
+
+
 class _Generator:
     def __init__(self, rng: random.Random, root: Mapping[str, Any], optional_probability: float):
         self.rng = rng
         self.root = root
         self.optional_probability = optional_probability
+        self.made = 0
 
     def value(self, schema: Any, name: str, depth: int) -> Any:
+        self.made += 1
+        if self.made > MAX_VALUES:
+            raise _TooCostly(f"it would take more than {MAX_VALUES:,} values")
+        if depth > 64:
+            raise _TooCostly("its references or nesting go more than 64 levels deep")
+        return self._value(schema, name, depth)
+
+    def _value(self, schema: Any, name: str, depth: int) -> Any:
         if schema is True or not isinstance(schema, Mapping) or not schema:
             return self._scalar_for_name(name)
         if "$ref" in schema:
@@ -172,6 +196,8 @@ class _Generator:
     def _array(self, schema: Mapping[str, Any], name: str, depth: int) -> list[Any]:
         prefix = list(schema.get("prefixItems", []))
         low = max(int(schema.get("minItems", 1 if depth < _MAX_DEPTH else 0)), len(prefix))
+        if low > MAX_ITEMS:
+            raise _TooCostly(f"it asks for at least {low:,} items (the bound is {MAX_ITEMS:,})")
         high = int(schema.get("maxItems", max(low, 3)))
         count = self.rng.randint(low, max(low, min(high, low + 2)))
         items = schema.get("items", {})
@@ -207,9 +233,13 @@ class _Generator:
                 return sampled
         text = str(self._scalar_for_name(name))
         low = int(schema.get("minLength", 0))
+        if low > MAX_STRING:
+            raise _TooCostly(
+                f"it asks for a string of at least {low:,} characters (the bound is {MAX_STRING:,})"
+            )
         high = int(schema.get("maxLength", max(low, len(text))))
-        while len(text) < low:
-            text += self.rng.choice(string.ascii_lowercase)
+        if len(text) < low:
+            text += "".join(self.rng.choice(string.ascii_lowercase) for _ in range(low - len(text)))
         return text[:high]
 
     def _scalar_for_name(self, name: str) -> str:

@@ -34,7 +34,17 @@ if TYPE_CHECKING:
 
 __all__ = ["GenerationConfig", "Scenario", "build_engines", "parse_generation"]
 
-_GENERATION_KEYS = ("seed", "count", "output_dir", "format", "strict", "policy", "text", "scenarios")
+_GENERATION_KEYS = (
+    "seed",
+    "count",
+    "output_dir",
+    "format",
+    "strict",
+    "policy",
+    "text",
+    "scenarios",
+    "record_time_budget",
+)
 _SCENARIO_KEYS = ("name", "weight", "sampler")
 _TEXT_KEYS = ("type", "base_url", "model", "api_key_env", "temperature", "request_timeout")
 
@@ -61,6 +71,7 @@ class GenerationConfig:
     policy: CallPolicy = field(default_factory=CallPolicy)
     text: dict[str, Any] = field(default_factory=lambda: {"type": "template"})
     scenarios: list[Scenario] = field(default_factory=list)
+    record_time_budget: float = 120.0
 
 
 def _error(message: str, config: Config, where: str) -> ConfigError:
@@ -88,6 +99,7 @@ def parse_generation(config: Config) -> GenerationConfig:
         format=str(block.get("format", "openai")),
         strict=bool(block.get("strict", False)),
         policy=_policy(block.get("policy") or {}, config),
+        record_time_budget=_seconds(block.get("record_time_budget", 120.0), config),
         text=_text(block.get("text") or {"type": "template"}, config),
         scenarios=_scenarios(block.get("scenarios"), config),
     )
@@ -96,6 +108,14 @@ def parse_generation(config: Config) -> GenerationConfig:
             f"unknown format {out.format!r}: use one of {', '.join(FORMATS)}", config, "generation.format"
         )
     return out
+
+
+def _seconds(value: Any, config: Config) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise _error(
+            f"invalid value {value!r}: expected seconds > 0", config, "generation.record_time_budget"
+        )
+    return float(value)
 
 
 def _integer(value: Any, config: Config, where: str) -> int:

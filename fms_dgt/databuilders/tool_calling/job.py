@@ -271,10 +271,12 @@ class GenerationJob:
         wired: dict[int, dict[str, str]] = {}
         given: dict[int, dict[str, Any]] = {}
         session = f"{self.settings.seed}-{index}"
+        deadline = time.monotonic() + self.settings.record_time_budget
         self.engine.setup(session)
         try:
             cursor = 0
             for step in steps:
+                _check_budget(deadline, self.settings.record_time_budget, "before its next step")
                 started = time.perf_counter()
                 level_positions = positions[cursor : cursor + len(step.tools)]
                 cursor += len(step.tools)
@@ -286,7 +288,9 @@ class GenerationJob:
                     step.calls.append(ToolCall(tool.qualified_name, args, f"call_{index}_{position}"))
                 timing["arguments"] += time.perf_counter() - started
                 started = time.perf_counter()
-                step.results = self.engine.execute(session, step.calls)
+                remaining = _check_budget(deadline, self.settings.record_time_budget, "building arguments")
+                step.results = self.engine.execute(session, step.calls, timeout=remaining)
+                _check_budget(deadline, self.settings.record_time_budget, "waiting for its calls")
                 timing["execution"] += time.perf_counter() - started
                 results_by_position.update(zip(level_positions, step.results, strict=True))
         finally:
@@ -432,6 +436,17 @@ class GenerationJob:
 
 
 _MISSING = object()
+
+
+def _check_budget(deadline: float, budget: float, where: str) -> float:
+    """The seconds left before ``deadline``; a record over its time budget is rejected."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise RejectedRecord(
+            f"time budget exceeded: the record took more than record_time_budget={budget:g} s "
+            f"({where}). Raise the budget, or lower the tools' timeouts"
+        )
+    return remaining
 
 
 def _terminal_size(stream: Any) -> tuple[int, int]:

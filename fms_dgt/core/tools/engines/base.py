@@ -179,11 +179,14 @@ class ToolEngine(ABC):
 
     # ------------------------------------------------------------------ execution
 
-    def execute(self, session_id: str, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    def execute(
+        self, session_id: str, calls: Sequence[ToolCall], *, timeout: float | None = None
+    ) -> list[ToolResult]:
         """Run a batch of calls in the session; one result per call, in call order.
 
         A call without ``call_id`` gets ``call_<position>``. Calls of one batch run in parallel on
         a bounded pool; calls on one session from several threads are serialised per batch.
+        ``timeout`` caps every call's timeout for this batch (a caller's time budget).
         """
         with self._session_lock(session_id):
             state = self._state(session_id)
@@ -193,10 +196,12 @@ class ToolEngine(ABC):
                 (c, i, limit is None or n < limit) for n, (c, i) in enumerate(zip(calls, ids, strict=True))
             ]
             if len(calls) <= 1 or self.max_workers <= 1:
-                results = [self._guarded(state, c, i, allowed) for c, i, allowed in jobs]
+                results = [self._guarded(state, c, i, allowed, timeout) for c, i, allowed in jobs]
             else:
                 pool = self._executor()
-                futures = [pool.submit(self._guarded, state, c, i, allowed) for c, i, allowed in jobs]
+                futures = [
+                    pool.submit(self._guarded, state, c, i, allowed, timeout) for c, i, allowed in jobs
+                ]
                 results = [f.result() for f in futures]
             # The history is appended in call order (not completion order), so a session's state
             # is the same in every run.
@@ -205,9 +210,11 @@ class ToolEngine(ABC):
                 history.append(_history_entry(call, call_id, result))
             return results
 
-    async def execute_async(self, session_id: str, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    async def execute_async(
+        self, session_id: str, calls: Sequence[ToolCall], *, timeout: float | None = None
+    ) -> list[ToolResult]:
         """Async form of :meth:`execute`."""
-        return await asyncio.to_thread(self.execute, session_id, calls)
+        return await asyncio.to_thread(self.execute, session_id, calls, timeout=timeout)
 
     def simulate(self, session_id: str, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run the calls, then restore the session state as it was before.
@@ -226,9 +233,11 @@ class ToolEngine(ABC):
         """Async form of :meth:`simulate`."""
         return await asyncio.to_thread(self.simulate, session_id, calls)
 
-    def _guarded(self, state: dict[str, Any], call: ToolCall, call_id: str, allowed: bool) -> ToolResult:
+    def _guarded(
+        self, state: dict[str, Any], call: ToolCall, call_id: str, allowed: bool, cap: float | None = None
+    ) -> ToolResult:
         if allowed:
-            return self.run_call(call, call_id, state)
+            return self.run_call(call, call_id, state, timeout_cap=cap)
         overloads = self.overloads_of(call.name)
         return ToolResult(
             call_id,
@@ -248,6 +257,7 @@ class ToolEngine(ABC):
         *,
         outer: CallPolicy | None = None,
         label: str | None = None,
+        timeout_cap: float | None = None,
     ) -> ToolResult:
         """Run one call under this engine's policy (merged with ``outer``, a dispatcher's).
 
@@ -257,8 +267,10 @@ class ToolEngine(ABC):
             state: the session state this engine keeps for the call's session.
             outer: the policy of an engine that dispatched the call here, if any.
             label: what ``metadata["engine"]`` of the result says (default: this engine's label).
+            timeout_cap: an upper bound on the call's timeout (a caller's remaining time budget).
         """
-        result: ToolResult = PolicyRunner(self, self.policy.within(outer), label).run(call, call_id, state)
+        runner = PolicyRunner(self, self.policy.within(outer), label, timeout_cap)
+        result: ToolResult = runner.run(call, call_id, state)
         return result
 
     # ------------------------------------------------------------------ approval

@@ -141,6 +141,7 @@ class MultiToolEngine(ToolEngine):
         *,
         outer: CallPolicy | None = None,
         label: str | None = None,
+        timeout_cap: float | None = None,
     ) -> ToolResult:
         """Dispatch one call: an engine it routes to runs it under that engine's own policy."""
         overloads = self.overloads_of(call.name)
@@ -149,8 +150,10 @@ class MultiToolEngine(ToolEngine):
             if isinstance(target, ToolEngine) and target is not self:
                 sub_state = self._sub_state(route, target, state)
                 policy = self.policy.within(outer)
-                return target.run_call(call, call_id, sub_state, outer=policy, label=label or route)
-        return super().run_call(call, call_id, state, outer=outer, label=label)
+                return target.run_call(
+                    call, call_id, sub_state, outer=policy, label=label or route, timeout_cap=timeout_cap
+                )
+        return super().run_call(call, call_id, state, outer=outer, label=label, timeout_cap=timeout_cap)
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Run a call that no engine is routed for: a handler, or the 'no handler' failure."""

@@ -52,14 +52,18 @@ class PolicyRunner:
         policy: the policy to apply (the engine's own, possibly merged with a dispatcher's).
         label: the name results carry in ``metadata["engine"]`` (default: the engine's route
             label for the tool).
+        cap: an upper bound on every call's timeout (a caller's remaining time budget).
     """
 
-    __slots__ = ("engine", "label", "policy")
+    __slots__ = ("cap", "engine", "label", "policy")
 
-    def __init__(self, engine: ToolEngine, policy: CallPolicy, label: str | None = None) -> None:
+    def __init__(
+        self, engine: ToolEngine, policy: CallPolicy, label: str | None = None, cap: float | None = None
+    ) -> None:
         self.engine = engine
         self.policy = policy
         self.label = label
+        self.cap = cap
 
     def run(
         self, call: ToolCall, call_id: str, state: dict[str, Any], *, approved: bool = False
@@ -201,8 +205,8 @@ class PolicyRunner:
 
     def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         engine = self.engine
-        own = tool_timeout(tool)
-        timeout = self.policy.timeout if own is None else min(own, self.policy.timeout or own)
+        limits = [t for t in (self.policy.timeout, tool_timeout(tool), self.cap) if t is not None]
+        timeout = min(limits) if limits else None
         # An engine that enforces its own timeout (cancelling the request on the server) does so
         # with its own policy's value; a shorter one (a dispatcher's, the tool's timeout_ms) is
         # enforced here.

@@ -383,8 +383,10 @@ class ToolConverter:
                 entry,
             )
         schema, changes = self._normalised(value, key, entry)
-        plain_output = output and isinstance(value, dict) and _is_plain_schema(value)
-        if plain_output and "type" not in value and schema.get("type") == "object":
+        untyped_output = (
+            output and isinstance(value, dict) and _is_plain_schema(value) and "type" not in value
+        )
+        if untyped_output and schema.get("type") == "object":
             del schema["type"]  # an output schema without a type means "any value"
             changes = changes[:-1]
         notes.extend(changes)
