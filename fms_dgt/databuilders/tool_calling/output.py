@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from fms_dgt.errors import OutputError
+from fms_dgt.secrets import redact_value
 
 __all__ = ["LOCK", "RECORDS", "REJECTS", "SUMMARY", "OutputFolder"]
 
@@ -168,7 +169,10 @@ class OutputFolder:
     def _write(self, handle: IO[str] | None, name: str, item: Mapping[str, Any]) -> None:
         if handle is None:
             raise OutputError(f"output folder {self.path} is not open: call open() first")
-        line = json.dumps(item, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+        # The last exit of every record: no configured secret leaves in it, whatever echoed one.
+        line = (
+            json.dumps(redact_value(item), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+        )
         try:
             handle.write(line)
             handle.flush()
@@ -183,7 +187,9 @@ class OutputFolder:
         path = self.path / SUMMARY
         temp = path.with_name(f".{SUMMARY}.tmp")
         try:
-            temp.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            temp.write_text(
+                json.dumps(redact_value(summary), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+            )
             temp.replace(path)
         except OSError as exc:
             with contextlib.suppress(OSError):

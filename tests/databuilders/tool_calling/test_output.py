@@ -198,3 +198,18 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path: Path) -> None:
     assert "Traceback" not in err and "interrupted" in err
     lines = records.read_bytes().split(b"\n")
     assert all(json.loads(line)["metadata"]["index"] >= 0 for line in lines if line)
+
+
+def test_no_registered_secret_reaches_the_output(tmp_path: Path) -> None:
+    from fms_dgt.secrets import register_secret
+
+    register_secret("sk-output-secret-42")
+    folder = OutputFolder(tmp_path / "o")
+    folder.open()
+    folder.add_record({"metadata": {"index": 0}, "echo": "the gateway said key=sk-output-secret-42"})
+    folder.add_reject({"index": 1, "detail": "401 for Bearer sk-output-secret-42"})
+    folder.write_summary({"note": "sk-output-secret-42"})
+    folder.close()
+    for name in (RECORDS, REJECTS, SUMMARY):
+        text = (tmp_path / "o" / name).read_text()
+        assert "sk-output-secret-42" not in text and "***" in text, name
