@@ -59,6 +59,7 @@ from fms_dgt.databuilders.tool_calling.config import (
 from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
 from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
 from fms_dgt.errors import ConfigError, DGTError, RejectedRecord
+from fms_dgt.secrets import install_log_filter
 
 __all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary"]
 
@@ -126,6 +127,7 @@ class GenerationJob:
         overwrite: bool = False,
         progress: IO[str] | None = None,
     ) -> None:
+        install_log_filter()
         self.config: Config = load_config(config)
         self.settings = self._settings(parse_generation(self.config), count, seed, out, fmt)
         self.resume = resume

@@ -9,7 +9,9 @@
   (finished records are never rewritten), a damaged line (garbage, NUL bytes, JSON without an
   index, invalid UTF-8) is an error naming file and line and how to repair it;
 * records are appended and flushed one at a time; a write that fails (full disk, read-only folder)
-  is an :class:`~fms_dgt.errors.OutputError` saying so; the summary is replaced atomically.
+  is an :class:`~fms_dgt.errors.OutputError` saying so; the summary is replaced atomically;
+* every record, reject and summary passes through the process's redactor (:mod:`fms_dgt.secrets`)
+  on its way out.
 """
 
 from __future__ import annotations
