@@ -19,6 +19,8 @@ with PyYAML's safe loader (its resolver and constructors), merge keys (``<<``) i
 from __future__ import annotations
 
 import json
+import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from os import PathLike
@@ -35,6 +37,7 @@ __all__ = [
     "HAS_LIBYAML",
     "ParseLimits",
     "check_limits",
+    "env_int",
     "parse_json_text",
     "parse_yaml_text",
     "read_document",
@@ -62,8 +65,35 @@ class ParseLimits:
     max_nodes: int = 5_000_000
     max_bytes: int = 512 * 1024 * 1024
 
+    @classmethod
+    def from_env(cls) -> ParseLimits:
+        """The defaults, each overridable by an environment variable (``DGT_MAX_DEPTH``,
+        ``DGT_MAX_NODES``, ``DGT_MAX_FILE_BYTES``); a value that is not a positive integer is
+        ignored with a warning."""
+        base = cls()
+        return cls(
+            max_depth=env_int("DGT_MAX_DEPTH", base.max_depth),
+            max_nodes=env_int("DGT_MAX_NODES", base.max_nodes),
+            max_bytes=env_int("DGT_MAX_FILE_BYTES", base.max_bytes),
+        )
 
-DEFAULT_LIMITS = ParseLimits()
+
+def env_int(name: str, default: int) -> int:
+    """A positive integer from the environment variable ``name``, else ``default``."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        logging.getLogger(__name__).warning("ignoring %s=%r: expected a positive integer", name, raw)
+        return default
+    return value
+
+
+DEFAULT_LIMITS = ParseLimits.from_env()
 
 
 # --------------------------------------------------------------------------- YAML

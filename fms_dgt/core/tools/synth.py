@@ -23,15 +23,16 @@ from typing import Any
 
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
 from fms_dgt.errors import SynthesisError
+from fms_dgt.io import env_int
 
 __all__ = ["MAX_ITEMS", "MAX_STRING", "MAX_VALUES", "SynthesisError", "synthesise"]
 
 _MAX_DEPTH = 6
 #: Bounds on one synthesised value: schemas are untrusted, and ``minLength: 1000000000`` or
 #: nested ``minItems`` would otherwise take the run's memory and time.
-MAX_STRING = 10_000
-MAX_ITEMS = 1_000
-MAX_VALUES = 100_000
+MAX_STRING = env_int("DGT_MAX_SYNTH_STRING", 10_000)
+MAX_ITEMS = env_int("DGT_MAX_SYNTH_ITEMS", 1_000)
+MAX_VALUES = env_int("DGT_MAX_SYNTH_VALUES", 100_000)
 
 _WORDS = ["alpha", "river", "orbit", "maple", "signal", "harbor", "ember", "quartz", "meadow", "atlas"]
 _HINTS: dict[str, list[str]] = {

@@ -15,7 +15,6 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import unquote
 
 from fms_dgt.core.tools.schema._clean import is_clean
 from fms_dgt.core.tools.schema._keywords import (
@@ -31,7 +30,7 @@ from fms_dgt.core.tools.schema._keywords import (
     json_type,
     type_from_name,
 )
-from fms_dgt.errors import InvalidSchemaError
+from fms_dgt.core.tools.schema.references import check_references
 
 __all__ = [
     "ANNOTATION_KEYS",
@@ -39,7 +38,6 @@ __all__ = [
     "SCHEMA_KEYWORDS",
     "SCHEMA_LIST_KEYWORDS",
     "SCHEMA_MAP_KEYWORDS",
-    "check_references",
     "is_flat_parameter_map",
     "json_type",
     "normalise_parameters",
@@ -477,61 +475,6 @@ _HANDLERS: dict[str, Handler] = {
     "$ref": _h_ref,
     "$dynamicRef": _h_ref,
 }
-
-
-def check_references(schema: Any, refs: list[tuple[str, Any]]) -> None:
-    """Refuse a reference that leaves the schema or does not resolve inside it.
-
-    Tool schemas are untrusted: a ``$ref`` to a URL or a file would make a validator fetch it.
-    Only ``#...`` references whose JSON pointer reaches a node of ``schema`` are kept.
-
-    Raises:
-        InvalidSchemaError: naming the reference, where it is, and why.
-    """
-    for pointer, target in refs:
-        if not isinstance(target, str) or not target.startswith("#"):
-            raise InvalidSchemaError(
-                f"reference {target!r} leaves the schema (remote and file references are never fetched)",
-                pointer=pointer,
-                fix=_LOCAL_ONLY,
-            )
-        if not _resolves(schema, target[1:]):
-            raise InvalidSchemaError(
-                f"reference {target!r} points to nothing in the schema", pointer=pointer, fix=_LOCAL_ONLY
-            )
-
-
-_LOCAL_ONLY = "Refer only inside the schema ('#/$defs/<name>'): copy the referenced schema under $defs"
-
-
-def _resolves(schema: Any, pointer: str) -> bool:
-    if pointer == "":
-        return True
-    if not pointer.startswith("/"):
-        return _has_anchor(schema, pointer)
-    node = schema
-    for raw in pointer[1:].split("/"):
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and len(part) < 10 and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return False
-    return True
-
-
-def _has_anchor(schema: Any, anchor: str) -> bool:
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("$anchor") == anchor or node.get("$dynamicAnchor") == anchor:
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
 
 
 def normalise_schema(schema: Any, pointer: str = "") -> tuple[Any, list[str]]:
