@@ -1,0 +1,95 @@
+"""What one record is made of, before it is written: the plan the text writers and exporters read.
+
+A record is planned, executed, then written:
+
+* :class:`RecordPlan` says what the record is about: the tools it offers (called ones and
+  distractors, in the order the model sees them), whether it calls tools at all (a *no-call*
+  record, and why not), and the calls in turns (:class:`PlannedCall`, tools called together in one
+  assistant turn share a step), with the arguments the user states and those wired from earlier
+  results;
+* the executor fills each call's result;
+* the text writer turns the plan into the user's request and the assistant's words;
+* the record (:class:`~fms_dgt.databuilders.tool_calling.record.Record`) is the canonical form every
+  exporter reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+
+__all__ = ["CALLS", "NO_CALL_KINDS", "PlannedCall", "RecordPlan"]
+
+#: The kind of a record that calls tools.
+CALLS = "calls"
+#: Why a no-call record calls nothing: no offered tool serves the request (``irrelevant``), or the
+#: request lacks a value a tool requires and the assistant asks for it (``missing_value``).
+NO_CALL_KINDS = ("irrelevant", "missing_value")
+
+
+@dataclass(slots=True, kw_only=True)
+class PlannedCall:
+    """One tool call of a record.
+
+    Attributes:
+        tool: the tool called.
+        call: the call (qualified name, arguments, call id).
+        given: the arguments the user states in the request (the others are wired).
+        wired: argument name -> ``"<source qualified name>.<output path>"`` for arguments taken from
+            an earlier call's result.
+        result: the call's result once executed.
+        approval: ``None``, or ``"approved"`` / ``"declined"`` when the call waited for the user's
+            confirmation (the record then holds a confirmation exchange before it).
+    """
+
+    tool: Tool
+    call: ToolCall
+    given: dict[str, Any] = field(default_factory=dict)
+    wired: dict[str, str] = field(default_factory=dict)
+    result: ToolResult | None = None
+    approval: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class RecordPlan:
+    """The plan of one record.
+
+    Attributes:
+        index: the record's index in the run.
+        scenario: the scenario's name.
+        kind: :data:`CALLS`, or one of :data:`NO_CALL_KINDS`.
+        offered: the tools offered to the model, in the order it sees them.
+        steps: the calls in assistant turns (empty for a no-call record).
+        context: the record's entity values (a user, a city and its country code, a date...): the
+            same values recur wherever a call needs them.
+        missing: for ``missing_value``: ``(tool, argument)`` the request leaves out.
+        topic: for ``irrelevant``: the tool whose purpose the request is about (not offered).
+        errors: ``"keep"`` when the record keeps a failed call as an error-handling example.
+    """
+
+    index: int
+    scenario: str
+    kind: str = CALLS
+    offered: list[Tool] = field(default_factory=list)
+    steps: list[list[PlannedCall]] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    missing: tuple[Tool, str] | None = None
+    topic: Tool | None = None
+    errors: str | None = None
+
+    @property
+    def calls(self) -> list[PlannedCall]:
+        """Every call, in execution order."""
+        return [call for step in self.steps for call in step]
+
+    @property
+    def called(self) -> list[Tool]:
+        """The tools called, in execution order (one entry per call)."""
+        return [call.tool for call in self.calls]
+
+    @property
+    def failed(self) -> list[PlannedCall]:
+        """The calls whose result is an error."""
+        return [c for c in self.calls if c.result is not None and c.result.error is not None]
