@@ -7,9 +7,11 @@
     fms-dgt tools validate SOURCE [--strict]
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
+    fms-dgt inspect OUT_DIR [--json]
 
 SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
-message, not a traceback, and exit with status 1 (2 for usage errors).
+message, not a traceback, and exit with status 1 (2 for usage errors). ``run`` also exits with 1,
+after writing its summary, when it wrote no record or rejected more than ``max_reject_rate``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--strict", action="store_true", help="OpenAI strict-mode schemas")
     export.add_argument("--namespace", help="only this namespace")
     _run_parser(commands, formats)
+    inspect = commands.add_parser("inspect", help="print the summary and quality report of a run's output")
+    inspect.add_argument("out_dir", help="the output folder of a run (its --out)")
+    inspect.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
 
@@ -175,6 +180,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         progress=sys.stderr,
     ) as job:
         summary = job.run()
+        limit = job.settings.max_reject_rate
+        where = job.settings.output_dir
     total = sum(summary.timing.values()) or 1e-9
     split = ", ".join(f"{k} {v / total:.0%}" for k, v in summary.timing.items())
     print(
@@ -185,7 +192,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"time {total:.2f} s ({split})")
     for reason, count in sorted(summary.reasons.items()):
         print(f"  rejected for {reason}: {count}")
-    return 0
+    print(f"quality report: fms-dgt inspect {where}")
+    verdict = summary.verdict(limit)
+    if verdict is not None:
+        print(f"error: {verdict} (in {where})", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from fms_dgt.databuilders.tool_calling.inspect import inspect_folder, report_lines
+
+    summary = inspect_folder(args.out_dir)
+    if args.json:
+        print(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        print("\n".join(printable(line) for line in report_lines(summary)))
+    return EXIT_OK
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -197,7 +220,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "validate": _cmd_validate, "export": _cmd_export}
+_TOOLS_COMMANDS = {"list": _cmd_list, "show": _cmd_show, "validate": _cmd_validate, "export": _cmd_export}
 
 
 #: Exit statuses: success, an error (message on stderr), a usage error, interrupted (Ctrl-C).
@@ -218,6 +241,12 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         parser.error(f"--seed must be between 0 and 2**63 - 1, got {args.seed}")
 
 
+def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
+    if args.command == "tools":
+        return _TOOLS_COMMANDS[args.tools_command]
+    return {"run": _cmd_run, "inspect": _cmd_inspect}[args.command]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fms-dgt`` console script; returns the exit status.
 
@@ -228,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check_usage(parser, args)
-    handler = _cmd_run if args.command == "run" else _COMMANDS[args.tools_command]
+    handler = _handler(args)
     try:
         return handler(args)
     except DGTError as exc:

@@ -48,7 +48,7 @@ library, so any module may raise any error without importing protocol libraries.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -387,7 +387,17 @@ class TextError(DGTError):
 
 
 class RejectedRecord(DGTError):
-    """A record failed validation or could not be built; it goes to ``rejects.jsonl``."""
+    """A record failed validation or could not be built; it goes to ``rejects.jsonl``.
+
+    Attributes:
+        reason: the short reason counted in the summary (defaults to the class name).
+        call: for a failed call: ``{"tool", "engine", "error"}``, written with the reject.
+    """
+
+    def __init__(self, message: str, *, reason: str | None = None, call: Mapping[str, Any] | None = None):
+        super().__init__(message)
+        self.reason = reason or type(self).__name__
+        self.call = dict(call) if call is not None else None
 
 
 class SamplingError(DGTError):

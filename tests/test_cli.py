@@ -76,7 +76,8 @@ def test_run_refuses_to_overwrite_without_a_flag(tmp_path: Path, capsys: pytest.
     assert main(["run", DEMO, "-n", "2", "--out", out]) == 1
     assert "--resume" in capsys.readouterr().err
     assert main(["run", DEMO, "-n", "3", "--out", out, "--resume"]) == 0
-    assert "written 1, rejected 0, 2 already done" in capsys.readouterr().out
+    # The summary covers the whole folder: the two records found there and the one added.
+    assert "written 3, rejected 0, 2 already done" in capsys.readouterr().out
 
 
 def _flow_config(tmp_path: Path, suffix: str) -> Path:

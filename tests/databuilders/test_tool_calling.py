@@ -67,7 +67,8 @@ def test_every_record_names_registry_tools_with_valid_arguments(tmp_path: Path) 
         call_ids = [c["id"] for m in record["messages"] for c in m.get("tool_calls") or []]
         assert tool_ids == call_ids
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["written"] == 12 and sum(summary["tool_coverage"].values()) == 24
+    calls = sum(len(m.get("tool_calls") or []) for r in records for m in r["messages"])
+    assert summary["written"] == 12 and sum(summary["tool_coverage"].values()) == calls > 0
 
 
 def test_chain_arguments_are_wired_from_earlier_outputs(tmp_path: Path) -> None:
@@ -75,6 +76,8 @@ def test_chain_arguments_are_wired_from_earlier_outputs(tmp_path: Path) -> None:
     records = _records(_run(config))
     wired_seen = 0
     for record in records:
+        if record["metadata"]["kind"] != "calls":
+            continue
         messages = record["messages"]
         calls = [c for m in messages for c in m.get("tool_calls") or []]
         results = {m["tool_call_id"]: json.loads(m["content"]) for m in messages if m["role"] == "tool"}

@@ -10,6 +10,12 @@
       strict: false              # OpenAI strict-mode schemas in the records
       policy: {validate_results: warn}   # call policy of the job's engine (see engines)
       text: {type: template}     # or {type: llm, base_url: ..., model: ..., api_key_env: ...}
+      distractors: 3             # tools offered beside the called ones (hard negatives first)
+      no_call_rate: 0.1          # share of records where the right move is not to call a tool
+      approval_rate: 0.7         # share of confirmation requests the user approves
+      on_call_error: reject      # a record with a failed call: reject | keep (an error example)
+      max_reject_rate: 0.5       # exit 1 when more records than this share are rejected
+      record_time_budget: 120    # seconds one record may take
       scenarios:
         - name: chains
           weight: 2              # relative frequency (default 1)
@@ -44,7 +50,13 @@ _GENERATION_KEYS = (
     "text",
     "scenarios",
     "record_time_budget",
+    "distractors",
+    "no_call_rate",
+    "approval_rate",
+    "on_call_error",
+    "max_reject_rate",
 )
+_ON_CALL_ERROR = ("reject", "keep")
 _SCENARIO_KEYS = ("name", "weight", "sampler")
 _TEXT_KEYS = ("type", "base_url", "model", "api_key_env", "temperature", "request_timeout")
 
@@ -72,6 +84,11 @@ class GenerationConfig:
     text: dict[str, Any] = field(default_factory=lambda: {"type": "template"})
     scenarios: list[Scenario] = field(default_factory=list)
     record_time_budget: float = 120.0
+    distractors: int = 3
+    no_call_rate: float = 0.1
+    approval_rate: float = 0.7
+    on_call_error: str = "reject"
+    max_reject_rate: float = 0.5
 
 
 def _error(message: str, config: Config, where: str) -> ConfigError:
@@ -100,6 +117,11 @@ def parse_generation(config: Config) -> GenerationConfig:
         strict=bool(block.get("strict", False)),
         policy=_policy(block.get("policy") or {}, config),
         record_time_budget=_seconds(block.get("record_time_budget", 120.0), config),
+        distractors=_integer(block.get("distractors", 3), config, "generation.distractors"),
+        no_call_rate=_share(block.get("no_call_rate", 0.1), config, "generation.no_call_rate"),
+        approval_rate=_share(block.get("approval_rate", 0.7), config, "generation.approval_rate"),
+        on_call_error=_choice(block.get("on_call_error", "reject"), _ON_CALL_ERROR, config),
+        max_reject_rate=_share(block.get("max_reject_rate", 0.5), config, "generation.max_reject_rate"),
         text=_text(block.get("text") or {"type": "template"}, config),
         scenarios=_scenarios(block.get("scenarios"), config),
     )
@@ -116,6 +138,19 @@ def _seconds(value: Any, config: Config) -> float:
             f"invalid value {value!r}: expected seconds > 0", config, "generation.record_time_budget"
         )
     return float(value)
+
+
+def _share(value: Any, config: Config, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise _error(f"invalid value {value!r}: expected a share between 0 and 1", config, where)
+    return float(value)
+
+
+def _choice(value: Any, allowed: tuple[str, ...], config: Config) -> str:
+    if value not in allowed:
+        where = "generation.on_call_error"
+        raise _error(f"invalid value {value!r}: use one of {', '.join(allowed)}", config, where)
+    return str(value)
 
 
 def _integer(value: Any, config: Config, where: str) -> int:

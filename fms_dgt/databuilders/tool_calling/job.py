@@ -1,22 +1,23 @@
 """The ``fms-dgt run`` generation job: tool-calling training records from a config.
 
-For each record index ``i`` (everything below is seeded from the run seed and ``i`` only, so the
-same config and seed give byte-identical output, and a resumed run continues exactly):
+For each record index ``i`` (everything below is drawn from one random source seeded from the run
+seed and ``i`` only, so the same config and seed give byte-identical output, and a resumed run
+continues exactly):
 
-1. pick a scenario (weighted) and **sample** its tools with the scenario's sampler;
-2. **plan** the calls along the sampled topology: a tool is called after every sampled tool that
-   feeds it; tools that do not depend on each other are called in parallel (one assistant turn);
-3. **synthesise** schema-valid arguments; an argument fed by an earlier call's output along a
-   dataflow edge takes that output's value (when it validates), the rest are what the user says;
-4. **execute** the calls through the engine in a session (torn down in ``finally``);
-5. **validate** the record (every call names a registry tool of the record and its arguments
-   validate) and **write** it, or write the reason to ``rejects.jsonl``.
+1. **plan** the record (:mod:`.planner`): a scenario and its sampled tools, the record's kind (it
+   calls tools, or it is a *no-call* record: no offered tool serves the request, or the request
+   leaves out a required value), the tools offered beside the called ones (distractors, hard
+   negatives first), and the calls in assistant turns along the sampled dataflow;
+2. **execute** it (:mod:`.executor`) in a session of its own: realistic arguments from the record's
+   entity context, values wired from earlier results, approvals, failed calls (rejected, or kept as
+   error-handling examples), all within the record's time budget;
+3. **write** its text (the user's request, confirmations, the assistant's answer);
+4. **check** it (every call names an offered tool and validates; no two calls disagree on an
+   entity) and **write** it in the chosen provider layout, or its reason to ``rejects.jsonl``.
 
-Records are JSON Lines in the chosen provider layout (OpenAI chat by default: ``tools`` plus
-``messages`` with the user turn, assistant tool calls, tool results and the final answer) with a
-``metadata`` object: index, seeds, scenario, sampler, qualified names, ``name_map`` (provider name
--> qualified name), edges used and the engine of every call. Writes are appended and flushed per
-record, so a crash loses at most the record in flight; ``resume`` continues after the last record.
+The output folder (:mod:`.output`) holds the run manifest, the records, the rejects and the summary
+(:mod:`.summary`, with the quality report of :mod:`.quality`), which is written on every exit and
+always covers the whole folder.
 """
 
 from __future__ import annotations
@@ -25,80 +26,38 @@ import logging
 import os
 import random
 import time
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
 from typing import IO, Any
 
 from fms_dgt.config import Config, load_config
-from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.engines.multi import MultiToolEngine
 from fms_dgt.core.tools.registry import ToolRegistry
-from fms_dgt.core.tools.samplers.base import ToolSample, ToolSampler, get_tool_sampler
-from fms_dgt.core.tools.schema import get_validator
-from fms_dgt.core.tools.synth import SynthesisError, synthesise
-from fms_dgt.core.tools.wire import (
-    FORMATS,
-    Message,
-    NameCodec,
-    WireError,
-    convert_messages,
-    get_wire_format,
-    project_tool,
-)
+from fms_dgt.core.tools.samplers.base import ToolSampler, get_tool_sampler
+from fms_dgt.core.tools.wire import FORMATS, NameCodec, get_wire_format, project_tool
+from fms_dgt.databuilders.tool_calling._interim_text import make_plan_text
 from fms_dgt.databuilders.tool_calling.config import (
     GenerationConfig,
     Scenario,
     build_engines,
     parse_generation,
 )
+from fms_dgt.databuilders.tool_calling.executor import RecordExecutor
+from fms_dgt.databuilders.tool_calling.manifest import build_manifest
 from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
-from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
-from fms_dgt.errors import ConfigError, DGTError, RejectedRecord
+from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, Planner
+from fms_dgt.databuilders.tool_calling.record import Record, build_messages, metadata, wired_edges
+from fms_dgt.databuilders.tool_calling.summary import PHASES, RunSummary
+from fms_dgt.errors import ConfigError, DGTError, OutputError, RejectedRecord
 from fms_dgt.secrets import install_log_filter
 
 __all__ = ["RECORDS", "REJECTS", "SUMMARY", "GenerationJob", "RunSummary"]
 
 log = logging.getLogger(__name__)
-
-PHASES = ("sampling", "arguments", "execution", "validation", "writing")
-
-
-@dataclass(slots=True)
-class RunSummary:
-    """What a run produced."""
-
-    written: int = 0
-    rejected: int = 0
-    skipped: int = 0
-    refreshes: int = 0
-    reasons: Counter[str] = field(default_factory=Counter)
-    tool_coverage: Counter[str] = field(default_factory=Counter)
-    edge_coverage: Counter[str] = field(default_factory=Counter)
-    timing: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
-
-    def to_dict(self) -> dict[str, Any]:
-        """The deterministic part (no timings), as written to ``summary.json``."""
-        return {
-            "written": self.written,
-            "rejected": self.rejected,
-            "resumed_over": self.skipped,
-            "source_refreshes": self.refreshes,
-            "reject_reasons": dict(sorted(self.reasons.items())),
-            "tool_coverage": dict(sorted(self.tool_coverage.items())),
-            "edge_coverage": dict(sorted(self.edge_coverage.items())),
-        }
-
-
-@dataclass(slots=True)
-class _Step:
-    tools: list[Tool]
-    calls: list[ToolCall] = field(default_factory=list)
-    results: list[ToolResult] = field(default_factory=list)
 
 
 class GenerationJob:
@@ -141,9 +100,18 @@ class GenerationJob:
         except BaseException:
             self.registry.close()
             raise
-        self.text: TextWriter = make_text_writer(self.settings.text)
+        self.text = make_plan_text(self.settings.text)
+        self.executor = RecordExecutor(self.engine, self.settings)
+        self._planner: Planner | None = None
         self._projected: dict[tuple[str, str], dict[str, Any]] = {}
         self._progress_bar: Any = None
+
+    @property
+    def planner(self) -> Planner:
+        """The planner of the registry's current contents (rebuilt with the samplers)."""
+        if self._planner is None or self._planner.samplers is not self.samplers:
+            self._planner = Planner(self.settings, self.registry, self.samplers, self.blocked)
+        return self._planner
 
     @staticmethod
     def _settings(
@@ -191,19 +159,40 @@ class GenerationJob:
     # ------------------------------------------------------------------ the run
 
     def run(self) -> RunSummary:
-        """Generate every record not yet written; returns the summary (also in ``summary.json``)."""
-        output = OutputFolder(self.settings.output_dir, resume=self.resume, overwrite=self.overwrite)
+        """Generate every record not yet written; returns the summary (also in ``summary.json``,
+        written on every exit, an interruption included, and covering the whole folder)."""
+        manifest = build_manifest(self.config, self.settings, self.registry)
+        output = OutputFolder(
+            self.settings.output_dir, resume=self.resume, overwrite=self.overwrite, manifest=manifest
+        )
         done = output.open()
+        summary = RunSummary(skipped=len(done))
+        summary.interrupted = True
         try:
-            summary = RunSummary(skipped=len(done))
+            summary.quality.pool = len(self.planner.pool)
+            for record in output.records():
+                summary.add_record(record)
+            for reject in output.rejects():
+                summary.add_reject(reject)
             todo = [i for i in range(self.settings.count) if i not in done]
             for position, index in enumerate(todo, 1):
                 self._one(index, output, summary)
                 self._report(position, len(todo), summary)
-            output.write_summary(summary.to_dict())
+            summary.interrupted = False
         finally:
+            self._close_bar()
+            self._write_summary(output, summary)
             output.close()
         return summary
+
+    @staticmethod
+    def _write_summary(output: OutputFolder, summary: RunSummary) -> None:
+        try:
+            output.write_summary(summary.to_dict())
+        except OutputError as exc:
+            if not summary.interrupted:
+                raise
+            log.error("%s", exc)  # the error that stopped the run matters more
 
     def _follow_sources(self, summary: RunSummary) -> None:
         """Pick up tool sources that changed during the run (e.g. an MCP server's list_changed).
@@ -224,158 +213,68 @@ class GenerationJob:
     def _one(self, index: int, output: OutputFolder, summary: RunSummary) -> None:
         self._follow_sources(summary)
         try:
-            record = self.build_record(index, summary)
+            record = self.build_record(index, summary.timing)
         except DGTError as exc:
-            reason = type(exc).__name__
-            summary.rejected += 1
-            summary.reasons[reason] += 1
-            output.add_reject({"index": index, "reason": reason, "detail": str(exc)})
+            reject: dict[str, Any] = {
+                "index": index,
+                "reason": getattr(exc, "reason", None) or type(exc).__name__,
+                "detail": str(exc),
+            }
+            call = getattr(exc, "call", None)
+            if call is not None:
+                reject["call"] = call
+            output.add_reject(reject)
+            summary.add_reject(reject)
             return
         started = time.perf_counter()
         output.add_record(record)
         summary.timing["writing"] += time.perf_counter() - started
-        summary.written += 1
-        for name in record["metadata"]["tools"]:
-            summary.tool_coverage[name] += 1
-        for edge in record["metadata"]["edges"]:
-            summary.edge_coverage[
-                f"{edge['source']}.{edge['output']} -> {edge['target']}.{edge['input']}"
-            ] += 1
+        summary.add_record(record)
 
-    def build_record(self, index: int, summary: RunSummary | None = None) -> dict[str, Any]:
-        """The record of one index (deterministic).
+    def build_record(self, index: int, timing: dict[str, float] | None = None) -> dict[str, Any]:
+        """The record of one index (deterministic), in the run's provider layout.
 
         Raises:
-            DGTError: sampling, argument synthesis or validation failed (the reason is recorded).
+            DGTError: the record cannot be built or fails its checks (the reason is recorded).
         """
-        timing = summary.timing if summary is not None else dict.fromkeys(PHASES, 0.0)
+        return self.build(index, timing).export(self.settings.format, self._project)
+
+    def build(self, index: int, timing: dict[str, float] | None = None) -> Record:
+        """The canonical record of one index (every output layout is an export of it).
+
+        Raises:
+            DGTError: the record cannot be built or fails its checks (the reason is recorded).
+        """
+        timing = timing if timing is not None else dict.fromkeys(PHASES, 0.0)
         rng = random.Random(call_seed(self.settings.seed, index))
         started = time.perf_counter()
-        scenario_index = _weighted(rng, [s.weight for s in self.settings.scenarios])
-        scenario = self.settings.scenarios[scenario_index]
-        sample = self.samplers[scenario_index].sample(seed=f"{self.settings.seed}:{index}")
+        planned = self.planner.plan(index, rng)
         timing["sampling"] += time.perf_counter() - started
-        steps, wired, given = self._execute(sample, rng, index, timing)
+        context = self.executor.run(planned, rng, timing)
         started = time.perf_counter()
-        record = self._record(index, scenario, sample, steps, wired, given, rng)
+        messages = build_messages(planned.plan, self.text, rng)
+        timing["text"] += time.perf_counter() - started
+        started = time.perf_counter()
+        record = Record(plan=planned.plan, messages=messages, metadata=self._metadata(planned))
+        record.validate(self.registry.match)
+        clashes = context.conflicts(planned.plan.calls)
+        if clashes:
+            raise RejectedRecord(
+                f"calls disagree on {', '.join(clashes)} within one record", reason="entity_conflict"
+            )
         timing["validation"] += time.perf_counter() - started
         return record
 
-    # ------------------------------------------------------------------ plan, arguments, execution
-
-    def _execute(
-        self, sample: ToolSample, rng: random.Random, index: int, timing: dict[str, float]
-    ) -> tuple[list[_Step], dict[int, dict[str, str]], list[dict[str, Any]]]:
-        feeds = _feeds(sample)
-        steps = [_Step([sample.tools[p] for p in level]) for level in _levels(len(sample.tools), feeds)]
-        positions = [p for level in _levels(len(sample.tools), feeds) for p in level]
-        results_by_position: dict[int, ToolResult] = {}
-        wired: dict[int, dict[str, str]] = {}
-        given: dict[int, dict[str, Any]] = {}
-        session = f"{self.settings.seed}-{index}"
-        deadline = time.monotonic() + self.settings.record_time_budget
-        self.engine.setup(session)
-        try:
-            cursor = 0
-            for step in steps:
-                _check_budget(deadline, self.settings.record_time_budget, "before its next step")
-                started = time.perf_counter()
-                level_positions = positions[cursor : cursor + len(step.tools)]
-                cursor += len(step.tools)
-                for position, tool in zip(level_positions, step.tools, strict=True):
-                    args, wired[position] = self._arguments(
-                        tool, feeds.get(position, []), results_by_position, sample, rng
-                    )
-                    given[position] = {k: v for k, v in args.items() if k not in wired[position]}
-                    step.calls.append(ToolCall(tool.qualified_name, args, f"call_{index}_{position}"))
-                timing["arguments"] += time.perf_counter() - started
-                started = time.perf_counter()
-                remaining = _check_budget(deadline, self.settings.record_time_budget, "building arguments")
-                step.results = self.engine.execute(session, step.calls, timeout=remaining)
-                _check_budget(deadline, self.settings.record_time_budget, "waiting for its calls")
-                timing["execution"] += time.perf_counter() - started
-                results_by_position.update(zip(level_positions, step.results, strict=True))
-        finally:
-            self.engine.teardown(session)
-        # Calls are numbered in execution order (level by level), which is the order of `positions`.
-        rank = {p: i for i, p in enumerate(positions)}
-        return steps, {rank[p]: w for p, w in wired.items()}, [given[p] for p in positions]
-
-    def _arguments(
-        self,
-        tool: Tool,
-        feeds: Sequence[tuple[int, str, str]],
-        results: Mapping[int, ToolResult],
-        sample: ToolSample,
-        rng: random.Random,
-    ) -> tuple[dict[str, Any], dict[str, str]]:
-        try:
-            args = synthesise(tool.parameters, rng, optional_probability=0.5, fingerprint=tool.fingerprint)
-        except SynthesisError as exc:
-            raise RejectedRecord(f"cannot synthesise arguments for {tool.qualified_name}: {exc}") from exc
-        wired: dict[str, str] = {}
-        props = tool.parameters.get("properties", {})
-        for source, output, target_input in feeds:
-            value = _output_value(results.get(source), output)
-            if value is _MISSING or target_input not in props:
-                continue
-            # Validated as a whole: an argument's schema may refer to the tool schema's $defs.
-            candidate = {**args, target_input: value}
-            if get_validator(tool.parameters, tool.fingerprint).is_valid(candidate):
-                args = candidate
-                wired[target_input] = f"{sample.tools[source].qualified_name}.{output or '(result)'}"
-        return args, wired
-
-    # ------------------------------------------------------------------ the record
-
-    def _record(
-        self,
-        index: int,
-        scenario: Scenario,
-        sample: ToolSample,
-        steps: list[_Step],
-        wired: Mapping[int, Mapping[str, str]],
-        given: list[dict[str, Any]],
-        rng: random.Random,
-    ) -> dict[str, Any]:
-        calls = [c for s in steps for c in s.calls]
-        results = [r for s in steps for r in s.results]
-        ordered_tools = [t for s in steps for t in s.tools]
-        codec = NameCodec(t.qualified_name for t in sample.tools)
-        self._validate(calls, codec, sample)
-        messages = [Message("user", self.text.user_turn(ordered_tools, calls, given, rng))]
-        for step in steps:
-            messages.append(Message("assistant", "", step.calls))
-            messages.append(Message("tool", results=step.results))
-        messages.append(Message("assistant", self.text.final_turn(calls, results, rng)))
-        fmt = self.settings.format
-        body = convert_messages(messages, fmt, codec)
-        tools = [self._project(t, fmt, codec) for t in _distinct(sample.tools)]
-        record: dict[str, Any] = {"tools": get_wire_format(fmt).tools(tools), **body}
-        record["metadata"] = {
-            "index": index,
-            "seed": self.settings.seed,
-            "scenario": scenario.name,
-            "sampler": scenario.sampler,
-            "sample_seed": sample.seed,
-            "format": fmt,
-            "tools": [t.qualified_name for t in sample.tools],
-            "name_map": codec.name_map,
-            "edges": [
-                {
-                    "source": e.source.qualified_name,
-                    "output": e.output,
-                    "target": e.target.qualified_name,
-                    "input": e.input,
-                    "score": round(float(e.score), 4),
-                }
-                for e in sample.edges
-            ],
-            "wired": [dict(wired.get(i, {})) for i in range(len(calls))],
-            "engines": [r.metadata.get("engine") for r in results],
-            "errors": sum(1 for r in results if r.error is not None),
-        }
-        return record
+    def _metadata(self, planned: PlannedRecord) -> dict[str, Any]:
+        plan = planned.plan
+        return metadata(
+            plan,
+            seed=self.settings.seed,
+            sampler=planned.sampler,
+            sample_seed=planned.sample.seed,
+            fmt=self.settings.format,
+            edges=wired_edges(planned.sample.edges, plan.calls),
+        )
 
     def _project(self, tool: Tool, fmt: str, codec: NameCodec) -> dict[str, Any]:
         key = (tool.qualified_name + "#" + tool.fingerprint, fmt)
@@ -384,17 +283,6 @@ class GenerationJob:
             projected = project_tool(tool, fmt, codec=codec, strict=self.settings.strict)
             self._projected[key] = projected
         return get_wire_format(fmt).renamed(projected, codec.encode(tool.qualified_name))
-
-    def _validate(self, calls: Sequence[ToolCall], codec: NameCodec, sample: ToolSample) -> None:
-        allowed = {t.qualified_name for t in sample.tools}
-        for call in calls:
-            try:
-                name = codec.decode(codec.encode(call.name))
-                if name not in allowed:
-                    raise RejectedRecord(f"call {call.name} is not one of the record's tools")
-                self.registry.match(ToolCall(name, call.arguments))
-            except WireError as exc:
-                raise RejectedRecord(str(exc)) from exc
 
     # ------------------------------------------------------------------ reporting
 
@@ -413,6 +301,11 @@ class GenerationJob:
             )
             stream.flush()
 
+    def _close_bar(self) -> None:
+        if self._progress_bar is not None:
+            self._progress_bar.close()
+            self._progress_bar = None
+
     def _bar(self, total: int) -> Any:
         """The terminal progress bar (tqdm: rate and time left), made on first use."""
         if self._progress_bar is None:
@@ -425,9 +318,7 @@ class GenerationJob:
     def close(self) -> None:
         """Close engines, text model client and registry (connections, sessions)."""
         self.engine.close()
-        closer = getattr(self.text, "close", None)
-        if callable(closer):
-            closer()
+        self.text.close()
         self.registry.close()
 
     def __enter__(self) -> GenerationJob:
@@ -437,20 +328,6 @@ class GenerationJob:
         self.close()
 
 
-_MISSING = object()
-
-
-def _check_budget(deadline: float, budget: float, where: str) -> float:
-    """The seconds left before ``deadline``; a record over its time budget is rejected."""
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise RejectedRecord(
-            f"time budget exceeded: the record took more than record_time_budget={budget:g} s "
-            f"({where}). Raise the budget, or lower the tools' timeouts"
-        )
-    return remaining
-
-
 def _terminal_size(stream: Any) -> tuple[int, int]:
     """The terminal's columns and rows, with 100 x 24 for a pseudo-terminal that reports none."""
     try:
@@ -458,64 +335,3 @@ def _terminal_size(stream: Any) -> tuple[int, int]:
     except (OSError, ValueError, AttributeError):
         return 100, 24
     return size.columns or 100, size.lines or 24
-
-
-def _output_value(result: ToolResult | None, output: str) -> Any:
-    if result is None or result.error is not None:
-        return _MISSING
-    if output == "":
-        return result.result
-    if isinstance(result.result, dict) and output in result.result:
-        return result.result[output]
-    return _MISSING
-
-
-def _feeds(sample: ToolSample) -> dict[int, list[tuple[int, str, str]]]:
-    """Target position -> (source position, output, input) along the sample's edges, forward only."""
-    position = {id(t): i for i, t in enumerate(sample.tools)}
-    feeds: dict[int, list[tuple[int, str, str]]] = {}
-    for edge in sample.edges:
-        source, target = position.get(id(edge.source)), position.get(id(edge.target))
-        if source is None or target is None:
-            source = _position_by_name(sample, edge.source)
-            target = _position_by_name(sample, edge.target)
-        if source is not None and target is not None and source < target:
-            feeds.setdefault(target, []).append((source, edge.output, edge.input))
-    return feeds
-
-
-def _position_by_name(sample: ToolSample, tool: Tool) -> int | None:
-    for i, candidate in enumerate(sample.tools):
-        if candidate.qualified_name == tool.qualified_name and candidate.fingerprint == tool.fingerprint:
-            return i
-    return None
-
-
-def _levels(count: int, feeds: Mapping[int, Sequence[tuple[int, str, str]]]) -> list[list[int]]:
-    """Positions grouped so that every tool comes after the tools feeding it."""
-    level = [0] * count
-    for position in range(count):
-        level[position] = max((level[s] + 1 for s, _, _ in feeds.get(position, [])), default=0)
-    groups: dict[int, list[int]] = {}
-    for position in range(count):
-        groups.setdefault(level[position], []).append(position)
-    return [groups[k] for k in sorted(groups)]
-
-
-def _weighted(rng: random.Random, weights: Sequence[float]) -> int:
-    roll = rng.random() * sum(weights)
-    for index, weight in enumerate(weights):
-        roll -= weight
-        if roll < 0:
-            return index
-    return len(weights) - 1
-
-
-def _distinct(tools: Sequence[Tool]) -> list[Tool]:
-    seen: set[str] = set()
-    out = []
-    for tool in tools:
-        if tool.qualified_name not in seen:
-            seen.add(tool.qualified_name)
-            out.append(tool)
-    return out

@@ -1,10 +1,14 @@
 """The output folder of a run: one run at a time, records appended, never rewritten in place.
 
-:class:`OutputFolder` owns ``records.jsonl``, ``rejects.jsonl`` and ``summary.json`` of one folder:
+:class:`OutputFolder` owns ``records.jsonl``, ``rejects.jsonl``, ``summary.json`` and ``manifest.json``
+of one folder:
 
 * an exclusive lock (``.fms-dgt.lock``, ``flock``) is held for the whole run; a second run on the
   same folder fails at once with a message naming the holder (pid, host, start time);
 * ``overwrite`` removes the previous run's files (summary included) before anything is written;
+* the run manifest (:mod:`~fms_dgt.databuilders.tool_calling.manifest`) is written when the run
+  starts on an empty folder; ``resume`` on a folder whose manifest differs (another config, seed,
+  format or version) is an error listing every difference;
 * ``resume`` reads what is there: a line cut by a crash is dropped by truncating only that tail
   (finished records are never rewritten), a damaged line (garbage, NUL bytes, JSON without an
   index, invalid UTF-8) is an error naming file and line and how to repair it;
@@ -25,10 +29,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from fms_dgt.databuilders.tool_calling.manifest import MANIFEST, differences
 from fms_dgt.errors import OutputError
 from fms_dgt.secrets import redact_value
 
-__all__ = ["LOCK", "RECORDS", "REJECTS", "SUMMARY", "OutputFolder"]
+__all__ = ["LOCK", "MANIFEST", "RECORDS", "REJECTS", "SUMMARY", "OutputFolder"]
 
 RECORDS = "records.jsonl"
 REJECTS = "rejects.jsonl"
@@ -43,12 +48,22 @@ class OutputFolder:
         path: the folder (created when missing).
         resume: continue the run whose records are there.
         overwrite: replace what is there.
+        manifest: this run's manifest (written to a fresh folder, compared on resume); None to
+            keep none.
     """
 
-    def __init__(self, path: Path, *, resume: bool = False, overwrite: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        resume: bool = False,
+        overwrite: bool = False,
+        manifest: Mapping[str, Any] | None = None,
+    ) -> None:
         self.path = path
         self.resume = resume
         self.overwrite = overwrite
+        self.manifest = manifest
         self._lock: IO[str] | None = None
         self._records: IO[str] | None = None
         self._rejects: IO[str] | None = None
@@ -119,13 +134,39 @@ class OutputFolder:
                 "replace it"
             )
         if self.overwrite:
-            for name in (SUMMARY, RECORDS, REJECTS):
+            for name in (SUMMARY, RECORDS, REJECTS, MANIFEST):
                 _remove(self.path / name)
-            return set()
+            existing = []
+        if existing:
+            self._check_manifest()
+        elif self.manifest is not None:
+            self._write_json(MANIFEST, self.manifest)
         done: set[int] = set()
         for path in paths:
             done |= {index for index, _ in self._scan(path)}
         return done
+
+    def _check_manifest(self) -> None:
+        """A resumed run must be the run that wrote the folder."""
+        if self.manifest is None:
+            return
+        path = self.path / MANIFEST
+        try:
+            before = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise OutputError(
+                f"cannot resume in {self.path}: it has records but no {MANIFEST}, so nothing says which "
+                "run wrote them. Start again with --overwrite (or another --out)"
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise OutputError(f"cannot read {path}: {exc}. Start again with --overwrite") from exc
+        changed = differences(before if isinstance(before, Mapping) else {}, self.manifest)
+        if changed:
+            raise OutputError(
+                f"cannot resume in {self.path}: this run differs from the one that wrote it "
+                f"({'; '.join(changed)}). Resume with the same config and options, or start again "
+                "with --overwrite (or another --out)"
+            )
 
     def _append_handle(self, name: str) -> IO[str]:
         try:
@@ -138,6 +179,11 @@ class OutputFolder:
     def records(self) -> Iterator[dict[str, Any]]:
         """Every complete record already in ``records.jsonl`` (after :meth:`open`)."""
         for _, item in self._scan(self.path / RECORDS, truncate=False):
+            yield item
+
+    def rejects(self) -> Iterator[dict[str, Any]]:
+        """Every complete reject already in ``rejects.jsonl`` (after :meth:`open`)."""
+        for _, item in self._scan(self.path / REJECTS, truncate=False):
             yield item
 
     def _scan(self, path: Path, *, truncate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -186,12 +232,13 @@ class OutputFolder:
 
     def write_summary(self, summary: Mapping[str, Any]) -> None:
         """Replace ``summary.json`` atomically (a new file renamed over the old one)."""
-        path = self.path / SUMMARY
-        temp = path.with_name(f".{SUMMARY}.tmp")
+        self._write_json(SUMMARY, summary)
+
+    def _write_json(self, name: str, data: Mapping[str, Any]) -> None:
+        path = self.path / name
+        temp = path.with_name(f".{name}.tmp")
         try:
-            temp.write_text(
-                json.dumps(redact_value(summary), indent=2, sort_keys=True) + "\n", encoding="utf-8"
-            )
+            temp.write_text(json.dumps(redact_value(data), indent=2, sort_keys=True) + "\n", encoding="utf-8")
             temp.replace(path)
         except OSError as exc:
             with contextlib.suppress(OSError):

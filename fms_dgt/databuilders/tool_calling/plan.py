@@ -51,6 +51,20 @@ class PlannedCall:
     result: ToolResult | None = None
     approval: str | None = None
 
+    @property
+    def failed(self) -> bool:
+        """True when the call ran and its result is an error."""
+        return self.approval != "declined" and self.result is not None and self.result.error is not None
+
+    def failure(self) -> dict[str, Any]:
+        """The failed call as the summary counts it: tool, engine, error."""
+        result = self.result
+        return {
+            "tool": self.tool.qualified_name,
+            "engine": result.metadata.get("engine") if result is not None else None,
+            "error": result.error if result is not None else None,
+        }
+
 
 @dataclass(slots=True, kw_only=True)
 class RecordPlan:
@@ -64,9 +78,10 @@ class RecordPlan:
         steps: the calls in assistant turns (empty for a no-call record).
         context: the record's entity values (a user, a city and its country code, a date...): the
             same values recur wherever a call needs them.
+        stated: for a no-call record, the values the user states (for ``missing_value``, the
+            arguments of the tool but the missing one; for ``irrelevant``, the topic tool's).
         missing: for ``missing_value``: ``(tool, argument)`` the request leaves out.
         topic: for ``irrelevant``: the tool whose purpose the request is about (not offered).
-        errors: ``"keep"`` when the record keeps a failed call as an error-handling example.
     """
 
     index: int
@@ -75,9 +90,9 @@ class RecordPlan:
     offered: list[Tool] = field(default_factory=list)
     steps: list[list[PlannedCall]] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
+    stated: dict[str, Any] = field(default_factory=dict)
     missing: tuple[Tool, str] | None = None
     topic: Tool | None = None
-    errors: str | None = None
 
     @property
     def calls(self) -> list[PlannedCall]:
@@ -91,5 +106,5 @@ class RecordPlan:
 
     @property
     def failed(self) -> list[PlannedCall]:
-        """The calls whose result is an error."""
-        return [c for c in self.calls if c.result is not None and c.result.error is not None]
+        """The calls that ran and failed (kept as an error-handling example)."""
+        return [c for c in self.calls if c.failed]

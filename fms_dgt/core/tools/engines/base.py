@@ -288,8 +288,9 @@ class ToolEngine(ABC):
         """
         with self._session_lock(session_id):
             state = self._state(session_id)
-            call = self._take_pending(state, session_id, call_id)
-            result = PolicyRunner(self, self.policy).run(call, call_id, state, approved=True)
+            engine, policy, held, label = self.approval_target(state, call_id)
+            call = self._take_pending(held, session_id, call_id)
+            result = PolicyRunner(engine, policy, label).run(call, call_id, held, approved=True)
             result.metadata["approval"] = "approved"
             state.setdefault("calls", []).append(_history_entry(call, call_id, result))
             return result
@@ -302,13 +303,14 @@ class ToolEngine(ABC):
         """
         with self._session_lock(session_id):
             state = self._state(session_id)
-            call = self._take_pending(state, session_id, call_id)
+            engine, _, held, label = self.approval_target(state, call_id)
+            call = self._take_pending(held, session_id, call_id)
             result = ToolResult(
                 call_id,
                 call.name,
                 error=f"call not run: approval denied ({reason}).",
                 metadata={
-                    "engine": self.name,
+                    "engine": label or engine.name,
                     "approval": "denied",
                     "error": error_info("policy", "approval"),
                 },
@@ -325,6 +327,14 @@ class ToolEngine(ABC):
     ) -> ToolResult:
         """Async form of :meth:`deny`."""
         return await asyncio.to_thread(self.deny, session_id, call_id, reason)
+
+    def approval_target(
+        self, state: dict[str, Any], call_id: str
+    ) -> tuple[ToolEngine, CallPolicy, dict[str, Any], str | None]:
+        """Where the call ``call_id`` waits: the engine that holds it, the policy it runs under
+        once approved, the state that holds it, and the label its result carries. A dispatching
+        engine (``multi``) answers for the engines it routed the call to."""
+        return self, self.policy, state, None
 
     def _take_pending(self, state: dict[str, Any], session_id: str, call_id: str) -> ToolCall:
         waiting = state.get("pending", {})

@@ -169,6 +169,16 @@ class MultiToolEngine(ToolEngine):
         result.metadata.setdefault("engine", label)
         return result
 
+    def approval_target(
+        self, state: dict[str, Any], call_id: str
+    ) -> tuple[ToolEngine, CallPolicy, dict[str, Any], str | None]:
+        """The routed engine whose session state holds the waiting call (see the base class)."""
+        for label, sub in (state.get("engines") or {}).items():
+            target = self.engines.get(label) or self._kind_engines.get(label)
+            if target is not None and call_id in (sub.get("pending") or {}):
+                return target, target.policy.within(self.policy), sub, label
+        return super().approval_target(state, call_id)
+
     def _sub_state(self, label: str, target: Any, state: dict[str, Any]) -> dict[str, Any]:
         states = state.setdefault("engines", {})
         if label not in states:

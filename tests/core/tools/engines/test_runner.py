@@ -128,6 +128,22 @@ def test_a_tool_requiring_approval_waits_then_runs_or_is_denied() -> None:
     assert [h["result"]["error"] is None for h in history] == [True, True, True, False]
 
 
+def test_a_call_held_by_a_routed_engine_is_approved_or_denied_through_the_dispatcher() -> None:
+    registry = ToolRegistry([WEATHER, TRANSFER])
+    routed = Echo(registry, policy=CallPolicy(requires_approval=["w::*"]))
+    multi = MultiToolEngine(registry, engines={"echo": routed}, routes={"w": "echo", "bank": "echo"})
+    multi.setup("s")
+    held = multi.execute("s", [ToolCall("w::weather", {"city": "Oslo"}, "c1")])[0]
+    assert held.pending and held.metadata["engine"] == "echo"
+    done = multi.approve("s", "c1")
+    assert done.ok and done.result["got"]["city"] == "Oslo" and done.metadata["engine"] == "echo"
+    multi.execute("s", [ToolCall("w::weather", {"city": "Rome"}, "c2")])
+    declined = multi.deny("s", "c2")
+    assert declined.error is not None and declined.metadata["engine"] == "echo"
+    with pytest.raises(EngineError, match="no call 'c2' waits"):
+        multi.approve("s", "c2")
+
+
 def test_destructive_tools_follow_approve_destructive_and_globs_ask_too() -> None:
     assert _one(_engine(), "fs::delete_file").ok, "allowed by default"
     assert _one(_engine(CallPolicy(approve_destructive="ask")), "fs::delete_file").pending

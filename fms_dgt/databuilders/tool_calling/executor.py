@@ -1,0 +1,243 @@
+"""Executing one planned record: arguments, wiring, calls, approvals, failures, the time budget.
+
+For each step of the plan, every call's arguments are made (values the record already fixed are
+reused; an argument fed by an earlier call's output along a dataflow edge takes that output's value
+when it validates), the step runs through the engine in the record's own session (set up and torn
+down here, so no call sees another record's state), and results land in the plan.
+
+* A call that waits for approval (the engine's policy says so) becomes a confirmation exchange: the
+  user approves it with probability ``approval_rate`` (the engine then runs it) or declines it (the
+  record ends after that step, the assistant acknowledging).
+* A failed call rejects the record (``on_call_error: reject``, the default) with the call's error,
+  or is kept as an error-handling example (``keep``): the record ends after that step and says so.
+* Over ``record_time_budget`` the record is rejected with that reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.databuilders.tool_calling._interim_values import EntityContext, arguments
+from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
+from fms_dgt.errors import DGTError, RejectedRecord
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.engines.base import ToolEngine
+    from fms_dgt.databuilders.tool_calling.config import GenerationConfig
+    from fms_dgt.databuilders.tool_calling.planner import Feed, PlannedRecord
+
+__all__ = ["RecordExecutor", "call_id", "read_output"]
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_MISSING = object()
+
+
+def call_id(seed: int, index: int, position: int) -> str:
+    """A call id of 9 letters and digits (what every provider and chat template accepts),
+    the same for the same run seed, record and position in every process."""
+    digest = hashlib.sha256(f"{seed}:{index}:{position}".encode()).digest()
+    return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:9])
+
+
+def read_output(result: ToolResult | None, path: str) -> Any:
+    """The value at ``path`` of a successful result (``""`` is the whole result; ``a.b`` reads
+    into objects; ``items[]`` takes the first item of a list), or a sentinel when there is none."""
+    if result is None or result.error is not None or result.pending:
+        return _MISSING
+    value: Any = result.result
+    if path == "":
+        return value
+    for part in path.split("."):
+        listed = part.endswith("[]")
+        key = part[:-2] if listed else part
+        if key:
+            if not isinstance(value, Mapping) or key not in value:
+                return _MISSING
+            value = value[key]
+        if listed:
+            if not isinstance(value, list) or not value:
+                return _MISSING
+            value = value[0]
+    return value
+
+
+class RecordExecutor:
+    """Runs planned records through one engine (see the module docstring).
+
+    Args:
+        engine: the job's engine (a ``multi`` engine dispatching every call).
+        settings: the run's ``generation:`` settings.
+    """
+
+    def __init__(self, engine: ToolEngine, settings: GenerationConfig) -> None:
+        self.engine = engine
+        self.settings = settings
+        self._validators: dict[tuple[str, str], Any] = {}
+
+    def run(self, planned: PlannedRecord, rng: random.Random, timing: dict[str, float]) -> EntityContext:
+        """Execute every step of ``planned.plan`` in a session of its own; returns the record's
+        entity context (its values, for the quality report).
+
+        Raises:
+            RejectedRecord: arguments cannot be made, a call failed under ``on_call_error: reject``,
+                or the record went over its time budget.
+        """
+        plan = planned.plan
+        context = EntityContext(rng)
+        if plan.kind != CALLS:
+            self._state(plan, context, rng)
+            return context
+        session = f"{self.settings.seed}-{plan.index}"
+        deadline = time.monotonic() + self.settings.record_time_budget
+        self.engine.setup(session)
+        try:
+            done: dict[int, ToolResult] = {}
+            for step, positions in enumerate(planned.levels):
+                calls = self._calls(planned, positions, done, context, rng, timing, deadline)
+                self._execute(session, calls, rng, timing, deadline)
+                plan.steps[step] = calls
+                done.update(
+                    (p, c.result) for p, c in zip(positions, calls, strict=True) if c.result is not None
+                )
+                if self._stops(plan.index, calls):
+                    plan.steps = plan.steps[: step + 1]
+                    break
+        finally:
+            self.engine.teardown(session)
+        plan.context = context.values()
+        return context
+
+    def _state(self, plan: RecordPlan, context: EntityContext, rng: random.Random) -> None:
+        """The values a no-call record's user states (nothing runs)."""
+        tool = plan.missing[0] if plan.missing is not None else plan.topic
+        if tool is not None:
+            made = self._arguments(tool, context, rng, {})
+            left_out = plan.missing[1] if plan.missing is not None else None
+            plan.stated = {k: v for k, v in made.items() if k != left_out}
+        plan.context = context.values()
+
+    def _calls(
+        self,
+        planned: PlannedRecord,
+        positions: Sequence[int],
+        done: Mapping[int, ToolResult],
+        context: EntityContext,
+        rng: random.Random,
+        timing: dict[str, float],
+        deadline: float,
+    ) -> list[PlannedCall]:
+        _check_budget(deadline, self.settings.record_time_budget, "before its next step")
+        started = time.perf_counter()
+        calls = []
+        for position in positions:
+            tool = planned.sample.tools[position]
+            wired, fixed = self._wired(planned, tool, planned.feeds.get(position, []), done)
+            made = self._arguments(tool, context, rng, fixed)
+            given = {k: v for k, v in made.items() if k not in wired}
+            call = ToolCall(
+                tool.qualified_name, made, call_id(self.settings.seed, planned.plan.index, position)
+            )
+            calls.append(PlannedCall(tool=tool, call=call, given=given, wired=wired))
+        timing["arguments"] += time.perf_counter() - started
+        return calls
+
+    def _arguments(
+        self, tool: Tool, context: EntityContext, rng: random.Random, fixed: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        try:
+            return arguments(tool, context, rng, fixed=fixed)
+        except DGTError as exc:
+            raise RejectedRecord(
+                f"cannot make arguments for {tool.qualified_name}: {exc}", reason="arguments"
+            ) from exc
+
+    def _wired(
+        self, planned: PlannedRecord, tool: Tool, feeds: Sequence[Feed], done: Mapping[int, ToolResult]
+    ) -> tuple[dict[str, str], dict[str, Any]]:
+        """Arguments fed by earlier results that validate where they go: names and values."""
+        props: Mapping[str, Any] = tool.parameters.get("properties") or {}
+        wired: dict[str, str] = {}
+        fixed: dict[str, Any] = {}
+        for source, output, target in feeds:
+            value = read_output(done.get(source), output)
+            if value is _MISSING or target not in props or target in fixed:
+                continue
+            # Checked against the argument's own schema inside the tool's (it may use the tool's $defs).
+            if _fits(self._validators, tool, target, value):
+                fixed[target] = value
+                wired[target] = f"{planned.sample.tools[source].qualified_name}.{output or '(result)'}"
+        return wired, fixed
+
+    def _execute(
+        self,
+        session: str,
+        calls: list[PlannedCall],
+        rng: random.Random,
+        timing: dict[str, float],
+        deadline: float,
+    ) -> None:
+        remaining = _check_budget(deadline, self.settings.record_time_budget, "building arguments")
+        started = time.perf_counter()
+        results = self.engine.execute(session, [c.call for c in calls], timeout=remaining)
+        for planned, result in zip(calls, results, strict=True):
+            planned.result = self._settle(session, planned, result, rng)
+        timing["execution"] += time.perf_counter() - started
+        _check_budget(deadline, self.settings.record_time_budget, "waiting for its calls")
+
+    def _settle(
+        self, session: str, planned: PlannedCall, result: ToolResult, rng: random.Random
+    ) -> ToolResult:
+        """A pending result becomes the user's decision: approved (run) or declined."""
+        if not result.pending:
+            return result
+        call_id_ = planned.call.call_id or ""
+        if rng.random() < self.settings.approval_rate:
+            planned.approval = "approved"
+            return self.engine.approve(session, call_id_)
+        planned.approval = "declined"
+        return self.engine.deny(session, call_id_, "the user declined")
+
+    def _stops(self, index: int, calls: Sequence[PlannedCall]) -> bool:
+        """True when the record ends after these calls (a decline, or a failure kept as an example)."""
+        failed = [c for c in calls if c.failed]
+        if failed and self.settings.on_call_error == "reject":
+            first = failed[0]
+            raise RejectedRecord(
+                f"call error: {first.call.name}: {first.result.error if first.result else ''}",
+                reason="call_error",
+                call=first.failure(),
+            )
+        return bool(failed) or any(c.approval == "declined" for c in calls)
+
+
+def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: Any) -> bool:
+    """True when ``value`` validates as ``tool``'s argument ``name`` (its schema may use $defs)."""
+    key = (tool.fingerprint, name)
+    validator = validators.get(key)
+    if validator is None:
+        schema = tool.parameters
+        alone = {**schema, "properties": {name: schema["properties"][name]}, "required": []}
+        alone.pop("additionalProperties", None)
+        validator = validators[key] = get_validator(alone)
+    try:
+        return bool(validator.is_valid({name: value}))
+    except DGTError:
+        return False
+
+
+def _check_budget(deadline: float, budget: float, where: str) -> float:
+    """The seconds left before ``deadline``; a record over its time budget is rejected."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise RejectedRecord(
+            f"time budget exceeded: the record took more than record_time_budget={budget:g} s "
+            f"({where}). Raise the budget, or lower the tools' timeouts",
+            reason="time_budget",
+        )
+    return remaining

@@ -1,0 +1,261 @@
+"""Planning one record: its scenario, its tools, the tools offered beside them, and its kind.
+
+Everything here is drawn from the record's own random source (seeded from the run seed and the
+record index), in a fixed order, so a record is the same in every process and after a resume.
+
+* **Scenario and sample**: a scenario is chosen by weight and its sampler draws the tools.
+* **Kind**: with probability ``no_call_rate`` the record calls nothing: ``irrelevant`` (the user
+  asks for what a tool that is *not* offered would do) or ``missing_value`` (the request leaves
+  out a value a tool requires; the assistant asks for it). Otherwise it calls the sampled tools.
+* **Distractors**: ``distractors`` more tools are offered beside the called ones, hard negatives
+  first (the nearest tools by the ``neighbors`` artifact when it exists, else tools of the same
+  namespace), never a tool that could serve the request equally (an overload of a called tool, or
+  a tool of the same name in another namespace); the offered list is shuffled.
+* **Steps**: a tool is called after every sampled tool that feeds it along a dataflow edge; tools
+  that do not depend on each other are called together in one assistant turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.registry import ToolRegistry
+    from fms_dgt.core.tools.samplers.base import ToolSample, ToolSampler
+    from fms_dgt.databuilders.tool_calling.config import GenerationConfig
+
+__all__ = ["Feed", "PlannedRecord", "Planner", "feeds_of", "levels"]
+
+#: ``(source position, output path, input name)``: one argument of a sampled tool fed by another.
+Feed = tuple[int, str, str]
+
+
+@dataclass(slots=True, kw_only=True)
+class PlannedRecord:
+    """A plan and what produced it (the sample's edges feed the executor's wiring).
+
+    Attributes:
+        plan: the record's plan (no calls made yet: ``steps`` holds empty lists).
+        sample: the sampled tools and their edges.
+        levels: sample positions grouped into steps.
+        feeds: per sample position, the edges that feed its arguments.
+        sampler: the scenario's sampler name.
+    """
+
+    plan: RecordPlan
+    sample: ToolSample
+    levels: list[list[int]]
+    feeds: dict[int, list[Feed]]
+    sampler: str
+
+
+class Planner:
+    """Plans records for one registry generation (build a new one after a refresh).
+
+    Args:
+        settings: the run's ``generation:`` settings.
+        registry: the registry (its snapshot is read once here).
+        samplers: one sampler per scenario, in the order of ``settings.scenarios``.
+        blocked: globs of tools no policy lets the job call (never offered).
+    """
+
+    def __init__(
+        self,
+        settings: GenerationConfig,
+        registry: ToolRegistry,
+        samplers: Sequence[ToolSampler],
+        blocked: Sequence[str] = (),
+    ) -> None:
+        self.settings = settings
+        self.samplers = list(samplers)
+        self.blocked = tuple(blocked)
+        self.pool = [t for t in registry.tools() if not self._blocked(t)]
+        self.by_namespace: dict[str, list[Tool]] = {}
+        for tool in self.pool:
+            self.by_namespace.setdefault(tool.namespace, []).append(tool)
+        artifact = registry.artifacts.get("neighbors")
+        self.neighbors = artifact if isinstance(artifact, ToolNeighbors) else None
+
+    def _blocked(self, tool: Tool) -> bool:
+        return any(fnmatch.fnmatchcase(tool.qualified_name, g) for g in self.blocked)
+
+    def plan(self, index: int, rng: random.Random) -> PlannedRecord:
+        """The plan of record ``index``, drawn from ``rng`` (seeded from the run seed and index)."""
+        scenarios = self.settings.scenarios
+        position = _weighted(rng, [s.weight for s in scenarios])
+        scenario = scenarios[position]
+        sample = self.samplers[position].sample(seed=f"{self.settings.seed}:{index}")
+        kind = self._kind(sample, rng)
+        plan = RecordPlan(index=index, scenario=scenario.name, kind=kind)
+        if kind == "irrelevant":
+            plan.topic = sample.tools[0]
+            plan.offered = self._unrelated(sample.tools[0], rng)
+            return PlannedRecord(plan=plan, sample=sample, levels=[], feeds={}, sampler=scenario.sampler)
+        called = _distinct(sample.tools)
+        plan.offered = self._offer(called, rng)
+        if kind == "missing_value":
+            plan.missing = _missing(called, rng)
+            return PlannedRecord(plan=plan, sample=sample, levels=[], feeds={}, sampler=scenario.sampler)
+        feeds = feeds_of(sample)
+        steps = levels(len(sample.tools), feeds)
+        plan.steps = [[] for _ in steps]
+        return PlannedRecord(plan=plan, sample=sample, levels=steps, feeds=feeds, sampler=scenario.sampler)
+
+    # ------------------------------------------------------------------ kind
+
+    def _kind(self, sample: ToolSample, rng: random.Random) -> str:
+        roll, pick = rng.random(), rng.random()
+        if roll >= self.settings.no_call_rate:
+            return CALLS
+        can_miss = any(_required(t) for t in sample.tools)
+        can_refuse = len(self.pool) > len(sample.tools)
+        if can_miss and (pick < 0.5 or not can_refuse):
+            return "missing_value"
+        return "irrelevant" if can_refuse else CALLS
+
+    # ------------------------------------------------------------------ offered tools
+
+    def _offer(self, called: Sequence[Tool], rng: random.Random) -> list[Tool]:
+        offered = list(called) + self._distractors(called, self.settings.distractors, rng)
+        rng.shuffle(offered)
+        return offered
+
+    def _distractors(self, called: Sequence[Tool], count: int, rng: random.Random) -> list[Tool]:
+        if count <= 0:
+            return []
+        taken = {t.qualified_name for t in called}
+        names = {t.name for t in called}
+        chosen: list[Tool] = []
+
+        def take(candidates: Sequence[Tool]) -> None:
+            for tool in candidates:
+                if len(chosen) >= count:
+                    return
+                if tool.qualified_name not in taken and tool.name not in names:
+                    taken.add(tool.qualified_name)
+                    chosen.append(tool)
+
+        take(self._hard_negatives(called, rng))
+        if len(chosen) < count:
+            take(self._random_tools(count * 4, rng))
+        return chosen
+
+    def _hard_negatives(self, called: Sequence[Tool], rng: random.Random) -> list[Tool]:
+        """Tools most like the called ones: neighbours when known, else their namespaces' tools."""
+        if self.neighbors is not None:
+            near: list[Tool] = []
+            for tool in called:
+                try:
+                    near.extend(n for n, _ in self.neighbors.neighbors(tool))
+                except KeyError:  # a tool added since the artifact was built
+                    continue
+            return [t for t in near if not self._blocked(t)]
+        same: list[Tool] = []
+        for namespace in dict.fromkeys(t.namespace for t in called):
+            group = self.by_namespace.get(namespace, [])
+            same.extend(rng.sample(group, min(len(group), 12)))
+        return same
+
+    def _random_tools(self, count: int, rng: random.Random) -> list[Tool]:
+        if not self.pool:
+            return []
+        return [self.pool[int(rng.random() * len(self.pool))] for _ in range(count)]
+
+    def _unrelated(self, topic: Tool, rng: random.Random) -> list[Tool]:
+        """Tools that cannot serve a request about ``topic``: other names, other namespaces first."""
+        count = max(1, self.settings.distractors)
+        near = {topic.qualified_name}
+        if self.neighbors is not None:
+            with contextlib.suppress(KeyError):  # a tool added since the artifact was built
+                near.update(t.qualified_name for t, _ in self.neighbors.neighbors(topic))
+        others = [t for t in self._random_tools(count * 8, rng) if t.namespace != topic.namespace]
+        candidates = others + self._random_tools(count * 8, rng)
+        chosen: list[Tool] = []
+        for tool in candidates:
+            if len(chosen) == count:
+                break
+            if tool.qualified_name not in near and tool.name != topic.name:
+                near.add(tool.qualified_name)
+                chosen.append(tool)
+        return chosen
+
+
+# --------------------------------------------------------------------------- topology
+
+
+def feeds_of(sample: ToolSample) -> dict[int, list[Feed]]:
+    """Target position -> ``(source position, output, input)`` along the sample's edges, forward only."""
+    position = {id(t): i for i, t in enumerate(sample.tools)}
+    feeds: dict[int, list[Feed]] = {}
+    for edge in sample.edges:
+        source, target = _positions(sample, edge, position)
+        if source is not None and target is not None and source < target:
+            feeds.setdefault(target, []).append((source, edge.output, edge.input))
+    return feeds
+
+
+def _positions(sample: ToolSample, edge: Edge, position: Mapping[int, int]) -> tuple[int | None, int | None]:
+    source, target = position.get(id(edge.source)), position.get(id(edge.target))
+    if source is None or target is None:
+        return _position_by_name(sample, edge.source), _position_by_name(sample, edge.target)
+    return source, target
+
+
+def _position_by_name(sample: ToolSample, tool: Tool) -> int | None:
+    for i, candidate in enumerate(sample.tools):
+        if candidate.qualified_name == tool.qualified_name and candidate.fingerprint == tool.fingerprint:
+            return i
+    return None
+
+
+def levels(count: int, feeds: Mapping[int, Sequence[Feed]]) -> list[list[int]]:
+    """Positions grouped so that every tool comes after the tools feeding it."""
+    level = [0] * count
+    for position in range(count):
+        level[position] = max((level[s] + 1 for s, _, _ in feeds.get(position, [])), default=0)
+    groups: dict[int, list[int]] = {}
+    for position in range(count):
+        groups.setdefault(level[position], []).append(position)
+    return [groups[k] for k in sorted(groups)]
+
+
+def _weighted(rng: random.Random, weights: Sequence[float]) -> int:
+    roll = rng.random() * sum(weights)
+    for index, weight in enumerate(weights):
+        roll -= weight
+        if roll < 0:
+            return index
+    return len(weights) - 1
+
+
+def _distinct(tools: Sequence[Tool]) -> list[Tool]:
+    seen: set[str] = set()
+    out = []
+    for tool in tools:
+        if tool.qualified_name not in seen:
+            seen.add(tool.qualified_name)
+            out.append(tool)
+    return out
+
+
+def _required(tool: Tool) -> list[str]:
+    required = tool.parameters.get("required") or []
+    props: Mapping[str, Any] = tool.parameters.get("properties") or {}
+    return [r for r in required if isinstance(r, str) and r in props]
+
+
+def _missing(called: Sequence[Tool], rng: random.Random) -> tuple[Tool, str] | None:
+    for tool in called:
+        names = _required(tool)
+        if names:
+            return tool, names[int(rng.random() * len(names))]
+    return None

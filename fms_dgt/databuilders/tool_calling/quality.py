@@ -1,0 +1,304 @@
+"""The quality report of a run: figures a person training on the records would check first.
+
+:class:`QualityReport` reads written records back (the same way for records of this run and for
+records a resumed run finds in the file, so the report always covers the whole file) and gives the
+``quality`` block of ``summary.json`` (``fms-dgt inspect OUT_DIR`` prints it):
+
+* ``records``, ``error_result_rate`` (tool results that are errors, over every result), and the
+  records kept as error-handling examples;
+* ``distractor_ratio``: records that offer at least one tool they do not call; ``mean_offered``;
+* ``no_call``: the share of records that call nothing, in total and per category;
+* ``wired_argument_share``: arguments taken from an earlier result, over every argument;
+* ``distinct_tool_sets`` (offered sets) and ``distinct_called_sets``;
+* ``distinct_user_turns`` (share of records whose request is unique) and ``distinct_2`` (distinct
+  word pairs over all word pairs of the requests);
+* ``duplicate_records``: records equal to an earlier one but for their metadata;
+* ``coverage``: tools called at least once, over the pool, and the Gini coefficient of calls per
+  tool (0: every tool called as often; near 1: a few tools take every call);
+* ``entity_conflicts``: records where two calls give one entity-like argument (``user_id``,
+  ``email``, ``city``, ``date``...) different values, neither taken from a result;
+* ``json_final_answers``: final answers that contain a JSON object instead of words.
+
+The report reads records in every layout the job writes (OpenAI chat and Responses, Anthropic,
+Gemini); it reads only what it needs, not the whole conversation model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["QualityReport", "RecordFacts", "facts_of", "gini"]
+
+# Argument names that denote one entity of the record wherever they appear (a bare ``id`` or
+# ``name`` does not: two tools' ``id`` are usually different things).
+_ENTITY = re.compile(
+    r"(^|_)(user|username|user_id|account|account_id|customer|customer_id|email|phone|city|country|"
+    r"country_code|date|company|owner|order_id|booking_id|currency|language|timezone)$"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_JSON_OBJECT = re.compile(r"\{\s*\"[^\"]*\"\s*:")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(slots=True, kw_only=True)
+class RecordFacts:
+    """What the report needs from one record."""
+
+    user_turns: list[str]
+    final: str
+    calls: list[tuple[str, dict[str, Any]]]
+    results: int
+    error_results: int
+
+
+@dataclass(slots=True)
+class QualityReport:
+    """Accumulates the figures of written records (see the module docstring).
+
+    Args:
+        pool: the number of tools records could be made from (for coverage and Gini).
+    """
+
+    pool: int = 0
+    records: int = 0
+    results: int = 0
+    error_results: int = 0
+    error_handling: int = 0
+    with_distractors: int = 0
+    offered: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    arguments: int = 0
+    wired: int = 0
+    tool_sets: set[str] = field(default_factory=set)
+    called_sets: set[str] = field(default_factory=set)
+    user_turns: Counter[str] = field(default_factory=Counter)
+    bigrams: set[tuple[str, str]] = field(default_factory=set)
+    bigram_count: int = 0
+    contents: set[str] = field(default_factory=set)
+    duplicates: int = 0
+    calls_per_tool: Counter[str] = field(default_factory=Counter)
+    conflicts: int = 0
+    json_finals: int = 0
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one written record (as written: provider layout plus ``metadata``)."""
+        meta: Mapping[str, Any] = record.get("metadata") or {}
+        facts = facts_of(record)
+        self.records += 1
+        self.results += facts.results
+        self.error_results += facts.error_results
+        self.error_handling += bool(meta.get("error_handling"))
+        offered = list(meta.get("tools") or [])
+        called = list(meta.get("called") or [])
+        self.offered += len(offered)
+        self.with_distractors += bool(set(offered) - set(called))
+        self.kinds[str(meta.get("kind", "calls"))] += 1
+        self._arguments(facts, meta)
+        self.tool_sets.add("\n".join(sorted(offered)))
+        self.called_sets.add("\n".join(sorted(set(called))))
+        self.calls_per_tool.update(called)
+        self._text(facts)
+        self._duplicate(record)
+        self.conflicts += bool(entity_conflicts(facts.calls, meta.get("wired") or []))
+
+    def _arguments(self, facts: RecordFacts, meta: Mapping[str, Any]) -> None:
+        self.arguments += sum(len(args) for _, args in facts.calls)
+        self.wired += sum(len(w) for w in meta.get("wired") or [] if isinstance(w, Mapping))
+
+    def _text(self, facts: RecordFacts) -> None:
+        request = facts.user_turns[0] if facts.user_turns else ""
+        self.user_turns[request] += 1
+        words = [w.lower() for w in _WORD.findall(request)]
+        pairs = list(itertools.pairwise(words))
+        self.bigram_count += len(pairs)
+        self.bigrams.update(pairs)
+        self.json_finals += bool(_JSON_OBJECT.search(facts.final))
+
+    def _duplicate(self, record: Mapping[str, Any]) -> None:
+        body = {k: v for k, v in record.items() if k != "metadata"}
+        digest = hashlib.blake2b(
+            json.dumps(body, sort_keys=True, ensure_ascii=False, default=str).encode(), digest_size=16
+        ).hexdigest()
+        if digest in self.contents:
+            self.duplicates += 1
+        self.contents.add(digest)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``quality`` block."""
+        n = self.records or 1
+        kinds = {k: v for k, v in sorted(self.kinds.items()) if k != "calls"}
+        unique_requests = sum(1 for count in self.user_turns.values() if count == 1)
+        called_tools = len(self.calls_per_tool)
+        return {
+            "records": self.records,
+            "error_result_rate": _share(self.error_results, self.results),
+            "error_handling_records": self.error_handling,
+            "distractor_ratio": _share(self.with_distractors, self.records),
+            "mean_offered": round(self.offered / n, 3),
+            "no_call": {
+                "share": _share(sum(kinds.values()), self.records),
+                **{k: _share(v, self.records) for k, v in kinds.items()},
+            },
+            "wired_argument_share": _share(self.wired, self.arguments),
+            "distinct_tool_sets": len(self.tool_sets),
+            "distinct_called_sets": len(self.called_sets),
+            "distinct_user_turns": _share(unique_requests, self.records),
+            "distinct_2": _share(len(self.bigrams), self.bigram_count),
+            "duplicate_records": self.duplicates,
+            "coverage": {
+                "tools_called": called_tools,
+                "pool": self.pool,
+                "share": _share(called_tools, self.pool),
+                "gini": round(gini(self.calls_per_tool.values(), self.pool), 4),
+            },
+            "entity_conflicts": self.conflicts,
+            "json_final_answers": self.json_finals,
+        }
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def gini(counts: Iterable[int], pool: int = 0) -> float:
+    """The Gini coefficient of ``counts``, with tools of the pool never counted as zeros."""
+    values = sorted(counts)
+    values = [0] * max(0, pool - len(values)) + values
+    total = sum(values)
+    if not values or not total:
+        return 0.0
+    weighted = sum((i + 1) * v for i, v in enumerate(values))
+    n = len(values)
+    return (2 * weighted) / (n * total) - (n + 1) / n
+
+
+def entity_conflicts(calls: Sequence[tuple[str, dict[str, Any]]], wired: Sequence[Any]) -> list[str]:
+    """Entity-like argument names two calls of a record give different values (wired ones aside)."""
+    seen: dict[str, Any] = {}
+    clashes: list[str] = []
+    for position, (_, arguments) in enumerate(calls):
+        from_results = (
+            wired[position] if position < len(wired) and isinstance(wired[position], Mapping) else {}
+        )
+        for name, value in arguments.items():
+            key = _CAMEL.sub("_", name).lower()
+            if name in from_results or not _ENTITY.search(key) or isinstance(value, (dict, list)):
+                continue
+            if key in seen and seen[key] != value:
+                clashes.append(name)
+            seen.setdefault(key, value)
+    return clashes
+
+
+# --------------------------------------------------------------------------- reading records
+
+
+def facts_of(record: Mapping[str, Any]) -> RecordFacts:
+    """The user turns, final answer, calls and result counts of a record in any written layout."""
+    if "contents" in record:
+        return _gemini(record["contents"])
+    if "input" in record:
+        return _responses(record["input"])
+    messages = record.get("messages") or []
+    if any(isinstance(m.get("content"), list) for m in messages if isinstance(m, Mapping)):
+        return _anthropic(messages)
+    return _chat(messages)
+
+
+def _facts() -> RecordFacts:
+    return RecordFacts(user_turns=[], final="", calls=[], results=0, error_results=0)
+
+
+def _arguments(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _is_error(text: Any) -> bool:
+    if not isinstance(text, str) or not text.startswith('{"error"'):
+        return False
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and set(parsed) == {"error"}
+
+
+def _chat(messages: Sequence[Any]) -> RecordFacts:
+    out = _facts()
+    for m in messages:
+        role, content = m.get("role"), m.get("content")
+        if role == "user":
+            out.user_turns.append(str(content or ""))
+        elif role == "tool":
+            out.results += 1
+            out.error_results += _is_error(content)
+        elif role == "assistant":
+            for call in m.get("tool_calls") or []:
+                function = call.get("function") or {}
+                out.calls.append((str(function.get("name")), _arguments(function.get("arguments"))))
+            if not m.get("tool_calls"):
+                out.final = str(content or "")
+    return out
+
+
+def _responses(items: Sequence[Any]) -> RecordFacts:
+    out = _facts()
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call":
+            out.calls.append((str(item.get("name")), _arguments(item.get("arguments"))))
+        elif kind == "function_call_output":
+            out.results += 1
+            out.error_results += _is_error(item.get("output"))
+        elif item.get("role") == "user":
+            out.user_turns.append(str(item.get("content") or ""))
+        elif item.get("role") == "assistant":
+            out.final = str(item.get("content") or "")
+    return out
+
+
+def _anthropic(messages: Sequence[Any]) -> RecordFacts:
+    out = _facts()
+    for m in messages:
+        blocks = m.get("content") if isinstance(m.get("content"), list) else []
+        texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        out.calls.extend((str(b.get("name")), _arguments(b.get("input"))) for b in uses)
+        out.results += len(results)
+        out.error_results += sum(1 for b in results if b.get("is_error"))
+        if m.get("role") == "user" and not results:
+            out.user_turns.append("".join(texts))
+        elif m.get("role") == "assistant" and not uses:
+            out.final = "".join(texts)
+    return out
+
+
+def _gemini(contents: Sequence[Any]) -> RecordFacts:
+    out = _facts()
+    for turn in contents:
+        parts = turn.get("parts") or []
+        texts = [p["text"] for p in parts if "text" in p]
+        calls = [p.get("functionCall") or p.get("function_call") for p in parts]
+        answers = [p.get("functionResponse") or p.get("function_response") for p in parts]
+        calls, answers = [c for c in calls if c], [a for a in answers if a]
+        out.calls.extend((str(c.get("name")), _arguments(c.get("args"))) for c in calls)
+        out.results += len(answers)
+        out.error_results += sum(1 for a in answers if "error" in (a.get("response") or {}))
+        if turn.get("role") == "user" and not answers:
+            out.user_turns.append("".join(texts))
+        elif turn.get("role") == "model" and not calls:
+            out.final = "".join(texts)
+    return out

@@ -1,0 +1,198 @@
+"""The canonical record of a run, and its export to a provider layout.
+
+:func:`build_record` turns an executed :class:`~fms_dgt.databuilders.tool_calling.plan.RecordPlan`
+into a :class:`Record`: the conversation as provider-neutral
+:class:`~fms_dgt.core.tools.wire.Message` turns, the offered tools, and the metadata. Every output
+format is an export of that one record (:meth:`Record.export`).
+
+The conversation of a record that calls tools: the user's request; for each step, a confirmation
+exchange when a call waited for approval, then the assistant's calls and their results; the
+assistant's final answer. A no-call record is the request and the assistant's answer without a call.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from fms_dgt.core.tools.artifacts import Edge
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.wire import Message, NameCodec, WireError, convert_messages, get_wire_format
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
+from fms_dgt.errors import RejectedRecord
+
+__all__ = ["SEED_MASK", "Record", "TextWriter", "build_messages", "edge_dict"]
+
+#: Seeds in records stay below 2**63, so they load as int64 everywhere (Arrow, pandas, datasets).
+SEED_MASK = (1 << 63) - 1
+
+
+class TextWriter(Protocol):
+    """What the record needs from a text writer (the offline templates, or a model)."""
+
+    def user_turn(self, plan: RecordPlan, rng: random.Random) -> str:
+        """The user's request."""
+        ...
+
+    def final_turn(self, plan: RecordPlan, rng: random.Random) -> str:
+        """The assistant's answer after the results (or, for a no-call record, without a call)."""
+        ...
+
+    def approval_question(self, plan: RecordPlan, call: PlannedCall, rng: random.Random) -> str:
+        """The assistant asking to confirm a call before it runs."""
+        ...
+
+    def approval_reply(self, plan: RecordPlan, call: PlannedCall, rng: random.Random) -> str:
+        """The user's confirmation or refusal."""
+        ...
+
+
+def build_messages(plan: RecordPlan, writer: TextWriter, rng: random.Random) -> list[Message]:
+    """The conversation of a planned and executed record."""
+    messages = [Message("user", writer.user_turn(plan, rng))]
+    for step in plan.steps:
+        for call in step:
+            if call.approval is not None:
+                messages.append(Message("assistant", writer.approval_question(plan, call, rng)))
+                messages.append(Message("user", writer.approval_reply(plan, call, rng)))
+        ran = [c for c in step if c.approval != "declined" and c.result is not None]
+        if ran:
+            messages.append(Message("assistant", "", [c.call for c in ran]))
+            messages.append(Message("tool", results=[c.result for c in ran if c.result is not None]))
+    messages.append(Message("assistant", writer.final_turn(plan, rng)))
+    return messages
+
+
+@dataclass(slots=True, kw_only=True)
+class Record:
+    """One record, provider-neutral: what every exporter reads.
+
+    Attributes:
+        plan: the executed plan (tools offered, calls, results, kind).
+        messages: the conversation.
+        metadata: index, seeds, scenario, kind, tools, name map, edges, wiring, engines, errors...
+    """
+
+    plan: RecordPlan
+    messages: list[Message]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def codec(self) -> NameCodec:
+        """The provider names of the offered tools."""
+        return NameCodec(t.qualified_name for t in self.plan.offered)
+
+    def export(self, fmt: str, project: Callable[[Tool, str, NameCodec], dict[str, Any]]) -> dict[str, Any]:
+        """The record in provider layout ``fmt``: ``tools``, the conversation, ``metadata``.
+
+        Args:
+            fmt: a registered wire format.
+            project: the projection of one tool (cached by the caller).
+        """
+        codec = self.codec
+        wire = get_wire_format(fmt)
+        tools = [project(t, fmt, codec) for t in _distinct(self.plan.offered)]
+        body = convert_messages(self.messages, fmt, codec)
+        return {"tools": wire.tools(tools), **body, "metadata": {**self.metadata, "name_map": codec.name_map}}
+
+    def validate(self, match: Callable[[ToolCall], Any]) -> None:
+        """Every call names an offered tool and its arguments validate (``match`` resolves them).
+
+        Raises:
+            RejectedRecord: a call does not.
+        """
+        codec = self.codec
+        offered = {t.qualified_name for t in self.plan.offered}
+        for call in (c.call for c in self.plan.calls):
+            try:
+                name = codec.decode(codec.encode(call.name))
+            except WireError as exc:
+                raise RejectedRecord(str(exc)) from exc
+            if name not in offered:
+                raise RejectedRecord(f"call {call.name} is not one of the record's offered tools")
+            match(ToolCall(name, call.arguments))
+
+
+def metadata(
+    plan: RecordPlan, *, seed: int, sampler: str, sample_seed: int, fmt: str, edges: Sequence[Edge]
+) -> dict[str, Any]:
+    """The metadata of a record (the name map is added at export, per layout)."""
+    calls = plan.calls
+    called = {c.tool.qualified_name for c in calls}
+    out: dict[str, Any] = {
+        "index": plan.index,
+        "seed": seed & SEED_MASK,
+        "scenario": plan.scenario,
+        "sampler": sampler,
+        "sample_seed": sample_seed & SEED_MASK,
+        "format": fmt,
+        "kind": plan.kind,
+        "tools": [t.qualified_name for t in plan.offered],
+        "called": [c.tool.qualified_name for c in calls],
+        "distractors": [t.qualified_name for t in plan.offered if t.qualified_name not in called],
+        "edges": [edge_dict(e) for e in edges],
+        "wired": [dict(c.wired) for c in calls],
+        "engines": [c.result.metadata.get("engine") if c.result else None for c in calls],
+        "errors": len(plan.failed),
+    }
+    _extras(plan, out)
+    return out
+
+
+def _extras(plan: RecordPlan, out: dict[str, Any]) -> None:
+    if plan.failed:
+        out["error_handling"] = True
+        out["failed"] = [c.failure() for c in plan.failed]
+    if plan.context:
+        out["context"] = dict(plan.context)
+    approvals = [{"call": c.call.name, "decision": c.approval} for c in plan.calls if c.approval]
+    if approvals:
+        out["approvals"] = approvals
+    if plan.missing is not None:
+        out["missing"] = {"tool": plan.missing[0].qualified_name, "argument": plan.missing[1]}
+    if plan.topic is not None:
+        out["topic"] = plan.topic.qualified_name
+
+
+def edge_dict(edge: Edge) -> dict[str, Any]:
+    """An edge as record metadata."""
+    return {
+        "source": edge.source.qualified_name,
+        "output": edge.output,
+        "target": edge.target.qualified_name,
+        "input": edge.input,
+        "score": round(float(edge.score), 4),
+    }
+
+
+def _distinct(tools: Sequence[Tool]) -> list[Tool]:
+    seen: set[str] = set()
+    out = []
+    for tool in tools:
+        if tool.qualified_name not in seen:
+            seen.add(tool.qualified_name)
+            out.append(tool)
+    return out
+
+
+def edges_among(edges: Sequence[Edge], calls: Sequence[PlannedCall]) -> list[Edge]:
+    """The sample's edges whose both ends were called."""
+    called = {c.tool.qualified_name for c in calls}
+    return [e for e in edges if e.source.qualified_name in called and e.target.qualified_name in called]
+
+
+def wired_edges(edges: Sequence[Edge], calls: Sequence[PlannedCall]) -> list[Edge]:
+    """The edges a value really flowed along (an argument wired from that source output)."""
+    flows = {(c.tool.qualified_name, name, source) for c in calls for name, source in c.wired.items()}
+    keep = []
+    for edge in edges:
+        source = f"{edge.source.qualified_name}.{edge.output or '(result)'}"
+        if (edge.target.qualified_name, edge.input, source) in flows:
+            keep.append(edge)
+    return keep
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
