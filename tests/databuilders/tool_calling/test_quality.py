@@ -1,0 +1,100 @@
+"""The quality report reads every layout alike and its figures mean what they say."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fms_dgt.databuilders.tool_calling.job import GenerationJob
+from fms_dgt.databuilders.tool_calling.quality import QualityReport, entity_conflicts, facts_of, gini
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _config(tmp_path: Path, fmt: str) -> dict[str, Any]:
+    return {
+        "tools": {
+            "registry": [{"type": "file", "path": str(REPO / "data" / "weather_tools.yaml")}],
+            "enrichments": [{"type": "dataflow"}],
+        },
+        "generation": {
+            "seed": 2,
+            "count": 25,
+            "format": fmt,
+            "output_dir": str(tmp_path / fmt),
+            "on_call_error": "keep",
+            "scenarios": [
+                {"name": "chain", "sampler": {"type": "tc/chain", "k": 2}},
+                {"name": "pair", "sampler": {"type": "tc/random", "k": 2}},
+            ],
+        },
+    }
+
+
+def _records(tmp_path: Path, fmt: str) -> list[dict[str, Any]]:
+    with GenerationJob(_config(tmp_path, fmt)) as job:
+        job.run()
+    lines = (tmp_path / fmt / "records.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_every_layout_gives_the_same_facts(tmp_path: Path) -> None:
+    reference = [facts_of(r) for r in _records(tmp_path, "openai")]
+    assert any(f.calls for f in reference) and all(f.user_turns and f.final for f in reference)
+    for fmt in ("openai-responses", "anthropic", "gemini"):
+        facts = [facts_of(r) for r in _records(tmp_path, fmt)]
+        assert facts == reference, fmt
+
+
+def test_figures_of_a_small_set() -> None:
+    def record(user: str, final: str, calls: list[dict[str, Any]], **meta: Any) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": user}]
+        if calls:
+            messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+            messages += [{"role": "tool", "tool_call_id": "x", "content": '{"ok": 1}'} for _ in calls]
+        messages.append({"role": "assistant", "content": final})
+        return {"messages": messages, "metadata": meta}
+
+    call = {"function": {"name": "a", "arguments": json.dumps({"user_id": "u1", "q": "x"})}}
+    other = {"function": {"name": "b", "arguments": json.dumps({"userId": "u2"})}}
+    report = QualityReport(pool=4)
+    report.add(
+        record("book a table", "Done.", [call], kind="calls", tools=["a", "b"], called=["a"], wired=[{}])
+    )
+    report.add(record("book a table", "Done.", [call], kind="calls", tools=["a"], called=["a"], wired=[{}]))
+    report.add(
+        record(
+            "hi there", 'Result: {"x": 1}', [call, other], tools=["a", "b"], called=["a", "b"], wired=[{}, {}]
+        )
+    )
+    report.add(record("what is up", "I can't.", [], kind="irrelevant", tools=["c"], called=[]))
+    figures = report.to_dict()
+    assert figures["records"] == 4
+    assert figures["distractor_ratio"] == 0.5  # records 1 and 4 offer a tool they do not call
+    assert figures["no_call"] == {"share": 0.25, "irrelevant": 0.25}
+    assert figures["distinct_user_turns"] == 0.5  # "book a table" twice
+    assert figures["duplicate_records"] == 1  # records 1 and 2 differ in their metadata only
+    assert figures["entity_conflicts"] == 1  # user_id u1 then userId u2
+    assert figures["json_final_answers"] == 1
+    assert figures["coverage"]["tools_called"] == 2 and figures["coverage"]["pool"] == 4
+    assert figures["wired_argument_share"] == 0.0
+    report.add(record("book a table", "Done.", [call], kind="calls", tools=["a"], called=["a"], wired=[{}]))
+    assert report.to_dict()["duplicate_records"] == 2
+
+
+def test_wired_arguments_are_not_conflicts() -> None:
+    calls = [("a", {"city": "Oslo"}), ("b", {"city": "Oslo Sentrum"}), ("c", {"city_name": "Rome", "id": 1})]
+    assert entity_conflicts(calls, [{}, {"city": "a.city"}, {}]) == []
+    assert entity_conflicts(calls, [{}, {}, {}]) == ["city"]
+    assert entity_conflicts([("a", {"id": 1}), ("b", {"id": 2})], []) == [], "a bare id is not one entity"
+
+
+@pytest.mark.parametrize(
+    ("counts", "pool", "expected"),
+    [([5, 5, 5, 5], 0, 0.0), ([0, 0, 0, 10], 0, 0.75), ([10], 4, 0.75), ([], 3, 0.0), ([1, 3], 0, 0.25)],
+)
+def test_gini(counts: list[int], pool: int, expected: float) -> None:
+    assert gini(counts, pool) == pytest.approx(expected)
