@@ -109,7 +109,7 @@ class GenerationJob:
     @property
     def planner(self) -> Planner:
         """The planner of the registry's current contents (rebuilt with the samplers)."""
-        if self._planner is None or self._planner.samplers is not self.samplers:
+        if self._planner is None or self._planner.source is not self.samplers:
             self._planner = Planner(self.settings, self.registry, self.samplers, self.blocked)
         return self._planner
 

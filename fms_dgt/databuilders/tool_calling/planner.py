@@ -76,6 +76,7 @@ class Planner:
         blocked: Sequence[str] = (),
     ) -> None:
         self.settings = settings
+        self.source = samplers  # the job's list, to tell when it was replaced
         self.samplers = list(samplers)
         self.blocked = tuple(blocked)
         self.pool = [t for t in registry.tools() if not self._blocked(t)]

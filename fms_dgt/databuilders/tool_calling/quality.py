@@ -12,7 +12,8 @@ records a resumed run finds in the file, so the report always covers the whole f
 * ``distinct_tool_sets`` (offered sets) and ``distinct_called_sets``;
 * ``distinct_user_turns`` (share of records whose request is unique) and ``distinct_2`` (distinct
   word pairs over all word pairs of the requests);
-* ``duplicate_records``: records equal to an earlier one but for their metadata;
+* ``duplicate_records``: records with the same offered tools, turns, calls and answer as an
+  earlier one;
 * ``coverage``: tools called at least once, over the pool, and the Gini coefficient of calls per
   tool (0: every tool called as often; near 1: a few tools take every call);
 * ``entity_conflicts``: records where two calls give one entity-like argument (``user_id``,
@@ -105,7 +106,7 @@ class QualityReport:
         self.called_sets.add("\n".join(sorted(set(called))))
         self.calls_per_tool.update(called)
         self._text(facts)
-        self._duplicate(record)
+        self._duplicate(facts, offered)
         self.conflicts += bool(entity_conflicts(facts.calls, meta.get("wired") or []))
 
     def _arguments(self, facts: RecordFacts, meta: Mapping[str, Any]) -> None:
@@ -121,11 +122,15 @@ class QualityReport:
         self.bigrams.update(pairs)
         self.json_finals += bool(_JSON_OBJECT.search(facts.final))
 
-    def _duplicate(self, record: Mapping[str, Any]) -> None:
-        body = {k: v for k, v in record.items() if k != "metadata"}
-        digest = hashlib.blake2b(
-            json.dumps(body, sort_keys=True, ensure_ascii=False, default=str).encode(), digest_size=16
-        ).hexdigest()
+    def _duplicate(self, facts: RecordFacts, offered: Sequence[str]) -> None:
+        """Same offered tools, turns, calls and answer as an earlier record (metadata aside)."""
+        key = json.dumps(
+            [offered, facts.user_turns, facts.calls, facts.final],
+            sort_keys=True,
+            ensure_ascii=False,
+            default=str,
+        )
+        digest = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
         if digest in self.contents:
             self.duplicates += 1
         self.contents.add(digest)

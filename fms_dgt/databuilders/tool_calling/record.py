@@ -78,11 +78,14 @@ class Record:
     plan: RecordPlan
     messages: list[Message]
     metadata: dict[str, Any] = field(default_factory=dict)
+    _codec: NameCodec | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def codec(self) -> NameCodec:
         """The provider names of the offered tools."""
-        return NameCodec(t.qualified_name for t in self.plan.offered)
+        if self._codec is None:
+            self._codec = NameCodec(t.qualified_name for t in self.plan.offered)
+        return self._codec
 
     def export(self, fmt: str, project: Callable[[Tool, str, NameCodec], dict[str, Any]]) -> dict[str, Any]:
         """The record in provider layout ``fmt``: ``tools``, the conversation, ``metadata``.

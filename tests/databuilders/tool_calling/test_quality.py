@@ -76,13 +76,13 @@ def test_figures_of_a_small_set() -> None:
     assert figures["distractor_ratio"] == 0.5  # records 1 and 4 offer a tool they do not call
     assert figures["no_call"] == {"share": 0.25, "irrelevant": 0.25}
     assert figures["distinct_user_turns"] == 0.5  # "book a table" twice
-    assert figures["duplicate_records"] == 1  # records 1 and 2 differ in their metadata only
+    assert figures["duplicate_records"] == 0  # records 1 and 2 offer different tools
     assert figures["entity_conflicts"] == 1  # user_id u1 then userId u2
     assert figures["json_final_answers"] == 1
     assert figures["coverage"]["tools_called"] == 2 and figures["coverage"]["pool"] == 4
     assert figures["wired_argument_share"] == 0.0
     report.add(record("book a table", "Done.", [call], kind="calls", tools=["a"], called=["a"], wired=[{}]))
-    assert report.to_dict()["duplicate_records"] == 2
+    assert report.to_dict()["duplicate_records"] == 1  # the same as record 2
 
 
 def test_wired_arguments_are_not_conflicts() -> None:

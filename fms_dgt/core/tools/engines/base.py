@@ -79,6 +79,9 @@ class ToolEngine(ABC):
     #: True when :meth:`call` enforces ``policy.timeout`` itself (e.g. by cancelling the request on
     #: the server); otherwise the policy runner abandons a late call in a worker thread.
     enforces_timeout: ClassVar[bool] = False
+    #: True when :meth:`call` is bounded in-process work that cannot wait on anything (the mock
+    #: engine's synthesis is size-capped): it runs on the caller's thread, with no timeout thread.
+    bounded: ClassVar[bool] = False
     #: Config keys accepted besides the constructor's (the policy keys, see :meth:`prepare_config`).
     extra_config_keys: ClassVar[tuple[str, ...]] = POLICY_KEYS
     #: Constructor arguments that are not config keys.

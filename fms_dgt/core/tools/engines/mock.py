@@ -115,6 +115,8 @@ class MockToolEngine(ToolEngine):
         policy: call policy.
     """
 
+    bounded = True  # synthesis is size-capped and waits on nothing: no timeout thread per call
+
     def __init__(
         self,
         registry: ToolRegistry,

@@ -209,8 +209,12 @@ class PolicyRunner:
         timeout = min(limits) if limits else None
         # An engine that enforces its own timeout (cancelling the request on the server) does so
         # with its own policy's value; a shorter one (a dispatcher's, the tool's timeout_ms) is
-        # enforced here.
-        if timeout is None or (engine.enforces_timeout and timeout == engine.policy.timeout):
+        # enforced here. Bounded in-process work needs no thread to be abandoned.
+        if (
+            timeout is None
+            or engine.bounded
+            or (engine.enforces_timeout and timeout == engine.policy.timeout)
+        ):
             return engine.call(tool, call, state)
         future: Future[ToolResult] = engine.timeout_pool().submit(engine.call, tool, call, state)
         try:

@@ -78,9 +78,16 @@ def get_wire_format(name: str) -> WireFormat:
     from fms_dgt.plugins import WIRE_FORMATS
 
     try:
-        return WIRE_FORMATS.get(name)()
+        kind = WIRE_FORMATS.get(name)
     except UnknownPluginError as exc:
         raise WireError(f"unknown wire format {name!r}: use one of {', '.join(exc.known)}.") from None
+    instance = _INSTANCES.get(kind)
+    if instance is None:  # formats hold no state: one instance per class serves every caller
+        instance = _INSTANCES[kind] = kind()
+    return instance
+
+
+_INSTANCES: dict[type[WireFormat], WireFormat] = {}
 
 
 def result_text(result: ToolResult) -> str:
