@@ -21,7 +21,7 @@ Credentials come from the ``auth:`` config, keyed by the spec's security scheme 
 
 Secrets never appear in logs, errors, results or metadata: every configured secret is registered
 with :mod:`fms_dgt.secrets` and replaced by ``***`` wherever it would be shown. Requests go out
-through one pooled :class:`~fms_dgt.core.tools.openapi.transport.Sender`: each URL is checked
+through one pooled :class:`~fms_dgt.core.tools.transport.Sender`: each URL is checked
 against the declared base (the engine's ``base_url`` or the spec's server) before it is sent,
 redirects are followed only within that base, and response bodies are capped
 (``max_response_bytes``, counted decompressed).
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
-from fms_dgt.core.tools.engines.runner import error_info
+from fms_dgt.core.tools.engines.runner import error_info, typed_failure
 from fms_dgt.core.tools.openapi.auth import Credentials, is_sensitive_header
 from fms_dgt.core.tools.openapi.request import (
     Request,
@@ -48,21 +48,16 @@ from fms_dgt.core.tools.openapi.request import (
     resolve_base_url,
 )
 from fms_dgt.core.tools.openapi.route import Route, RouteError, route_of
-from fms_dgt.core.tools.openapi.transport import (
+from fms_dgt.core.tools.transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
     Reply,
     Sender,
+    byte_cap,
     decode_json,
     has_control_character,
     parse_base,
 )
-from fms_dgt.errors import (
-    ConfigError,
-    DGTError,
-    HTTPTransportError,
-    RequestRefusedError,
-    ResponseTooLargeError,
-)
+from fms_dgt.errors import ConfigError, DGTError, HTTPTransportError
 from fms_dgt.plugins import register_tool_engine
 from fms_dgt.secrets import install_log_filter, redact, redact_value, register_secret
 
@@ -101,19 +96,9 @@ def checked_headers(headers: Mapping[str, str] | None, engine: str) -> dict[str,
 
 
 def call_failure(call: ToolCall, exc: DGTError, **metadata: Any) -> ToolResult:
-    """A failed call as data: the redacted message and a typed ``metadata["error"]``.
-
-    A refused request is a ``policy`` failure, a transport failure or an oversized response a
-    ``transport`` one (``timeout`` when it ran out of time), anything else an ``execution`` one.
-    """
-    if isinstance(exc, RequestRefusedError):
-        info = error_info("policy", "execution")
-    elif isinstance(exc, ResponseTooLargeError):
-        info = error_info("transport", "execution", limit=exc.limit)
-    elif isinstance(exc, HTTPTransportError):
-        info = error_info("timeout" if exc.timed_out else "transport", "execution")
-    else:
-        info = error_info("execution", "execution")
+    """A failed call as data: the redacted message and a typed ``metadata["error"]``
+    (:func:`~fms_dgt.core.tools.engines.runner.typed_failure`)."""
+    info = typed_failure(exc)
     return ToolResult(call.call_id, call.name, error=redact(str(exc)), metadata={**metadata, "error": info})
 
 
@@ -167,7 +152,7 @@ class RESTToolEngine(ToolEngine):
         self.retry_methods = frozenset(m.upper() for m in retry_methods or IDEMPOTENT_METHODS)
         self.follow_redirects = follow_redirects
         self.verify = verify
-        self.max_response_bytes = _positive(max_response_bytes, "max_response_bytes")
+        self.max_response_bytes = byte_cap(max_response_bytes, "rest")
         self._sender = Sender(
             timeout=self.policy.timeout or DEFAULT_TIMEOUT,
             headers=self.headers,
@@ -291,12 +276,6 @@ def _config_base(base_url: str | None) -> str | None:
         return parse_base(base_url.rstrip("/")).url
     except RESTCallError as exc:
         raise ConfigError(f"{exc} (the rest engine's base_url)") from None
-
-
-def _positive(value: Any, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ConfigError(f"invalid {key} {value!r}: expected a positive number of bytes")
-    return value
 
 
 def _decode(reply: Reply, what: str) -> Any:

@@ -32,7 +32,7 @@ from typing import Any
 
 from fms_dgt.core.tools.openapi.request import Request, place
 from fms_dgt.core.tools.openapi.route import ArgumentSpec, Route, SecurityScheme
-from fms_dgt.core.tools.openapi.transport import has_control_character, is_sensitive_name
+from fms_dgt.core.tools.transport import has_control_character, is_sensitive_name
 from fms_dgt.errors import ConfigError
 from fms_dgt.secrets import Redactor, install_log_filter, register_secret
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urldefrag, urljoin, urlsplit, urlunsplit
 
-from fms_dgt.core.tools.openapi.transport import is_sensitive_name
+from fms_dgt.core.tools.transport import is_sensitive_name
 from fms_dgt.errors import CircularRefError, LoadError, RefError
 from fms_dgt.io import parse_yaml_text
 from fms_dgt.secrets import redact, register_secret

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from fms_dgt.errors import (
+    ConfigError,
     HTTPTransportError,
     LoadError,
     RequestRefusedError,
@@ -49,9 +50,11 @@ __all__ = [
     "Base",
     "Reply",
     "Sender",
+    "byte_cap",
     "decode_json",
     "has_control_character",
     "is_sensitive_name",
+    "origin_base",
     "parse_base",
 ]
 
@@ -133,6 +136,35 @@ def parse_base(url: str) -> Base:
     prefix = _normalised(parsed.raw_path.decode("ascii")).rstrip("/")
     port = parsed.port or _DEFAULT_PORTS[parsed.scheme]
     return Base(url.rstrip("/"), parsed.scheme, parsed.host, port, prefix)
+
+
+def origin_base(url: str) -> Base:
+    """The :class:`Base` of ``url``'s origin (any path of the same scheme, host and port).
+
+    Raises:
+        RESTCallError: ``url`` is not an absolute http(s) URL without credentials.
+    """
+    import httpx2
+
+    try:
+        parsed = httpx2.URL(url)
+    except (httpx2.InvalidURL, TypeError) as exc:
+        raise RESTCallError(f"invalid URL {redact(str(url))!r}: {exc}. Give an http(s) URL") from None
+    return parse_base(str(parsed.copy_with(raw_path=b"/", fragment=None)))
+
+
+def byte_cap(value: Any, owner: str) -> int:
+    """A ``max_response_bytes`` setting, checked.
+
+    Raises:
+        ConfigError: not a positive integer (``owner`` names the engine).
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(
+            f"invalid max_response_bytes {value!r} for the {owner} engine: expected a positive number "
+            "of bytes"
+        )
+    return value
 
 
 def _base_problem(parsed: httpx2.URL) -> str | None:
