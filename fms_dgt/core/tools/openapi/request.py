@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from fms_dgt.core.tools.openapi.media import FORM_URLENCODED, MULTIPART, is_json
-from fms_dgt.core.tools.openapi.route import ArgumentSpec, BodySpec, Route
+from fms_dgt.core.tools.openapi.route import ArgumentSpec, BodySpec, Route, path_problem
 from fms_dgt.errors import RESTCallError
 
 __all__ = [
@@ -110,9 +110,16 @@ def build_request(route: Route, arguments: Mapping[str, Any], base_url: str, own
         owner: the tool's qualified name, for error messages.
 
     Raises:
-        RESTCallError: an argument the route does not know, or a path placeholder left unfilled.
+        RESTCallError: an argument the route does not know, a path placeholder left unfilled, or
+            a path template that could leave the base path (:func:`~.route.path_problem`; a route
+            built in code is not checked by :meth:`Route.from_dict`).
     """
-    request = Request(route.method, base_url, encoded_template(route.path))
+    path, problem = _template(route.path)
+    if problem:
+        raise RESTCallError(
+            f"unsafe path template {route.path[:200]!r} for {owner}: {problem}. Nothing was sent"
+        )
+    request = Request(route.method, base_url, path)
     specs = route.arguments
     for arg, value in arguments.items():
         spec = specs.get(arg)
@@ -131,6 +138,11 @@ def build_request(route: Route, arguments: Mapping[str, Any], base_url: str, own
 
 
 @functools.lru_cache(maxsize=4096)
+def _template(path: str) -> tuple[str, str | None]:
+    problem = path_problem(path)
+    return ("", problem) if problem else (encoded_template(path), None)
+
+
 def encoded_template(path: str) -> str:
     """A path template with its literal text percent-encoded and its ``{placeholders}`` kept."""
     pieces = _PLACEHOLDER.split(path)
