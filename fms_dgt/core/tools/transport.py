@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from fms_dgt.errors import (
     ConfigError,
@@ -52,10 +52,13 @@ __all__ = [
     "Sender",
     "byte_cap",
     "decode_json",
+    "display_url",
     "has_control_character",
     "is_sensitive_name",
+    "is_url",
     "origin_base",
     "parse_base",
+    "public_url",
 ]
 
 #: The default cap on a response body (decompressed) of every HTTP-speaking engine.
@@ -124,10 +127,10 @@ def parse_base(url: str) -> Base:
     try:
         parsed = httpx2.URL(url)
     except (httpx2.InvalidURL, TypeError) as exc:
-        raise RESTCallError(f"invalid base URL {redact(url)!r}: {exc}. Give an http(s) URL") from None
+        raise RESTCallError(f"invalid base URL {_quoted(url)}: {exc}. Give an http(s) URL") from None
     if parsed.scheme not in _DEFAULT_PORTS or not parsed.host:
         raise RESTCallError(
-            f"no absolute base URL: {redact(url)!r} is not an http(s) URL. Set base_url to one"
+            f"no absolute base URL: {_quoted(url)} is not an http(s) URL. Set base_url to one"
         )
     problem = _base_problem(parsed)
     if problem:
@@ -149,8 +152,15 @@ def origin_base(url: str) -> Base:
     try:
         parsed = httpx2.URL(url)
     except (httpx2.InvalidURL, TypeError) as exc:
-        raise RESTCallError(f"invalid URL {redact(str(url))!r}: {exc}. Give an http(s) URL") from None
+        raise RESTCallError(f"invalid URL {_quoted(url)}: {exc}. Give an http(s) URL") from None
     return parse_base(str(parsed.copy_with(raw_path=b"/", fragment=None)))
+
+
+def _quoted(url: str) -> str:
+    """A URL quoted for a message: without userinfo and query values, secrets hidden."""
+    text = url.split("://", 1)[-1]
+    scheme = url[: len(url) - len(text)]
+    return repr(redact(display_url(url) if is_url(url) else scheme + text.rpartition("@")[2]))
 
 
 def byte_cap(value: Any, owner: str) -> int:
@@ -173,6 +183,32 @@ def _base_problem(parsed: httpx2.URL) -> str | None:
     if parsed.query or parsed.fragment:
         return "it has a query or fragment. Give the server's root URL without them"
     return None
+
+
+def is_url(value: str) -> bool:
+    """True for http(s) URLs."""
+    return value.startswith(("http://", "https://"))
+
+
+def public_url(url: str) -> str:
+    """``url`` without userinfo, query and fragment (what relative server URLs are joined to)."""
+    if not is_url(url):
+        return url
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def display_url(url: str) -> str:
+    """``url`` as it may be shown (messages, reports, ``metadata["source"]``): no userinfo, and
+    every query value replaced by ``***``, since any of them may be a key."""
+    if not is_url(url):
+        return url
+    parts = urlsplit(url)
+    masked = "&".join(
+        f"{name}=***" if sep else name
+        for name, sep, _ in (p.partition("=") for p in parts.query.split("&") if p)
+    )
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, masked, parts.fragment))
 
 
 _SENSITIVE = re.compile(r"auth|key|token|secret|cookie|session|password", re.IGNORECASE)

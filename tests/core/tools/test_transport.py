@@ -93,6 +93,8 @@ def test_default_ports_and_an_empty_prefix() -> None:
         ("ftp://h/x", r"not an http\(s\) URL"),
         ("http://user:pa55word@h/v1", "carries credentials"),
         ("http://h/v1?key=abc", "query or fragment"),
+        ("http://user:pa55word@h:port/v1", "invalid base URL 'http://h:port/v1'"),
+        ("ftp://user:pa55word@h/x", r"no absolute base URL: 'ftp://h/x'"),
     ],
 )
 def test_bad_base_urls_are_refused(url: str, message: str) -> None:

@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urldefrag, urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urldefrag, urljoin, urlsplit
 
-from fms_dgt.core.tools.transport import is_sensitive_name
+from fms_dgt.core.tools.transport import display_url, is_sensitive_name, is_url, public_url
 from fms_dgt.errors import CircularRefError, LoadError, RefError
 from fms_dgt.io import parse_yaml_text
 from fms_dgt.secrets import redact, register_secret
@@ -61,32 +61,6 @@ class Target:
     def ref(self) -> str:
         """The absolute reference ``uri#pointer``."""
         return f"{self.uri}#{self.pointer}"
-
-
-def is_url(value: str) -> bool:
-    """True for http(s) URLs."""
-    return value.startswith(("http://", "https://"))
-
-
-def public_url(url: str) -> str:
-    """``url`` without userinfo, query and fragment (what relative server URLs are joined to)."""
-    if not is_url(url):
-        return url
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
-
-
-def display_url(url: str) -> str:
-    """``url`` as it may be shown (messages, reports, ``metadata["source"]``): no userinfo, and
-    every query value replaced by ``***``, since any of them may be a key."""
-    if not is_url(url):
-        return url
-    parts = urlsplit(url)
-    masked = "&".join(
-        f"{name}=***" if sep else name
-        for name, sep, _ in (p.partition("=") for p in parts.query.split("&") if p)
-    )
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, masked, parts.fragment))
 
 
 def register_url_secrets(url: str) -> None:
