@@ -29,6 +29,9 @@ they arise (``raise ... from exc``) and never leak bare.
     │   ├── AmbiguousToolError      a name has several overloads and the caller did not pick one
     │   └── NoMatchingOverloadError no overload of a name validates the call's arguments
     ├── RESTCallError               a call could not become an HTTP request, or the request failed
+    │   ├── RequestRefusedError     ... it would leave its declared origin or base path (nothing sent)
+    │   ├── HTTPTransportError      ... the connection failed, timed out or broke mid-response
+    │   └── ResponseTooLargeError   ... the response body went past the engine's size cap
     ├── EngineError                 session API misuse (unknown session, setup twice)
     ├── RetryableError              a call failure worth retrying (engines raise it from ``call``)
     ├── EnrichmentError             enrichment graph or run failed
@@ -60,6 +63,7 @@ __all__ = [
     "DuplicateToolError",
     "EngineError",
     "EnrichmentError",
+    "HTTPTransportError",
     "InvalidSchemaError",
     "LoadError",
     "MCPClientError",
@@ -74,6 +78,8 @@ __all__ = [
     "RefError",
     "RefreshError",
     "RejectedRecord",
+    "RequestRefusedError",
+    "ResponseTooLargeError",
     "RetryableError",
     "RouteError",
     "SamplingError",
@@ -338,6 +344,34 @@ class MCPConnectionLost(MCPClientError):
 
 class RESTCallError(DGTError):
     """A call could not be turned into a request or the request failed (returned as data)."""
+
+
+class RequestRefusedError(RESTCallError):
+    """A request (or a redirect) would leave its declared origin or base path; nothing was sent."""
+
+
+class HTTPTransportError(RESTCallError):
+    """The HTTP exchange failed: no connection, a timeout, or a response broken mid-way.
+
+    Attributes:
+        timed_out: the failure was a timeout.
+    """
+
+    def __init__(self, message: str, *, timed_out: bool = False):
+        self.timed_out = timed_out
+        super().__init__(message)
+
+
+class ResponseTooLargeError(RESTCallError):
+    """A response body (counted decompressed) went past the size cap; reading stopped there.
+
+    Attributes:
+        limit: the cap in bytes.
+    """
+
+    def __init__(self, message: str, *, limit: int):
+        self.limit = limit
+        super().__init__(message)
 
 
 class EngineError(DGTError):

@@ -41,7 +41,10 @@ def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
             state.headers.append(dict(self.headers))
             status = state.status.pop(0) if state.status else 200
             if status != 200:
-                self._send(status, {"error": {"message": "stand-in failure"}})
+                # As gateways do, echo the credential received (after padding that puts it across
+                # the 200th character, where error excerpts are cut).
+                echoed = "x" * 144 + str(self.headers.get("Authorization"))
+                self._send(status, {"error": {"message": f"stand-in failure: {echoed}"}})
             elif self.path.endswith("/embeddings"):
                 inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 # In reverse index order, as servers may answer: clients must sort by index.

@@ -7,16 +7,26 @@ Start it in-process with :func:`serve` (a context manager yielding the server's 
 
 Credentials it accepts: bearer token ``s3cret-token``, basic ``admin`` / ``hunter22``, query
 ``api_key=k3y-value``. Every request is recorded in ``state.requests``.
+
+Hostile answers for the hardening tests (``tests/data/rest/hostile.yaml`` describes them):
+``/v1/redirect`` (a 3xx to the ``to`` query value), ``/v1/gzip-bomb`` (1.5 MB of gzip that inflates
+to 1.5 GB), ``/v1/big`` (``size`` bytes, with or without Content-Length), ``/v1/deep`` (JSON nested
+``depth`` levels), ``/v1/long-int`` (a 5,000-digit integer), ``/v1/trickle`` (a body sent a byte
+at a time), ``/v1/echo-back`` (echoes the request, padded so a secret straddles a 500-character
+cut).
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
+import functools
 import json
 import re
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -60,6 +70,16 @@ class Request:
             "headers": self.headers,
             "body": self.body.decode("utf-8", "replace"),
         }
+
+
+@dataclass
+class Raw:
+    """A reply written as it is: bytes, extra headers, and how to send them."""
+
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    length: bool = True  # send Content-Length (else close the connection after the body)
+    pause: float = 0.0  # seconds between bytes (a trickle)
 
 
 Reply = tuple[int, Any, str]
@@ -150,6 +170,58 @@ def _slow(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
     return _json(200, {"slept": seconds})
 
 
+def _redirect(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    params = parse_qs(req.query)
+    status = int(params.get("status", ["302"])[0])
+    to = params.get("to", [req.raw_path])[0]  # without a target: to itself, for ever
+    return status, Raw(headers={"Location": to}), ""
+
+
+@functools.lru_cache(maxsize=1)
+def gzip_bomb() -> bytes:
+    """About 1.5 MB of gzip that inflates to 1.5 GB of zeros.
+
+    Built from one compressed MiB repeated (full flushes make the blocks identical), so it takes
+    milliseconds; its trailer does not match, which no reader that stops at a cap ever sees.
+    """
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    mib = bytes(1 << 20)
+    head = compressor.compress(mib) + compressor.flush(zlib.Z_FULL_FLUSH)
+    block = compressor.compress(mib) + compressor.flush(zlib.Z_FULL_FLUSH)
+    return head + block * 1500 + compressor.flush()
+
+
+def _bomb(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    return 200, Raw(gzip_bomb(), headers), ""
+
+
+def _big(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    params = parse_qs(req.query)
+    size = int(params.get("size", ["1000"])[0])
+    return 200, Raw(b"a" * size, {"Content-Type": "text/plain"}, length="unsized" not in params), ""
+
+
+def _deep(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    depth = int(parse_qs(req.query).get("depth", ["100000"])[0])
+    return 200, Raw(b"[" * depth + b"]" * depth, {"Content-Type": "application/json"}), ""
+
+
+def _long_int(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    return 200, Raw(b'{"n": ' + b"7" * 5000 + b"}", {"Content-Type": "application/json"}), ""
+
+
+def _trickle(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    return 200, Raw(b"x" * 40, {"Content-Type": "text/plain"}, pause=0.1), ""
+
+
+def _echo_back(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    """A 400 echoing the credentials it got, the first one straddling character 500 of the body
+    (as gateways echo a bad key, and error excerpts are cut at 500)."""
+    seen = f"{req.headers.get('authorization', '')} {req.headers.get('x-api-key', '')} {req.query}"
+    return _json(400, {"message": "x" * 474 + seen})
+
+
 ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/pets$"), _list_pets),
     ("POST", re.compile(r"^/v1/pets$"), _create_pet),
@@ -165,6 +237,16 @@ ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/slow$"), _slow),
     ("GET", re.compile(r"^/v1/text$"), lambda s, r, m: (200, "plain words", "text/plain")),
     ("GET", re.compile(r"^/v1/bad-output$"), lambda s, r, m: _json(200, {"count": "many"})),
+    ("GET", re.compile(r"^/v1/redirect$"), _redirect),
+    ("POST", re.compile(r"^/v1/redirect$"), _redirect),
+    ("GET", re.compile(r"^/v1/gzip-bomb$"), _bomb),
+    ("GET", re.compile(r"^/v1/big$"), _big),
+    ("GET", re.compile(r"^/v1/deep$"), _deep),
+    ("GET", re.compile(r"^/v1/long-int$"), _long_int),
+    ("GET", re.compile(r"^/v1/trickle$"), _trickle),
+    ("GET", re.compile(r"^/v1/echo-back$"), _echo_back),
+    ("POST", re.compile(r"^/v1/echo-back$"), _echo_back),
+    ("POST", re.compile(r"^/v1/echo-post$"), _echo),
 ]
 
 
@@ -198,6 +280,9 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             return _json(404, {"message": f"no route for {req.method} {req.raw_path}"})
 
         def _reply(self, status: int, value: Any, content_type: str) -> None:
+            if isinstance(value, Raw):
+                self._raw(status, value)
+                return
             if value is None:
                 data = b""
             elif content_type == "application/json":
@@ -211,7 +296,30 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _serve
+        def _raw(self, status: int, raw: Raw) -> None:
+            self.send_response(status)
+            for name, value in raw.headers.items():
+                self.send_header(name, value)
+            if raw.length:
+                self.send_header("Content-Length", str(len(raw.body)))
+            else:
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            # The client may stop reading (a size cap or a timeout): what the test wants.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self._write(raw)
+
+        def _write(self, raw: Raw) -> None:
+            if not raw.pause:
+                self.wfile.write(raw.body)
+                return
+            for byte in raw.body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(raw.pause)
+
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
 
     return Handler
 

@@ -5,16 +5,22 @@ The ``lm`` engine, the generation job's LLM text writer, the ``openai`` embeddin
 client is imported, how the API key is read (from an environment variable, sent as a bearer
 token, never logged), how a one-off JSON request is posted and how a chat answer is read; each
 classifies failures its own way.
+
+The API key is registered with :mod:`fms_dgt.secrets` as soon as it is read, so it is hidden in
+every error, result and log record (a gateway may echo the key it received); a key holding a
+control character (read from a file with its trailing newline) is refused, naming the variable.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
-from fms_dgt.errors import DGTError
+from fms_dgt.errors import ConfigError, DGTError
+from fms_dgt.secrets import install_log_filter, redact, register_secret
 
 __all__ = [
     "LM_PROVIDERS",
@@ -44,9 +50,24 @@ def http_module() -> Any:
 
 
 def auth_headers(api_key_env: str | None) -> dict[str, str]:
-    """A bearer ``Authorization`` header from the variable ``api_key_env``, or none when unset."""
+    """A bearer ``Authorization`` header from the variable ``api_key_env``, or none when unset.
+
+    The key is registered as a secret.
+
+    Raises:
+        ConfigError: the key holds a control character (the variable is named, the key is not).
+    """
     key = os.environ.get(api_key_env) if api_key_env else None
-    return {"Authorization": f"Bearer {key}"} if key else {}
+    if not key:
+        return {}
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in key):
+        raise ConfigError(
+            f"invalid API key in environment variable {api_key_env}: it holds a control character "
+            "(a trailing newline from a file?). Strip it where the variable is set"
+        )
+    register_secret(key)
+    install_log_filter()
+    return {"Authorization": f"Bearer {key}"}
 
 
 def http_client(api_key_env: str | None, timeout: float) -> Any:
@@ -61,21 +82,40 @@ def post_json(
     api_key_env: str | None,
     timeout: float,
     error: type[DGTError] = DGTError,
+    max_bytes: int | None = None,
 ) -> Any:
     """POST JSON to an OpenAI-compatible endpoint and return the decoded answer.
 
+    The request goes through a :class:`~fms_dgt.core.tools.transport.Sender`: redirects only
+    within the URL's origin, the answer capped at ``max_bytes`` (10 MB by default, counted
+    decompressed) and parsed within the parse limits.
+
     Raises:
-        error: the request failed, the status was not 2xx, or the body is not JSON.
+        error: the request failed, the status was not 2xx, or the body is not usable JSON (the
+            message is redacted, then cut).
     """
-    httpx = http_module()
+    from fms_dgt.core.tools.transport import DEFAULT_MAX_RESPONSE_BYTES, Sender, decode_json, origin_base
+
+    sender = Sender(timeout=timeout, headers=auth_headers(api_key_env))
     try:
-        response = httpx.post(url, json=dict(payload), headers=auth_headers(api_key_env), timeout=timeout)
-        response.raise_for_status()
-        return response.json()
-    except (httpx.HTTPError, ValueError) as exc:
+        reply = sender.send(
+            "POST",
+            url,
+            origin_base(url),
+            headers={"Content-Type": "application/json"},
+            body={"content": json.dumps(dict(payload)).encode()},
+            max_bytes=max_bytes or DEFAULT_MAX_RESPONSE_BYTES,
+        )
+        if reply.status >= 400:
+            raise ValueError(f"HTTP {reply.status} {reply.reason}: {redact(reply.text)}")
+        return decode_json(reply.content, f"the answer of {redact(url)}")
+    except (DGTError, ValueError) as exc:
         raise error(
-            f"request failed to {url}: {exc}. Check base_url, the model name and the API key variable."
-        ) from exc
+            f"request failed to {redact(url)}: {redact(str(exc))[:500]}. Check base_url, the model "
+            "name and the API key variable."
+        ) from None
+    finally:
+        sender.close()
 
 
 def chat_content(answer: Any) -> str:

@@ -59,7 +59,7 @@ def test_resume_without_a_manifest_is_refused(tmp_path: Path) -> None:
     config, out = _config(tmp_path), tmp_path / "out"
     assert main(["run", str(config), "-n", "3", "--out", str(out)]) == 0
     (out / "manifest.json").unlink()
-    with pytest.raises(OutputError, match="no manifest.json"):
+    with pytest.raises(OutputError, match=r"no manifest\.json"):
         GenerationJob(str(config), out=str(out), resume=True).run()
     assert main(["run", str(config), "-n", "3", "--out", str(out), "--overwrite"]) == 0
     assert json.loads((out / "manifest.json").read_text())["seed"] == 11

@@ -5,9 +5,10 @@ Two registries, named for what they hold:
 * **name handlers**: ``register_name_handler("weather_api::get_weather", handler)`` handles every
   call of one qualified name (first in dispatch);
 * **kind handlers**: ``register_tool_handler("rest", handler)`` handles every tool of a source kind
-  (``file``, ``function``, ``mcp``, ``rest``; ``*`` is the dispatcher's fallback for any kind).
-  The kinds ``file``, ``function``, ``mcp`` and ``rest`` (alias ``openapi``) have built-in handlers
-  (:class:`BuiltinKindHandler`: the engine of that kind); one registered for a kind replaces it.
+  (``file``, ``function``, ``mcp``, ``rest``, ``http``; ``*`` is the dispatcher's fallback for any
+  kind). The kinds ``file``, ``function``, ``mcp``, ``rest`` (alias ``openapi``) and ``http``
+  (manifest tools in ``mode: live``) have built-in handlers (:class:`BuiltinKindHandler`: the
+  engine of that kind); one registered for a kind replaces it.
 
 A handler is a callable, an object with ``execute(...)``, or a
 :class:`~fms_dgt.core.tools.engines.base.ToolEngine` (which then runs the call under its own
@@ -130,6 +131,7 @@ BUILTIN_KIND_HANDLERS: dict[str, BuiltinKindHandler] = {
         ("mcp", "mcp"),
         ("rest", "rest"),
         ("openapi", "rest"),
+        ("http", "http"),
     )
 }
 

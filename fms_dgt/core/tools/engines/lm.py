@@ -13,7 +13,12 @@ failures): ``network_error`` (the call fails as if the service were unreachable)
 ``unparseable_result`` (the result is cut-off text) and ``schema_violation`` (a required field of
 the result is removed). Injected failures are marked in ``metadata["injected"]``.
 
-The API key is read from the environment variable named by ``api_key_env`` and never logged.
+The API key is read from the environment variable named by ``api_key_env`` when the engine is
+configured (a key holding a control character is refused, naming the variable) and registered
+with :mod:`fms_dgt.secrets`: it never appears in results, errors or logs, even when the endpoint
+echoes it in an error body (bodies are redacted, then cut). Requests go through a
+:class:`~fms_dgt.core.tools.transport.Sender`: redirects only within ``base_url``, answers capped
+at ``max_response_bytes`` (counted decompressed) and parsed within the parse limits.
 
 The seed project's config shape is accepted as well: ``lm_config: {type: ollama, model_id_or_path:
 ..., temperature: ..., max_new_tokens: ...}`` in place of ``base_url``/``model`` (any provider that
@@ -34,11 +39,21 @@ from typing import TYPE_CHECKING, Any
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import POLICY_KEYS, CallPolicy, RetryableError, ToolEngine
 from fms_dgt.core.tools.engines.mock import call_seed
-from fms_dgt.core.tools.openai_compat import chat_content, http_client, http_module, lm_settings
+from fms_dgt.core.tools.openai_compat import auth_headers, chat_content, lm_settings
 from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.transport import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    Base,
+    Reply,
+    Sender,
+    byte_cap,
+    decode_json,
+    parse_base,
+)
 from fms_dgt.core.tools.wire.schemas import strict_schema
-from fms_dgt.errors import ConfigError
+from fms_dgt.errors import ConfigError, HTTPTransportError, RESTCallError
 from fms_dgt.plugins import register_tool_engine
+from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
@@ -70,8 +85,12 @@ class LMToolEngine(ToolEngine):
         max_tokens: longest answer the model may give (sent as ``max_tokens``).
         history: how many earlier calls of the session go into the prompt.
         request_timeout: seconds per HTTP request.
+        max_response_bytes: largest answer read, counted decompressed (default 10 MB).
         max_workers: batch parallelism.
         policy: call policy.
+
+    Raises:
+        ConfigError: an invalid ``base_url``, error rates, or an API key with a control character.
     """
 
     def __init__(
@@ -88,11 +107,14 @@ class LMToolEngine(ToolEngine):
         max_tokens: int | None = None,
         history: int = 8,
         request_timeout: float = 60.0,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_workers: int = 4,
         policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(registry, max_workers=max_workers, policy=policy)
         self.base_url = base_url.rstrip("/")
+        self._base = _endpoint_base(self.base_url)
+        auth_headers(api_key_env)  # refuse a bad key now, and register it as a secret
         self.model = model
         self.api_key_env = api_key_env
         self.temperature = temperature
@@ -102,8 +124,9 @@ class LMToolEngine(ToolEngine):
         self.max_tokens = max_tokens
         self.history = history
         self.request_timeout = request_timeout
-        self._client: Any = None
-        self._client_lock = threading.Lock()
+        self.max_response_bytes = byte_cap(max_response_bytes, "lm")
+        self._sender: Sender | None = None
+        self._sender_lock = threading.Lock()
 
     extra_config_keys = (*POLICY_KEYS, "lm_config", "error_categories")
 
@@ -181,7 +204,7 @@ class LMToolEngine(ToolEngine):
             body["response_format"] = response_format(tool)
         content = self._post(body)
         try:
-            value = json.loads(content)
+            value = decode_json(content, f"the answer of model {self.model}")
         except json.JSONDecodeError:
             # A model that ignores the requested format still said something: keep it as text
             # (the policy's result validation judges it) rather than failing the call.
@@ -211,35 +234,51 @@ class LMToolEngine(ToolEngine):
 
     def _post(self, body: dict[str, Any]) -> str:
         try:
-            response = self._http().post(f"{self.base_url}/chat/completions", json=body)
-        except http_module().TransportError as exc:
-            raise RetryableError(
-                f"cannot reach the model endpoint {self.base_url}: {type(exc).__name__}"
-            ) from exc
-        if response.status_code == 429 or response.status_code >= 500:
-            raise RetryableError(f"model endpoint {self.base_url} answered {response.status_code}")
-        if response.status_code >= 400:
-            raise ValueError(
-                f"model endpoint {self.base_url} answered {response.status_code}: {response.text[:200]}"
+            reply = self._http().send(
+                "POST",
+                f"{self.base_url}/chat/completions",
+                self._base,
+                headers={"Content-Type": "application/json"},
+                body={"content": json.dumps(body).encode()},
+                max_bytes=self.max_response_bytes,
             )
+        except HTTPTransportError as exc:
+            raise RetryableError(f"cannot reach the model endpoint: {exc}") from None
+        if reply.status == 429 or reply.status >= 500:
+            raise RetryableError(f"model endpoint {self.base_url} answered {reply.status}")
+        if reply.status >= 400:
+            # Gateways echo the key they received: redact the body before cutting it.
+            raise ValueError(f"model endpoint {self.base_url} answered {reply.status}: {_excerpt(reply)}")
         try:
-            return chat_content(response.json())
-        except ValueError as exc:
-            raise ValueError(f"unexpected reply from {self.base_url}: {response.text[:200]!r}") from exc
+            return chat_content(decode_json(reply.content, f"the answer of {self.base_url}"))
+        except ValueError:
+            raise ValueError(f"unexpected reply from {self.base_url}: {_excerpt(reply)!r}") from None
 
-    def _http(self) -> Any:
-        with self._client_lock:
-            if self._client is None:
-                self._client = http_client(self.api_key_env, self.request_timeout)
-            return self._client
+    def _http(self) -> Sender:
+        with self._sender_lock:
+            if self._sender is None:
+                headers = auth_headers(self.api_key_env)
+                self._sender = Sender(timeout=self.request_timeout, headers=headers)
+            return self._sender
 
     def close(self) -> None:
         """Close the HTTP client and every session."""
         super().close()
-        with self._client_lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
+        with self._sender_lock:
+            sender, self._sender = self._sender, None
+        if sender is not None:
+            sender.close()
+
+
+def _endpoint_base(base_url: str) -> Base:
+    try:
+        return parse_base(base_url)
+    except RESTCallError as exc:
+        raise ConfigError(f"{exc} (the lm engine's base_url)") from None
+
+
+def _excerpt(reply: Reply) -> str:
+    return redact(reply.text)[:200]
 
 
 def _check_rates(errors: Mapping[str, float]) -> dict[str, float]:

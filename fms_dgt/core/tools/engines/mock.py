@@ -12,6 +12,11 @@ Templates are strings, lists or mappings whose strings may contain ``{{ argument
 that is exactly one placeholder becomes the argument's value itself (not its text). Synthesis is
 seeded from (engine seed, session id, call id, tool, arguments), so the same run gives the same
 results in any process.
+
+A manifest tool in ``mode: live`` is meant to be called for real (the ``http`` engine, see
+:mod:`fms_dgt.core.tools.engines.http`): routed here, its calls fail with a message saying so,
+unless the engine is configured with ``simulate_live: true``; then it is simulated as above and
+its results say ``metadata["simulated_live"] = True``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
+from fms_dgt.core.tools.engines.runner import error_info
 from fms_dgt.core.tools.synth import synthesise
 from fms_dgt.errors import TemplateError
 from fms_dgt.plugins import register_tool_engine
@@ -111,6 +117,8 @@ class MockToolEngine(ToolEngine):
         result: a static result for every tool.
         template: a template over the arguments for every tool.
         results: per qualified name, a static result or template.
+        simulate_live: also simulate tools whose manifest says ``mode: live`` (their results are
+            marked ``metadata["simulated_live"]``); by default their calls fail.
         max_workers: batch parallelism.
         policy: call policy.
     """
@@ -125,6 +133,7 @@ class MockToolEngine(ToolEngine):
         result: Any = None,
         template: Any = None,
         results: Mapping[str, Any] | None = None,
+        simulate_live: bool = False,
         max_workers: int = 1,
         policy: CallPolicy | None = None,
     ) -> None:
@@ -133,11 +142,18 @@ class MockToolEngine(ToolEngine):
         self.result = result
         self.template = template
         self.results = dict(results or {})
+        self.simulate_live = simulate_live
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """A result from the first configured source (see module docstring)."""
+        live = tool.metadata.get("mode") == "live"
+        if live and not self.simulate_live:
+            return _live_refusal(tool, call)
         value, source = self._value(tool, call, state)
-        return ToolResult(call.call_id, call.name, result=value, metadata={"mock": source})
+        metadata: dict[str, Any] = {"mock": source}
+        if live:
+            metadata["simulated_live"] = True
+        return ToolResult(call.call_id, call.name, result=value, metadata=metadata)
 
     def _value(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> tuple[Any, str]:
         args = call.arguments
@@ -162,3 +178,19 @@ class MockToolEngine(ToolEngine):
             validator=tool.output_validator,
         )
         return value, "synthesised"
+
+
+def _live_refusal(tool: Tool, call: ToolCall) -> ToolResult:
+    how = (
+        "route it to the http engine (remove the source's engine: key, or point it at an engine of type http)"
+        if isinstance(tool.metadata.get("http"), Mapping)
+        else "give its manifest an http block so the http engine can call it"
+    )
+    return ToolResult(
+        call.call_id,
+        call.name,
+        error=f"not simulated: {tool.qualified_name} is a live tool (mode: live), so the mock engine "
+        f"does not make up its results. To call it for real, {how}; to simulate it anyway, set "
+        "simulate_live: true on the mock engine.",
+        metadata={"error": error_info("policy", "execution")},
+    )

@@ -9,7 +9,7 @@ Dispatch order for a call named N whose tool has kind K (DESIGN.md):
 3. the handler registered for kind K, then the one registered for ``*``
    (:func:`~fms_dgt.core.tools.engines.handlers.register_tool_handler`), else the built-in engine
    of the kind: ``file`` -> ``mock``, ``function`` -> ``function``, ``mcp`` -> ``mcp``, ``rest``
-   -> ``rest``;
+   -> ``rest``, ``http`` -> ``http``;
 4. else the call fails with ``No handler registered for tool: N (kind: K)``.
 
 A call that reaches an engine runs under that engine's own call policy merged with this engine's

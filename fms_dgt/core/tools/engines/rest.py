@@ -19,8 +19,12 @@ Credentials come from the ``auth:`` config, keyed by the spec's security scheme 
           basicAuth: {username: demo, password: ${PETSTORE_PASSWORD}}
           extra: {type: apiKey, in: header, name: X-Tenant, value: acme}   # applied to every call
 
-Secrets never appear in logs, errors, results or metadata: every configured secret is replaced
-by ``***`` wherever it would be shown. One pooled HTTP client serves all calls of an engine.
+Secrets never appear in logs, errors, results or metadata: every configured secret is registered
+with :mod:`fms_dgt.secrets` and replaced by ``***`` wherever it would be shown. Requests go out
+through one pooled :class:`~fms_dgt.core.tools.transport.Sender`: each URL is checked
+against the declared base (the engine's ``base_url`` or the spec's server) before it is sent,
+redirects are followed only within that base, and response bodies are capped
+(``max_response_bytes``, counted decompressed).
 
 This module is the plug-in: its configuration, sending, and turning responses into results.
 """
@@ -29,14 +33,13 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
-import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
-from fms_dgt.core.tools.openapi.auth import Credentials, Redactor, is_sensitive_header, protect_logs
+from fms_dgt.core.tools.engines.runner import error_info, typed_failure
+from fms_dgt.core.tools.openapi.auth import Credentials, is_sensitive_header
 from fms_dgt.core.tools.openapi.request import (
     Request,
     RESTCallError,
@@ -45,15 +48,23 @@ from fms_dgt.core.tools.openapi.request import (
     resolve_base_url,
 )
 from fms_dgt.core.tools.openapi.route import Route, RouteError, route_of
-from fms_dgt.errors import DGTError
+from fms_dgt.core.tools.transport import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    Reply,
+    Sender,
+    byte_cap,
+    decode_json,
+    has_control_character,
+    parse_base,
+)
+from fms_dgt.errors import ConfigError, DGTError, HTTPTransportError
 from fms_dgt.plugins import register_tool_engine
+from fms_dgt.secrets import install_log_filter, redact, redact_value, register_secret
 
 if TYPE_CHECKING:
-    import httpx2
-
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["RESTCallError", "RESTToolEngine"]
+__all__ = ["RESTCallError", "RESTToolEngine", "call_failure", "checked_headers"]
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE", "QUERY"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "QUERY"})
@@ -65,6 +76,32 @@ DEFAULT_TIMEOUT = 30.0
 _ROUTE_CACHE = 4096
 
 
+def checked_headers(headers: Mapping[str, str] | None, engine: str) -> dict[str, str]:
+    """An engine's extra headers, checked; the values of sensitive ones are registered as secrets.
+
+    Raises:
+        ConfigError: a value holds a control character (the header is named, the value is not).
+    """
+    out = {str(k): str(v) for k, v in (headers or {}).items()}
+    for name, value in out.items():
+        if has_control_character(value):
+            raise ConfigError(
+                f"invalid header {name!r} for the {engine} engine: its value holds a control "
+                "character (a trailing newline from a file?). Strip it where the value is set"
+            )
+        if is_sensitive_header(name):
+            register_secret(value)
+            install_log_filter()
+    return out
+
+
+def call_failure(call: ToolCall, exc: DGTError, **metadata: Any) -> ToolResult:
+    """A failed call as data: the redacted message and a typed ``metadata["error"]``
+    (:func:`~fms_dgt.core.tools.engines.runner.typed_failure`)."""
+    info = typed_failure(exc)
+    return ToolResult(call.call_id, call.name, error=redact(str(exc)), metadata={**metadata, "error": info})
+
+
 @register_tool_engine("rest")
 class RESTToolEngine(ToolEngine):
     """Execute ``rest`` tools as HTTP requests.
@@ -73,7 +110,7 @@ class RESTToolEngine(ToolEngine):
     ``retries``, ``backoff`` and ``validate_results`` keys every engine accepts): a connection
     error, 429 or 5xx raises :class:`~fms_dgt.core.tools.engines.base.RetryableError` for methods
     in ``retry_methods``, so the policy retries it with exponential backoff; the policy's
-    ``timeout`` is also the HTTP client's timeout (30 s when unset).
+    ``timeout`` is also the HTTP timeout of a whole exchange (30 s when unset).
 
     Args:
         registry: the tools this engine can execute.
@@ -82,10 +119,15 @@ class RESTToolEngine(ToolEngine):
         headers: extra headers sent with every request.
         retry_methods: methods whose failures are retried; default the idempotent ones (GET, HEAD,
             OPTIONS, PUT, DELETE, TRACE, QUERY).
-        follow_redirects: follow 3xx responses.
+        follow_redirects: follow 3xx responses that stay within the request's base URL (a
+            redirect anywhere else fails the call).
         verify: verify TLS certificates.
+        max_response_bytes: largest response body read, counted decompressed (default 10 MB).
         max_workers: parallel calls within one ``execute`` batch.
         policy: call policy (see :class:`~fms_dgt.core.tools.engines.base.CallPolicy`).
+
+    Raises:
+        ConfigError: an invalid ``auth`` entry, ``base_url`` or header value.
     """
 
     def __init__(
@@ -98,21 +140,25 @@ class RESTToolEngine(ToolEngine):
         retry_methods: Sequence[str] | None = None,
         follow_redirects: bool = True,
         verify: bool = True,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_workers: int = 8,
         policy: CallPolicy | None = None,
     ) -> None:
         super().__init__(registry, max_workers=max_workers, policy=policy)
-        self.base_url = base_url.rstrip("/") if base_url else None
+        self.base_url = _config_base(base_url)
         self._credentials = Credentials(auth)
-        self.headers = dict(headers or {})
+        self._credentials.register()
+        self.headers = checked_headers(headers, "rest")
         self.retry_methods = frozenset(m.upper() for m in retry_methods or IDEMPOTENT_METHODS)
         self.follow_redirects = follow_redirects
         self.verify = verify
-        secrets = self._credentials.secrets() + [v for k, v in self.headers.items() if is_sensitive_header(k)]
-        self._redactor = Redactor(secrets)
-        protect_logs(self._redactor)
-        self._client: httpx2.Client | None = None
-        self._client_lock = threading.Lock()
+        self.max_response_bytes = byte_cap(max_response_bytes, "rest")
+        self._sender = Sender(
+            timeout=self.policy.timeout or DEFAULT_TIMEOUT,
+            headers=self.headers,
+            follow_redirects=follow_redirects,
+            verify=verify,
+        )
         self._route = functools.lru_cache(maxsize=_ROUTE_CACHE)(route_of)
 
     def __repr__(self) -> str:
@@ -128,7 +174,7 @@ class RESTToolEngine(ToolEngine):
             kwargs = body_content(request, route.body)
             return self._send(route, call, request, kwargs)
         except (RESTCallError, RouteError) as exc:
-            return ToolResult(call.call_id, call.name, error=self._redactor.text(str(exc)))
+            return call_failure(call, exc)
 
     def simulate(self, session_id: str, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Like :meth:`execute`, but only safe methods (GET, HEAD, OPTIONS...) are sent.
@@ -166,100 +212,81 @@ class RESTToolEngine(ToolEngine):
 
     # ------------------------------------------------------------------ sending
 
-    def _http(self) -> httpx2.Client:
-        with self._client_lock:
-            if self._client is None:
-                import httpx2
-
-                self._client = httpx2.Client(
-                    timeout=self.policy.timeout or DEFAULT_TIMEOUT,
-                    follow_redirects=self.follow_redirects,
-                    verify=self.verify,
-                    headers=self.headers,
-                    trust_env=True,
-                )
-            return self._client
-
     def _send(self, route: Route, call: ToolCall, request: Request, kwargs: dict[str, Any]) -> ToolResult:
-        import httpx2
-
         headers = dict(request.headers)
         if request.cookies:
             headers["Cookie"] = "; ".join(request.cookies)
         retryable = request.method in self.retry_methods
-        started = time.perf_counter()
         try:
-            response = self._http().request(request.method, request.full_url(), headers=headers, **kwargs)
-        except httpx2.HTTPError as exc:
-            message = self._transport_error(request, exc)
-            if retryable:
-                raise RetryableError(message) from None
-            raise RESTCallError(message) from None
-        elapsed = (time.perf_counter() - started) * 1000
-        if retryable and (response.status_code == 429 or response.status_code >= 500):
-            raise RetryableError(
-                self._status_error(route, request, response),
-                retry_after=_retry_after(response.headers.get("Retry-After")),
+            reply = self._sender.send(
+                request.method,
+                request.full_url(),
+                parse_base(request.url),
+                headers=headers,
+                body=kwargs,
+                max_bytes=self.max_response_bytes,
             )
-        return self._result(route, call, request, response, elapsed)
+        except HTTPTransportError as exc:
+            if retryable:
+                raise RetryableError(str(exc)) from None
+            raise
+        if retryable and (reply.status == 429 or reply.status >= 500):
+            raise RetryableError(
+                self._status_error(route, request, reply),
+                retry_after=_retry_after(reply.headers.get("Retry-After")),
+            )
+        return self._result(route, call, request, reply)
 
-    def _transport_error(self, request: Request, exc: Exception) -> str:
-        where = self._redactor.text(f"{request.method} {request.url}{request.path}")
-        return (
-            f"request failed for {where}: {type(exc).__name__}: {self._redactor.text(str(exc))}. "
-            "Check that the server is reachable and base_url is right"
-        )
-
-    def _result(
-        self, route: Route, call: ToolCall, request: Request, response: httpx2.Response, elapsed_ms: float
-    ) -> ToolResult:
-        redact = self._redactor
-        value = redact.value(_decode(response))
-        metadata = {
-            "status": response.status_code,
-            "headers": {k: redact.text(v) for k in _HEADERS_OF_INTEREST if (v := response.headers.get(k))},
+    def _result(self, route: Route, call: ToolCall, request: Request, reply: Reply) -> ToolResult:
+        metadata: dict[str, Any] = {
+            "status": reply.status,
+            "headers": {k: redact(v) for k in _HEADERS_OF_INTEREST if (v := reply.headers.get(k))},
             "method": request.method,
-            "url": redact.text(f"{request.url}{request.path}"),
-            "elapsed_ms": round(elapsed_ms, 3),
+            "url": redact(f"{request.url}{request.path}"),
+            "elapsed_ms": round(reply.elapsed_ms, 3),
         }
+        value = redact_value(_decode(reply, f"the response of {request.method} {request.path}"))
         error = None
-        if not 200 <= response.status_code < 300:
-            error = self._status_error(route, request, response)
+        if not 200 <= reply.status < 300:
+            error = self._status_error(route, request, reply)
+            metadata["error"] = error_info("execution", "execution", code=reply.status)
         return ToolResult(call.call_id, call.name, result=value, error=error, metadata=metadata)
 
-    def _status_error(self, route: Route, request: Request, response: httpx2.Response) -> str:
-        excerpt = self._redactor.text(response.text[:_EXCERPT])
+    def _status_error(self, route: Route, request: Request, reply: Reply) -> str:
+        excerpt = redact(reply.text)[:_EXCERPT]  # redacted first: a cut must not keep part of a secret
         hint = ""
-        if response.status_code in (401, 403) and not request.auth_applied:
+        if reply.status in (401, 403) and not request.auth_applied:
             names = sorted(route.security_schemes) or ["<scheme>"]
             hint = f" No credentials were sent: configure auth for {', '.join(names)} on the rest engine."
-        return (
-            f"HTTP {response.status_code} {response.reason_phrase} from {request.method} "
-            f"{self._redactor.text(request.path)}: {excerpt}.{hint}"
-        )
+        where = f"{request.method} {redact(request.path)}"
+        return f"HTTP {reply.status} {reply.reason} from {where}: {excerpt}.{hint}"
 
     # ------------------------------------------------------------------ lifetime
 
     def close(self) -> None:
         """Close sessions and the pooled HTTP client. Idempotent."""
         super().close()
-        with self._client_lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
+        self._sender.close()
 
 
-def _decode(response: httpx2.Response) -> Any:
-    content = response.content
-    if not content:
+def _config_base(base_url: str | None) -> str | None:
+    if not base_url:
         return None
-    content_type = response.headers.get("content-type", "").lower()
-    if "json" in content_type:
+    try:
+        return parse_base(base_url.rstrip("/")).url
+    except RESTCallError as exc:
+        raise ConfigError(f"{exc} (the rest engine's base_url)") from None
+
+
+def _decode(reply: Reply, what: str) -> Any:
+    if not reply.content:
+        return None
+    if reply.is_json:
         try:
-            return json.loads(content)
-        except ValueError:
-            return response.text
-    return response.text
+            return decode_json(reply.content, what)
+        except json.JSONDecodeError:
+            return reply.text
+    return reply.text
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -267,7 +294,7 @@ def _retry_after(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return float(value)
     try:
         from email.utils import parsedate_to_datetime

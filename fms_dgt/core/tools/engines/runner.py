@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.policy import CallPolicy, coerce_arguments, fill_defaults, tool_timeout
 from fms_dgt.core.tools.schema import InvalidSchemaError, get_validator
-from fms_dgt.errors import DGTError, NoMatchingOverloadError, RetryableError, ToolNotFoundError
+from fms_dgt.errors import (
+    DGTError,
+    HTTPTransportError,
+    NoMatchingOverloadError,
+    RequestRefusedError,
+    ResponseTooLargeError,
+    RetryableError,
+    ToolNotFoundError,
+)
+from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.engines.base import ToolEngine
@@ -36,10 +45,18 @@ def error_info(kind: str, phase: str, **extra: Any) -> dict[str, Any]:
 
 
 def typed_failure(exc: BaseException) -> dict[str, Any]:
-    """The typed error for an exception raised while a call ran."""
-    if isinstance(exc, TimeoutError):
+    """The typed error for an exception raised while a call ran.
+
+    A request refused for leaving its declared base is a ``policy`` failure; a response past the
+    size cap is a ``transport`` failure with its ``limit``.
+    """
+    if isinstance(exc, TimeoutError) or (isinstance(exc, HTTPTransportError) and exc.timed_out):
         return error_info("timeout", "execution")
-    if isinstance(exc, (RetryableError, ConnectionError)):
+    if isinstance(exc, RequestRefusedError):
+        return error_info("policy", "execution")
+    if isinstance(exc, ResponseTooLargeError):
+        return error_info("transport", "execution", limit=exc.limit)
+    if isinstance(exc, (RetryableError, ConnectionError, HTTPTransportError)):
         return error_info("transport", "execution")
     return error_info("execution", "execution")
 
@@ -194,14 +211,15 @@ class PolicyRunner:
         self, tool: Tool, call: ToolCall, call_id: str, exc: BaseException, attempt: int
     ) -> ToolResult:
         label = self._label(tool)
-        log.warning("tool %s failed on engine %s: %s", call.name, label, exc)
+        message = redact(f"{type(exc).__name__}: {exc}")  # an engine's message may quote a secret
+        log.warning("tool %s failed on engine %s: %s", call.name, label, message)
         metadata: dict[str, Any] = {"engine": label, "error": typed_failure(exc)}
         code = getattr(exc, "code", None)
         if isinstance(code, int):
             metadata["error"]["code"] = code
         if attempt:
             metadata["attempts"] = attempt + 1
-        return ToolResult(call_id, call.name, error=f"{type(exc).__name__}: {exc}", metadata=metadata)
+        return ToolResult(call_id, call.name, error=message, metadata=metadata)
 
     def _timed(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         engine = self.engine

@@ -4,7 +4,11 @@ Tools that already declare ``output_parameters`` are left alone. For the others,
 in the configured order until one gives a schema:
 
 * ``observe``: call the tool through an engine with synthesised valid arguments (a few argument
-  sets per tool, deterministic) and infer a JSON Schema from the results that succeed.
+  sets per tool, deterministic) and infer a JSON Schema from the results that succeed. Building a
+  registry must not change a server, so tools that speak HTTP (``rest`` operations, manifest tools
+  with an ``http`` block) are called only when their method is safe (GET, HEAD, OPTIONS); others
+  are reported as not observed unless ``observe_unsafe`` names them (qualified names, operation
+  ids or globs).
 * ``llm``: ask a model behind an OpenAI-compatible ``/chat/completions`` endpoint for the schema
   (answers are cached by tool content and model).
 
@@ -16,8 +20,8 @@ were not.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import fnmatch
 import json
 import logging
 import math
@@ -39,15 +43,18 @@ from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.enrichments.base import ToolEnrichment, resolve_cache_dir, stable_hash
 from fms_dgt.core.tools.openai_compat import chat_content, lm_settings, post_json
 from fms_dgt.core.tools.schema import get_validator, json_type, normalise_parameters
-from fms_dgt.errors import ConfigError, DGTError, EnrichmentError
+from fms_dgt.core.tools.transport import decode_json
+from fms_dgt.errors import ConfigError, DGTError, EnrichmentError, RESTCallError
 from fms_dgt.plugins import get_tool_engine_class, register_tool_enrichment
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
 __all__ = [
+    "OBSERVE_SAFE_METHODS",
     "OutputParametersEnrichment",
     "OutputParametersReport",
+    "http_method",
     "infer_schema",
     "synthesise_arguments",
 ]
@@ -57,6 +64,26 @@ log = logging.getLogger(__name__)
 EngineFactory = Callable[["ToolRegistry"], ToolEngine]
 _STRATEGIES = ("observe", "llm")
 _SESSION = "output_parameters"
+#: Methods the observe strategy calls without being told to: they do not change server state.
+OBSERVE_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def http_method(tool: Tool) -> str | None:
+    """The HTTP method a call of ``tool`` sends, or None for a tool that speaks no HTTP.
+
+    ``rest`` tools say it in their route, manifest tools in ``http.method`` (POST by default); a
+    route without a readable method gives ``"unknown"`` (treated as unsafe).
+    """
+    metadata = tool.metadata
+    route = metadata.get("route")
+    if metadata.get("kind") in ("rest", "openapi") or route is not None:
+        method = route.get("method") if isinstance(route, dict) else None
+        return method.upper() if isinstance(method, str) else "unknown"
+    http = metadata.get("http")
+    if metadata.get("kind") == "http" or isinstance(http, dict):
+        method = http.get("method", "POST") if isinstance(http, dict) else "POST"
+        return method.upper() if isinstance(method, str) else "unknown"
+    return None
 
 
 @dataclass(slots=True)
@@ -189,8 +216,10 @@ def _infer_object(values: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def _decoded(result: ToolResult) -> Any:
     value = result.result
     if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            return json.loads(value)
+        try:
+            return decode_json(value, f"the result of {result.name}")
+        except (ValueError, RESTCallError):  # text, or JSON too deep or too long to use
+            return value
     return value
 
 
@@ -207,6 +236,9 @@ class OutputParametersEnrichment(ToolEnrichment):
             ``engine_options``), or in code a :class:`ToolEngine` or a factory
             ``registry -> ToolEngine``.
         engine_options: keyword arguments for the engine plug-in.
+        observe_unsafe: HTTP tools that ``observe`` may call although their method can change
+            server state (POST, PUT, PATCH, DELETE...): qualified names, operation ids or globs
+            (``petstore::create*``). By default only GET, HEAD and OPTIONS are called.
         samples: argument sets tried per tool when observing.
         seed: seed of the argument synthesis.
         model: for ``llm``: the model name.
@@ -225,6 +257,7 @@ class OutputParametersEnrichment(ToolEnrichment):
         strategy: str | Sequence[str] = "observe",
         engine: str | ToolEngine | EngineFactory | None = None,
         engine_options: Mapping[str, Any] | None = None,
+        observe_unsafe: str | Sequence[str] = (),
         samples: int = 3,
         seed: int = 0,
         model: str | None = None,
@@ -237,6 +270,7 @@ class OutputParametersEnrichment(ToolEnrichment):
         self.strategies = _check_strategies(strategy, engine, model, base_url)
         self.engine = engine
         self.engine_options = dict(engine_options or {})
+        self.observe_unsafe = _patterns(observe_unsafe)
         self.samples = max(1, int(samples))
         self.seed = seed
         self.model, self.base_url = model, base_url
@@ -328,16 +362,34 @@ class OutputParametersEnrichment(ToolEnrichment):
     def _observe(
         self, registry: ToolRegistry, tools: Sequence[Tool]
     ) -> list[tuple[dict[str, Any] | None, str]]:
+        refusals = [self._refusal(tool) for tool in tools]
+        callable_ = [i for i, why in enumerate(refusals) if why is None]
+        if not callable_:
+            return [(None, str(why)) for why in refusals]
         engine = self._make_engine(registry)
-        calls = [call for i, tool in enumerate(tools) for call in self._calls(tool, i)]
+        calls = [call for i in callable_ for call in self._calls(tools[i], i)]
         engine.setup(_SESSION)
         try:
             results = engine.execute(_SESSION, calls)
         finally:
             engine.teardown(_SESSION)
-        return [
-            self._schema_from(results[i * self.samples : (i + 1) * self.samples]) for i in range(len(tools))
-        ]
+        found: list[tuple[dict[str, Any] | None, str]] = [(None, str(why)) for why in refusals]
+        for n, i in enumerate(callable_):
+            found[i] = self._schema_from(results[n * self.samples : (n + 1) * self.samples])
+        return found
+
+    def _refusal(self, tool: Tool) -> str | None:
+        """Why ``tool`` may not be called to observe it (its method can change a server), or None."""
+        method = http_method(tool)
+        if method is None or method in OBSERVE_SAFE_METHODS:
+            return None
+        names = [tool.qualified_name, tool.metadata.get("operation_id")]
+        if any(isinstance(n, str) and fnmatch.fnmatchcase(n, p) for n in names for p in self.observe_unsafe):
+            return None
+        return (
+            f"not observed: {tool.qualified_name} sends {method}, which can change server state. "
+            "Name it in observe_unsafe to call it anyway, or give it an output schema"
+        )
 
     def _calls(self, tool: Tool, index: int) -> list[ToolCall]:
         rng = random.Random(stable_hash([self.seed, tool.qualified_name, tool.fingerprint]))
@@ -412,6 +464,13 @@ class OutputParametersEnrichment(ToolEnrichment):
         os.replace(tmp, Path(self.cache) / f"{key}.json")
 
 
+def _patterns(value: str | Sequence[str]) -> tuple[str, ...]:
+    patterns = [value] if isinstance(value, str) else list(value)
+    if not all(isinstance(p, str) for p in patterns):
+        raise ConfigError("invalid observe_unsafe for output_parameters: expected names or globs (strings)")
+    return tuple(patterns)
+
+
 def _check_strategies(
     strategy: str | Sequence[str], engine: Any, model: str | None, base_url: str | None
 ) -> list[str]:
@@ -458,9 +517,11 @@ _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 def _parse_schema(content: str, url: str) -> dict[str, Any]:
     """The schema in a model's answer (code fences allowed), normalised and checked."""
     try:
-        raw = json.loads(_FENCE.sub("", content.strip()))
+        raw = decode_json(_FENCE.sub("", content.strip()), f"the answer of {url}")
     except ValueError as exc:
         raise EnrichmentError(f"unusable answer from {url}: not JSON ({exc}).") from exc
+    except RESTCallError as exc:  # nested too deeply, or an integer too long to convert
+        raise EnrichmentError(f"unusable answer from {url}: {exc}.") from exc
     if not isinstance(raw, dict) or not raw:
         raise EnrichmentError(f"unusable answer from {url}: expected a JSON Schema object.")
     schema, _ = normalise_parameters(raw)

@@ -56,7 +56,7 @@ _INPUT_FLAT_KEYS = {
 _OUTPUT_KEYS = ("output_parameters", "response", "returns", "output_schema", "outputSchema")
 _RECORD_LIST_KEYS = ("function", "functions", "tools", "api_list")
 _TOOL_HINT_KEYS = frozenset({"description", *_INPUT_SCHEMA_KEYS, *_INPUT_FLAT_KEYS, *_OUTPUT_KEYS})
-_EXEC_SPEC_KEYS = ("mode", "mock_result", "mock_template", "http", "timeout_ms")
+_EXEC_SPEC_KEYS = ("mode", "mock_result", "mock_template", "http", "timeout_ms", "requires_approval")
 _ON_CONFLICT = ("first", "error")
 
 
@@ -414,7 +414,9 @@ class ToolConverter:
         own = fields.get("metadata")
         metadata: dict[str, Any] = dict(own) if isinstance(own, dict) else {}
         metadata.update(fields.get("metadata_extra", {}))
-        metadata.setdefault("kind", self.kind)
+        # A live manifest tool with an http block is called for real by the http engine.
+        live = metadata.get("mode") == "live" and isinstance(metadata.get("http"), dict)
+        metadata.setdefault("kind", "http" if live else self.kind)
         metadata["source"] = f"{self.source}#{entry.pointer or '/'}"
         if entry.record is not None:
             metadata["record"] = entry.record

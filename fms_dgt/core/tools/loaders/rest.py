@@ -42,6 +42,7 @@ from fms_dgt.core.tools.openapi import (
     SchemaCompiler,
     ToolFields,
     check_root,
+    display_url,
     is_url,
     iter_operations,
     validate_spec,
@@ -190,7 +191,7 @@ class RESTToolLoader(ToolLoader):
         super().__init__(namespace=namespace)
 
     def describe(self) -> str:
-        return self.spec
+        return display_url(self.spec)
 
     def load(self) -> list[Tool]:
         """Read the spec and convert every selected operation.

@@ -37,6 +37,7 @@ from fms_dgt.core.tools.openapi.documents import (
     DocumentStore,
     RefError,
     Target,
+    display_url,
     is_url,
     parse_text,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "body_content",
     "build_request",
     "check_root",
+    "display_url",
     "is_sensitive_header",
     "is_url",
     "iter_operations",

@@ -13,25 +13,28 @@ For each call, :meth:`Credentials.authenticate` takes the route's first security
 schemes all have credentials and applies them as the scheme says; entries with an explicit ``type``
 that are not schemes of the route are applied to every call.
 
-Secrets never appear in logs, errors, results or metadata: a :class:`Redactor` replaces every
-configured secret (and its URL-encoded and Basic-encoded forms) by ``***``, and
-:func:`protect_logs` installs a filter that does the same on the HTTP client's own log records.
+Secrets never appear in logs, errors, results or metadata: :meth:`Credentials.register` hands
+every configured secret (and its Basic-encoded pair) to :mod:`fms_dgt.secrets`, the process's one
+redactor, which hides every form of it at every exit. A value holding a control character (a token
+read from a file with its trailing newline) is refused when the engine is configured, naming the
+entry but never the value. :class:`Redactor`, :class:`SecretLogFilter` and :func:`protect_logs`
+remain for code written against the earlier API.
 """
 
 from __future__ import annotations
 
 import base64
 import logging
-import re
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from fms_dgt.core.tools.openapi.request import Request, place
 from fms_dgt.core.tools.openapi.route import ArgumentSpec, Route, SecurityScheme
+from fms_dgt.core.tools.transport import has_control_character, is_sensitive_name
 from fms_dgt.errors import ConfigError
+from fms_dgt.secrets import Redactor, install_log_filter, register_secret
 
 __all__ = [
     "AUTH_KINDS",
@@ -47,13 +50,12 @@ __all__ = [
 AUTH_KINDS = ("bearer", "basic", "apiKey")
 _API_KEY_PLACES = ("header", "query", "cookie")
 #: Header names whose values are treated as secrets too.
-_SENSITIVE = re.compile(r"auth|key|token|secret|cookie|session|password", re.IGNORECASE)
 _CLIENT_LOGGERS = ("httpx2", "httpx")
 
 
 def is_sensitive_header(name: str) -> bool:
     """True when a header's value should be redacted like a secret (``X-Api-Token``, ``Cookie``...)."""
-    return _SENSITIVE.search(name) is not None
+    return is_sensitive_name(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,12 @@ class Credential:
         values = {
             k: str(raw[k]) for k in ("token", "username", "password", "value") if raw.get(k) is not None
         }
+        for key, value in values.items():
+            if has_control_character(value):
+                raise ConfigError(
+                    f"invalid auth entry {name!r} for rest engine: its {key} holds a control "
+                    "character (a trailing newline from a file?). Strip it where the value is set"
+                )
         return cls(name, values, kind, raw.get("in"), raw.get("name"))
 
     def secrets(self) -> list[str]:
@@ -161,6 +169,13 @@ class Credentials:
         """Every secret of every credential."""
         return [s for c in self._by_name.values() for s in c.secrets()]
 
+    def register(self) -> None:
+        """Hide every secret of every credential at every exit of the process (:mod:`fms_dgt.secrets`)."""
+        for secret in self.secrets():
+            register_secret(secret)
+        if self._by_name:
+            install_log_filter()
+
     def authenticate(self, route: Route, request: Request) -> None:
         """Apply the credentials the route's security asks for, then the explicit extras."""
         schemes = route.security_schemes
@@ -183,47 +198,11 @@ class Credentials:
         return []
 
 
-class Redactor:
-    """Replaces every configured secret (and its URL-encoded form) by ``***``.
-
-    Args:
-        secrets: the strings to hide; those shorter than 3 characters are left alone (hiding
-            them would mangle ordinary text).
-    """
-
-    def __init__(self, secrets: Sequence[str]) -> None:
-        variants = {s for secret in secrets if len(secret) >= 3 for s in (secret, quote(secret, safe=""))}
-        self._secrets = sorted(variants, key=len, reverse=True)
-
-    @property
-    def active(self) -> bool:
-        """True when there is anything to redact."""
-        return bool(self._secrets)
-
-    def text(self, value: str) -> str:
-        """``value`` with every secret replaced."""
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, "***")
-        return value
-
-    def value(self, value: Any) -> Any:
-        """A copy of a JSON-like value with every secret in its strings and keys replaced."""
-        if not self._secrets:
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, list):
-            return [self.value(v) for v in value]
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        return value
-
-
 class SecretLogFilter(logging.Filter):
-    """Redacts the secrets of every live engine from the HTTP client's own log records.
+    """Redacts the secrets of the redactors it holds from log records (the earlier API).
 
-    httpx logs each request URL at INFO level, and an API key may travel in the query.
+    The engines now register their secrets with :mod:`fms_dgt.secrets`, whose log-record factory
+    hides them in every logger's records; this filter stays for code that adds its own redactors.
     """
 
     def __init__(self) -> None:
@@ -244,9 +223,13 @@ _LOG_FILTER = SecretLogFilter()
 
 
 def protect_logs(redactor: Redactor) -> None:
-    """Redact ``redactor``'s secrets from the HTTP client's loggers for as long as it lives."""
+    """Redact ``redactor``'s secrets from the HTTP client's loggers for as long as it lives.
+
+    Kept for the earlier API; secrets registered with :mod:`fms_dgt.secrets` need no call.
+    """
     if not redactor.active:
         return
+    install_log_filter()
     _LOG_FILTER.redactors.add(redactor)
     for name in _CLIENT_LOGGERS:
         logger = logging.getLogger(name)

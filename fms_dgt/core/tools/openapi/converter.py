@@ -21,7 +21,7 @@ from fms_dgt.core.tools.openapi.endpoints import Endpoints
 from fms_dgt.core.tools.openapi.media import pick_media_type
 from fms_dgt.core.tools.openapi.operations import Operation, OperationError, spec_version
 from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterConverter
-from fms_dgt.core.tools.openapi.route import ROUTE_KEY, BodySpec, Interner, ResponseSpec, Route
+from fms_dgt.core.tools.openapi.route import ROUTE_KEY, BodySpec, Interner, ResponseSpec, Route, path_problem
 from fms_dgt.core.tools.openapi.schemas import REQUEST, RESPONSE, SchemaCompiler
 
 __all__ = ["MAX_NOTES", "OperationConverter", "ToolFields", "slug"]
@@ -80,10 +80,17 @@ class OperationConverter:
         """The tool fields of one operation.
 
         Raises:
-            OperationError: the operation cannot be converted (the message says why).
+            OperationError: the operation cannot be converted (the message says why), or its path
+                could send requests outside the server's base path (:func:`~.route.path_problem`).
         """
         if not isinstance(op.node, dict):
             raise OperationError(f"operation is a {type(op.node).__name__}, not an object")
+        problem = path_problem(op.path)
+        if problem:
+            raise OperationError(
+                f"unsafe path {op.path[:200]!r}: {problem}. Write the path as the spec requires: "
+                "'/' followed by segments"
+            )
         try:
             return self._convert(op)
         except RefError as exc:

@@ -7,31 +7,47 @@ there, following chains of pure ``$ref`` nodes with cycle detection.
 
 Policy: a network ``$ref`` (or any relative ``$ref`` inside a document fetched by URL) is refused
 unless ``allow_remote_refs``; a file ``$ref`` may not leave the root document's directory tree
-unless ``allow_outside_refs``. URL fetches have a timeout and a size cap.
+unless ``allow_outside_refs``. A URL fetch has one deadline (``timeout``) for the whole download
+and a size cap counted on the decompressed body while it streams. Credentials in a spec URL (its
+userinfo, query values of parameters named like ``key`` or ``token``) are registered with
+:mod:`fms_dgt.secrets`, and URLs are shown everywhere by :func:`display_url` (no userinfo, query
+values masked). JSON pointers are read strictly (RFC 6901): a bad ``~`` escape or an index that
+is not a plain decimal number is a :class:`RefError` naming the reference.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+from urllib.parse import parse_qsl, unquote, urldefrag, urljoin, urlsplit
 
+from fms_dgt.core.tools.transport import display_url, is_sensitive_name, is_url, public_url
 from fms_dgt.errors import CircularRefError, LoadError, RefError
 from fms_dgt.io import parse_yaml_text
+from fms_dgt.secrets import redact, register_secret
 
 __all__ = [
     "CircularRefError",
     "DocumentStore",
     "RefError",
     "Target",
+    "display_url",
     "escape_pointer",
     "is_url",
     "parse_text",
+    "public_url",
+    "register_url_secrets",
 ]
 
 MAX_REF_CHAIN = 64
+MAX_REDIRECTS = 5
+#: Longest array index a JSON pointer may hold (more digits cannot index any real list).
+_MAX_INDEX_DIGITS = 18
+_BAD_ESCAPE = re.compile(r"~(?![01])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +63,18 @@ class Target:
         return f"{self.uri}#{self.pointer}"
 
 
-def is_url(value: str) -> bool:
-    """True for http(s) URLs."""
-    return value.startswith(("http://", "https://"))
+def register_url_secrets(url: str) -> None:
+    """Hide the credentials a URL carries at every exit: its userinfo and the values of query
+    parameters named like credentials (``key``, ``token``, ``secret``...)."""
+    if not is_url(url):
+        return
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0]
+    for secret in userinfo.split(":") if userinfo else ():
+        register_secret(unquote(secret))
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if is_sensitive_name(name):
+            register_secret(value)
 
 
 def escape_pointer(token: str) -> str:
@@ -81,8 +106,9 @@ class DocumentStore:
         timeout: float = 30.0,
         max_bytes: int = 50_000_000,
     ) -> None:
+        register_url_secrets(root)
         self.root_uri = root if is_url(root) else str(Path(root).resolve())
-        self.source = root
+        self.source = display_url(root)
         self.allow_remote_refs = allow_remote_refs
         self.allow_outside_refs = allow_outside_refs
         self.timeout = timeout
@@ -131,7 +157,8 @@ class DocumentStore:
             target = self.target(node["$ref"], target.uri)
             if target in seen:
                 raise CircularRefError(
-                    f"circular $ref chain through {target.ref}: the reference points back at itself", first
+                    f"circular $ref chain through {_shown(target)}: the reference points back at itself",
+                    first,
                 )
             seen.add(target)
         raise RefError(f"$ref chain longer than {MAX_REF_CHAIN} starting at {ref!r}")
@@ -181,7 +208,7 @@ class DocumentStore:
             uri = urljoin(base, address) if is_url(base) else address
             if not self.allow_remote_refs:
                 raise RefError(
-                    f"remote $ref refused: {uri}. Network references are off by default; set "
+                    f"remote $ref refused: {display_url(uri)}. Network references are off by default; set "
                     "allow_remote_refs: true on the loader to follow them"
                 )
             return uri
@@ -208,9 +235,9 @@ class DocumentStore:
         try:
             node = self.document(target.uri)
         except LoadError as exc:
-            raise RefError(f"cannot read $ref target {target.uri}: {exc.reason}") from exc
+            raise RefError(f"cannot read $ref target {display_url(target.uri)}: {exc.reason}") from exc
         for token in target.pointer.split("/")[1:]:
-            node = _step(node, _unescape(token), target)
+            node = _step(node, token, target)
         return node
 
 
@@ -236,17 +263,30 @@ def _index_identifiers(document: Any) -> tuple[dict[str, str], dict[str, str]]:
     return ids, anchors
 
 
-def _step(node: Any, token: str, target: Target) -> Any:
+def _step(node: Any, raw: str, target: Target) -> Any:
+    if _BAD_ESCAPE.search(raw):
+        raise RefError(
+            f"invalid JSON pointer in $ref {_shown(target)}: {raw!r} has a '~' not followed by 0 or 1 "
+            "(write ~0 for '~' and ~1 for '/')"
+        )
+    token = _unescape(raw)
+    # An index is plain ASCII digits ("²" is a digit to str.isdigit, and int() refuses 5,000 of them).
+    index = int(token) if token.isascii() and token.isdigit() and len(token) <= _MAX_INDEX_DIGITS else None
     if isinstance(node, dict):
         if token in node:
             return node[token]
-        if token.isdigit() and int(token) in node:  # YAML reads unquoted status codes as integers
-            return node[int(token)]
-    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-        return node[int(token)]
+        if index is not None and index in node:  # YAML reads unquoted status codes as integers
+            return node[index]
+    if isinstance(node, list) and index is not None and index < len(node):
+        return node[index]
     raise RefError(
-        f"missing $ref target {target.ref}: no {token!r} there. Fix the reference or add the definition"
+        f"missing $ref target {_shown(target)}: no {token[:80]!r} there. Fix the reference or add the "
+        "definition"
     )
+
+
+def _shown(target: Target) -> str:
+    return f"{display_url(target.uri)}#{target.pointer[:200]}"
 
 
 def _read_file(path: str) -> str:
@@ -280,6 +320,8 @@ def _parse(text: str, source: str) -> Any:
         except json.JSONDecodeError as exc:
             if source.lower().endswith(".json"):
                 raise LoadError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from exc
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            raise LoadError(f"unusable JSON: {exc}. Fix the document", source=source) from None
     docs = parse_yaml_text(text, source)
     if len(docs) != 1:
         raise LoadError(
@@ -292,37 +334,49 @@ def _parse(text: str, source: str) -> Any:
 def _fetch(url: str, timeout: float, max_bytes: int) -> str:
     import httpx2 as httpx
 
+    shown = display_url(url)
+    deadline = time.monotonic() + timeout
     try:
+        # Redirects carry no credential across origins: the query stays behind, and the client
+        # drops the Authorization it makes from userinfo.
         with (
-            httpx.Client(timeout=timeout, follow_redirects=True) as client,
+            httpx.Client(timeout=timeout, follow_redirects=True, max_redirects=MAX_REDIRECTS) as client,
             client.stream("GET", url) as response,
         ):
             if response.status_code >= 400:
                 raise LoadError(
                     f"cannot fetch OpenAPI document: HTTP {response.status_code}. Check the URL",
-                    source=url,
+                    source=shown,
                 )
-            return _read_capped(response, url, max_bytes)
+            return _read_capped(response, shown, max_bytes, deadline)
     except httpx.HTTPError as exc:
         raise LoadError(
-            f"cannot fetch OpenAPI document: {type(exc).__name__}: {exc}. Check the URL and network",
-            source=url,
-        ) from exc
+            f"cannot fetch OpenAPI document: {type(exc).__name__}: {redact(str(exc))}. Check the URL "
+            "and network",
+            source=shown,
+        ) from None
 
 
-def _read_capped(response: Any, url: str, max_bytes: int) -> str:
+def _read_capped(response: Any, shown: str, max_bytes: int, deadline: float) -> str:
+    """The body, counted decompressed while it streams, within ``max_bytes`` and the deadline."""
     chunks: list[bytes] = []
     size = 0
-    for chunk in response.iter_bytes():
+    for chunk in response.iter_bytes():  # decompressed in pieces of at most 1 MiB
         size += len(chunk)
         if size > max_bytes:
             raise LoadError(
-                f"OpenAPI document too large: more than {max_bytes} bytes. Raise max_bytes or "
-                "download the file and load it locally",
-                source=url,
+                f"OpenAPI document too large: more than {max_bytes} bytes (decompressed). Raise "
+                "max_bytes or download the file and load it locally",
+                source=shown,
+            )
+        if time.monotonic() > deadline:
+            raise LoadError(
+                "cannot fetch OpenAPI document: the download took longer than the timeout. Raise "
+                "timeout or download the file and load it locally",
+                source=shown,
             )
         chunks.append(chunk)
     try:
         return b"".join(chunks).decode(response.encoding or "utf-8")
     except (LookupError, UnicodeDecodeError) as exc:
-        raise LoadError(f"cannot decode OpenAPI document: {exc}", source=url) from exc
+        raise LoadError(f"cannot decode OpenAPI document: {exc}", source=shown) from exc

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError, is_url
+from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError, is_url, public_url
 from fms_dgt.core.tools.openapi.operations import Operation
 from fms_dgt.core.tools.openapi.route import Requirement, SecurityScheme
 
@@ -67,7 +67,8 @@ class Endpoints:
     def _relative(self, url: str) -> str:
         if is_url(url) or not is_url(self.store.root_uri):
             return url
-        return urljoin(self.store.root_uri, url)
+        # Joined to the spec's URL without its credentials, which must not reach the route.
+        return urljoin(public_url(self.store.root_uri), url)
 
     def _swagger_base(self, op: Operation) -> str:
         schemes = op.node.get("schemes") or self.root.get("schemes") or []
@@ -77,7 +78,7 @@ class Endpoints:
         if isinstance(host, str) and host:
             return f"{scheme}://{host}{base_path}"
         if is_url(self.store.root_uri):
-            parts = urlsplit(self.store.root_uri)
+            parts = urlsplit(public_url(self.store.root_uri))
             return f"{parts.scheme}://{parts.netloc}{base_path}"
         return base_path or "/"
 

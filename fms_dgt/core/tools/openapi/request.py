@@ -1,10 +1,13 @@
 """Building the HTTP request of one call from a tool's :class:`~fms_dgt.core.tools.openapi.route.Route`.
 
-Path values are serialised by their style (``simple``, ``label``, ``matrix``) and percent-encoded
-with no safe characters, so a value can never change the path (``1/../../admin`` becomes one
-segment, ``..`` becomes ``%2E%2E``). Query values follow ``form`` (exploded or not),
-``spaceDelimited``, ``pipeDelimited``, ``tabDelimited``, ``deepObject`` and ``allowReserved``;
-headers use ``simple``; cookies go in one ``Cookie`` header. Bodies are sent as JSON,
+The path is built from encoded pieces: the template's literal text is percent-encoded (a ``?`` or
+``#`` in it cannot start a query or fragment) and path values are serialised by their style
+(``simple``, ``label``, ``matrix``) and percent-encoded with no safe characters, so a value can
+never change the path (``1/../../admin`` becomes one segment, ``..`` becomes ``%2E%2E``). Query
+values follow ``form`` (exploded or not), ``spaceDelimited``, ``pipeDelimited``, ``tabDelimited``,
+``deepObject`` and ``allowReserved`` (which keeps reserved characters, except ``#``, ``&``, ``=``
+and ``+``, which would cut the query or change its pairs); headers use ``simple``; cookies go in
+one ``Cookie`` header. Bodies are sent as JSON,
 form-urlencoded (arrays repeated unless ``explode: false``, objects in bracket notation unless
 their encoding says ``style: form``) or multipart.
 
@@ -14,14 +17,16 @@ Nothing here sends anything or imports an HTTP library: :func:`build_request` gi
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from fms_dgt.core.tools.openapi.media import FORM_URLENCODED, MULTIPART, is_json
-from fms_dgt.core.tools.openapi.route import ArgumentSpec, BodySpec, Route
+from fms_dgt.core.tools.openapi.route import ArgumentSpec, BodySpec, Route, path_problem
 from fms_dgt.errors import RESTCallError
 
 __all__ = [
@@ -29,13 +34,20 @@ __all__ = [
     "Request",
     "body_content",
     "build_request",
+    "encoded_template",
     "path_value",
     "place",
     "query_pairs",
     "resolve_base_url",
 ]
 
-_RESERVED = ":/?#[]@!$&'()*+,;="
+# Reserved characters allowReserved keeps: all but "#" (it would end the query, dropping the
+# parameters after it, an API key included) and "&", "=", "+" (they would add or split pairs).
+_RESERVED = ":/?[]@!$'()*,;"
+# A template's literal text keeps what RFC 3986 allows in a path, and "%" of existing escapes.
+_PATH_SAFE = "/!$&'()*+,;=:@%"
+_PLACEHOLDER = re.compile(r"(\{[^{}/]*\})")
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _DELIMITERS = {"spaceDelimited": "%20", "pipeDelimited": "|", "tabDelimited": "%09"}
 _NO_SPEC = ArgumentSpec(location="body", name="")
 
@@ -98,9 +110,16 @@ def build_request(route: Route, arguments: Mapping[str, Any], base_url: str, own
         owner: the tool's qualified name, for error messages.
 
     Raises:
-        RESTCallError: an argument the route does not know, or a path placeholder left unfilled.
+        RESTCallError: an argument the route does not know, a path placeholder left unfilled, or
+            a path template that could leave the base path (:func:`~.route.path_problem`; a route
+            built in code is not checked by :meth:`Route.from_dict`).
     """
-    request = Request(route.method, base_url, route.path)
+    path, problem = _template(route.path)
+    if problem:
+        raise RESTCallError(
+            f"unsafe path template {route.path[:200]!r} for {owner}: {problem}. Nothing was sent"
+        )
+    request = Request(route.method, base_url, path)
     specs = route.arguments
     for arg, value in arguments.items():
         spec = specs.get(arg)
@@ -116,6 +135,20 @@ def build_request(route: Route, arguments: Mapping[str, Any], base_url: str, own
             "path argument"
         )
     return request
+
+
+@functools.lru_cache(maxsize=4096)
+def _template(path: str) -> tuple[str, str | None]:
+    problem = path_problem(path)
+    return ("", problem) if problem else (encoded_template(path), None)
+
+
+def encoded_template(path: str) -> str:
+    """A path template with its literal text percent-encoded and its ``{placeholders}`` kept."""
+    pieces = _PLACEHOLDER.split(path)
+    for i in range(0, len(pieces), 2):  # even pieces are literal text
+        pieces[i] = quote(_LONE_PERCENT.sub("%25", pieces[i]), safe=_PATH_SAFE)
+    return "".join(pieces)
 
 
 # --------------------------------------------------------------------------- parameters

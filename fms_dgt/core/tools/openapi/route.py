@@ -12,10 +12,12 @@ that hold their default, so it reads like the spec it came from.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote
 
 from fms_dgt.errors import RouteError
 
@@ -32,6 +34,7 @@ __all__ = [
     "Route",
     "RouteError",
     "SecurityScheme",
+    "path_problem",
     "route_of",
 ]
 
@@ -42,6 +45,24 @@ LOCATIONS = ("path", "query", "header", "cookie", "body")
 PLACEMENTS = ("flattened", "nested")
 _FIX = "Load the tool again with the rest loader"
 _T = TypeVar("_T")
+
+
+_SEPARATORS = re.compile(r"[/\\]")
+
+
+def path_problem(path: str) -> str | None:
+    """Why a path template could send requests outside the server's base path, or None.
+
+    A template must start with ``/`` (``3/digits`` or ``@host:port/x`` glued to a base URL would
+    change its host or last segment) and have no dot segments (``/../x``, ``/a/./b``), also when
+    percent-encoded (``%2e%2e``) or separated by backslashes, which some servers read as ``/``.
+    """
+    if not path.startswith("/"):
+        return "it does not start with '/', so it would be glued to the server URL's host or last segment"
+    for segment in _SEPARATORS.split(unquote(path)):
+        if segment in (".", ".."):
+            return f"it has the dot segment {segment!r}, which would leave the server's base path"
+    return None
 
 
 def invalid_route(owner: str, field: str, why: str) -> RouteError:
@@ -210,7 +231,8 @@ class ArgumentSpec(_SharedForm):
         """Read the JSON form.
 
         Raises:
-            RouteError: a field is missing, unknown or of the wrong type.
+            RouteError: a field is missing, unknown or of the wrong type, or the path template could
+                leave the server's base path (:func:`path_problem`).
         """
         read = _Reader(data, owner, where, _ARGUMENT_KEYS)
         return cls(
@@ -262,7 +284,8 @@ class BodySpec(_SharedForm):
         """Read the JSON form.
 
         Raises:
-            RouteError: a field is missing, unknown or of the wrong type.
+            RouteError: a field is missing, unknown or of the wrong type, or the path template could
+                leave the server's base path (:func:`path_problem`).
         """
         read = _Reader(data, owner, where, _keys(cls, {}))
         return cls(
@@ -297,7 +320,8 @@ class ResponseSpec(_SharedForm):
         """Read the JSON form.
 
         Raises:
-            RouteError: a field is missing, unknown or of the wrong type.
+            RouteError: a field is missing, unknown or of the wrong type, or the path template could
+                leave the server's base path (:func:`path_problem`).
         """
         read = _Reader(data, owner, where, _keys(cls, {}))
         return cls(status=read.get("status", str, required=True), content_type=read.get("content_type", str))
@@ -444,13 +468,18 @@ class Route:
             owner: who the route belongs to, for error messages (a tool's qualified name).
 
         Raises:
-            RouteError: a field is missing, unknown or of the wrong type.
+            RouteError: a field is missing, unknown or of the wrong type, or the path template could
+                leave the server's base path (:func:`path_problem`).
         """
         read = _Reader(data, owner, "", _keys(cls, {}))
         security = read.get("security", list, [])
+        path = read.get("path", str, required=True)
+        problem = path_problem(path)
+        if problem:
+            raise read.error("path", f"unsafe path template {path!r}: {problem}")
         return cls(
             method=read.get("method", str, required=True),
-            path=read.get("path", str, required=True),
+            path=path,
             base_url=read.get("base_url", str, required=True),
             servers=read.strings("servers"),
             arguments=read.mapping("arguments", lambda v, w: ArgumentSpec.from_dict(v, owner, w)),

@@ -128,3 +128,50 @@ def test_error_injection_is_seeded_and_marked() -> None:
     assert {"network_error", "unparseable_result", "schema_violation", None} == set(first)
     with pytest.raises(ConfigError, match="unknown error kind"):
         LMToolEngine(ToolRegistry([STOCK]), base_url="http://x", model="m", errors={"timeout": 0.1})
+
+
+def test_an_echoed_key_is_redacted_before_the_error_is_cut(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("DGT_TEST_KEY", "sk-echoed-4471")
+    with serve(_reply) as server:
+        server.status = [401]
+        engine = LMToolEngine(
+            ToolRegistry([STOCK]), base_url=server.url, model="m", api_key_env="DGT_TEST_KEY"
+        )
+        engine.setup("s")
+        [result] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "AB"})])
+        engine.close()
+    assert server.headers[0]["Authorization"] == "Bearer sk-echoed-4471"
+    assert result.error is not None and "answered 401" in result.error and "Bearer *" in result.error
+    text = json.dumps(result.to_dict()) + caplog.text
+    for cut in range(4, len("sk-echoed-4471") + 1):
+        assert "sk-echoed-4471"[:cut] not in text
+
+
+def test_a_key_with_a_control_character_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DGT_TEST_KEY", "sk-from-file-9931\n")
+    with pytest.raises(ConfigError, match="API key in environment variable DGT_TEST_KEY") as info:
+        LMToolEngine(
+            ToolRegistry([STOCK]), base_url="http://127.0.0.1:9/v1", model="m", api_key_env="DGT_TEST_KEY"
+        )
+    assert "sk-from-file-9931" not in str(info.value)
+
+
+def test_answers_are_capped_and_parsed_within_limits() -> None:
+    with serve(lambda body: {"price": 1.0, "pad": "p" * 5000}) as server:
+        engine = LMToolEngine(ToolRegistry([STOCK]), base_url=server.url, model="m", max_response_bytes=2000)
+        engine.setup("s")
+        [big] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "AB"})])
+    assert big.error is not None and "response too large" in big.error
+    assert big.metadata["error"] == {"type": "transport", "phase": "execution", "limit": 2000}
+    with serve(lambda body: "[" * 5000 + "]" * 5000) as server:
+        engine = LMToolEngine(ToolRegistry([STOCK]), base_url=server.url, model="m")
+        engine.setup("s")
+        [deep] = engine.execute("s", [ToolCall("fin::quote", {"symbol": "AB"})])
+    assert deep.error is not None and "nested deeper than 128 levels" in deep.error
+    assert "RecursionError" not in deep.error
+    with pytest.raises(ConfigError, match="lm engine's base_url"):
+        LMToolEngine(ToolRegistry([STOCK]), base_url="http://u:pw@h/v1", model="m")

@@ -111,3 +111,33 @@ def test_an_unknown_template_field_is_an_error_naming_template_and_field() -> No
     engine.setup("s")
     [result] = engine.execute("s", [ToolCall("w::t", {})])
     assert result.error is not None and "unknown field 'nope'" in result.error
+
+
+LIVE = Tool(
+    "forecast",
+    "w",
+    metadata={"mode": "live", "http": {"url": "https://api.example/forecast"}, "mock_result": {"t": 1}},
+)
+LIVE_NO_HTTP = Tool("ping", "w", metadata={"mode": "live"})
+MOCKED = Tool("echo2", "w", metadata={"mode": "mock", "mock_template": {"said": "{{ text }}"}})
+
+
+def test_live_tools_are_not_simulated_silently() -> None:
+    with MockToolEngine(ToolRegistry([LIVE, LIVE_NO_HTTP, MOCKED])) as engine:
+        engine.setup("s")
+        live, bare, mocked = engine.execute(
+            "s", [ToolCall("w::forecast", {}), ToolCall("w::ping", {}), ToolCall("w::echo2", {"text": "hi"})]
+        )
+    assert live.error is not None and "w::forecast is a live tool (mode: live)" in live.error
+    assert "route it to the http engine" in live.error and "simulate_live: true" in live.error
+    assert live.metadata["error"] == {"type": "policy", "phase": "execution"} and live.result is None
+    assert bare.error is not None and "give its manifest an http block" in bare.error
+    assert mocked.ok and mocked.result == {"said": "hi"} and "simulated_live" not in mocked.metadata
+
+
+def test_simulate_live_is_an_explicit_opt_in_marked_in_results() -> None:
+    with MockToolEngine(ToolRegistry([LIVE, MOCKED]), simulate_live=True) as engine:
+        engine.setup("s")
+        live, mocked = engine.execute("s", [ToolCall("w::forecast", {}), ToolCall("w::echo2", {"text": "x"})])
+    assert live.ok and live.result == {"t": 1} and live.metadata["simulated_live"] is True
+    assert "simulated_live" not in mocked.metadata

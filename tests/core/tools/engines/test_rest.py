@@ -354,3 +354,179 @@ def test_a_refreshed_route_is_used_at_once(tmp_path: Path, server: ServerState) 
         assert run(eng, "getText").ok
     assert [r["path"] for r in server.requests] == ["/v1/text"]
     assert [r["path"] for r in other.requests] == ["/v1/text"]
+
+
+# ---------------------------------------------------------------------------- hostile specs and servers
+
+HOSTILE = Path(__file__).resolve().parents[3] / "data" / "rest" / "hostile.yaml"
+
+
+@pytest.fixture
+def other() -> Iterator[ServerState]:
+    """A second server on another port: whatever reaches it left the declared origin."""
+    with serve() as state:
+        yield state
+
+
+@pytest.fixture(scope="module")
+def hostile() -> ToolRegistry:
+    return ToolRegistry(loaders=[RESTToolLoader(str(HOSTILE), namespace="h")])
+
+
+def hrun(engine: RESTToolEngine, name: str, /, **arguments: Any) -> ToolResult:
+    (result,) = engine.execute("s", [ToolCall(f"h::{name}", arguments)])
+    return result
+
+
+@pytest.fixture
+def hengine(hostile: ToolRegistry, server: ServerState) -> Iterator[RESTToolEngine]:
+    auth = {"bearerAuth": {"token": "bear-9f8e7d"}, "apiKeyHeader": {"value": "hdr-key-4c3b"}}
+    with RESTToolEngine(
+        hostile, base_url=server.base_url, auth={**auth, "apiKeyQuery": {"value": API_KEY}}
+    ) as eng:
+        eng.setup("s")
+        yield eng
+
+
+def test_a_path_template_from_json_cannot_change_the_host(
+    server: ServerState, other: ServerState, hostile: ToolRegistry
+) -> None:
+    good = hostile.get("h::longInt")
+    port = other.base_url.split(":")[2].split("/")[0]
+    for path in (f"@127.0.0.1:{port}/x", "/../../outside", "/%2e%2e/v1/x"):
+        edited = Tool(
+            "edited", "h", metadata={**good.metadata, "route": {**good.metadata["route"], "path": path}}
+        )
+        with RESTToolEngine(ToolRegistry([edited]), base_url=server.base_url) as eng:
+            eng.setup("s")
+            (result,) = eng.execute("s", [ToolCall("h::edited", {})])
+        assert result.error is not None and "field path: unsafe path template" in result.error
+        assert result.metadata["error"] == {"type": "execution", "phase": "execution"}
+    assert server.requests == [] and other.requests == []
+
+
+def test_a_value_that_climbs_out_of_the_base_path_is_not_sent(
+    hengine: RESTToolEngine, server: ServerState
+) -> None:
+    refused = hrun(hengine, "getItem", item="..")  # /v1/%2E%2E: a decoding server reads /
+    assert refused.error is not None and "leaves the declared base" in refused.error
+    assert refused.metadata["error"] == {"type": "policy", "phase": "execution"}
+    inside = hrun(hengine, "getItem", item="pets")
+    assert inside.metadata["status"] == 200
+    assert [r["path"] for r in server.requests] == ["/v1/pets"]
+
+
+@pytest.mark.parametrize("value", ["a#b", "a&api_key=evil&page=9", "x=y", "1+1", "#", "a&b=c#d+e"])
+def test_allow_reserved_values_never_break_the_query(
+    hengine: RESTToolEngine, server: ServerState, value: str
+) -> None:
+    result = hrun(hengine, "reservedSecure", filter=value, page="2")
+    assert result.ok, result.error  # the server checks the api_key query credential
+    query = parse_qs(last(server)["query"])
+    assert query == {"filter": [value], "page": ["2"], "api_key": [API_KEY]}
+    assert "#" not in last(server)["query"]
+
+
+def test_reserved_characters_stay_unencoded_where_they_are_safe(
+    hengine: RESTToolEngine, server: ServerState
+) -> None:
+    assert hrun(hengine, "reservedSecure", filter="a/b:c@d,e").ok
+    assert last(server)["query"].startswith("filter=a/b:c@d,e&")
+
+
+def test_same_origin_redirects_are_followed_with_credentials(
+    hengine: RESTToolEngine, server: ServerState
+) -> None:
+    result = hrun(hengine, "redirect", to=f"{server.base_url}/echo/moved")
+    assert result.ok, result.error
+    assert result.result["path"] == "/v1/echo/moved"
+    assert last(server)["headers"]["authorization"] == "Bearer bear-9f8e7d"
+    assert last(server)["headers"]["x-api-key"] == "hdr-key-4c3b"
+
+
+def test_cross_origin_redirects_are_refused_and_nothing_reaches_the_other_host(
+    hengine: RESTToolEngine, server: ServerState, other: ServerState
+) -> None:
+    result = hrun(hengine, "redirect", to=f"{other.base_url}/echo/stolen?x=1")
+    assert result.error is not None and "redirect refused for GET" in result.error
+    assert result.metadata["error"] == {"type": "policy", "phase": "execution"}
+    posted = hrun(hengine, "redirectPost", to=f"{other.base_url}/echo-post", status=307, name="n")
+    assert posted.error is not None and "redirect refused for POST" in posted.error
+    assert other.requests == []
+    text = json.dumps([result.to_dict(), posted.to_dict()])
+    assert "bear-9f8e7d" not in text and "hdr-key-4c3b" not in text
+
+
+def test_redirects_can_be_left_unfollowed(hostile: ToolRegistry, server: ServerState) -> None:
+    with RESTToolEngine(hostile, base_url=server.base_url, follow_redirects=False) as eng:
+        eng.setup("s")
+        result = hrun(eng, "redirect", to="http://elsewhere.invalid/")
+    assert (
+        result.metadata["status"] == 302
+        and result.metadata["headers"]["location"] == "http://elsewhere.invalid/"
+    )
+    assert result.error is not None and result.error.startswith("HTTP 302")
+
+
+def test_a_gzip_bomb_is_a_transport_failure_at_the_cap(hengine: RESTToolEngine) -> None:
+    result = hrun(hengine, "bomb")
+    assert result.error is not None and "response too large from GET" in result.error
+    assert result.metadata["error"] == {"type": "transport", "phase": "execution", "limit": 10_000_000}
+
+
+def test_the_size_cap_is_configurable(hostile: ToolRegistry, server: ServerState) -> None:
+    with RESTToolEngine(hostile, base_url=server.base_url, max_response_bytes=2000) as eng:
+        eng.setup("s")
+        small, large = hrun(eng, "big", size=2000), hrun(eng, "big", size=2001, unsized=True)
+    assert small.ok and len(small.result) == 2000
+    assert large.error is not None and "more than 2,000 bytes" in large.error
+    with pytest.raises(ConfigError, match="max_response_bytes"):
+        RESTToolEngine(hostile, max_response_bytes=-1)
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("deep", {}, "nested deeper than 128 levels"),
+        ("deep", {"depth": 300}, "nested deeper than 128 levels"),
+        ("longInt", {}, "Exceeds the limit"),
+    ],
+)
+def test_unusable_json_bodies_are_clear_errors(
+    hengine: RESTToolEngine, name: str, arguments: dict[str, Any], message: str
+) -> None:
+    result = hrun(hengine, name, **arguments)
+    assert result.error is not None and message in result.error and "unusable JSON" in result.error
+    assert "Traceback" not in result.error and "RecursionError" not in result.error
+
+
+def test_secrets_are_redacted_before_the_error_excerpt_is_cut(
+    hengine: RESTToolEngine, server: ServerState
+) -> None:
+    result = hrun(hengine, "echoBack")
+    seen = last(server)
+    assert seen["headers"]["authorization"] == "Bearer bear-9f8e7d"  # really sent, and echoed back
+    assert result.error is not None and result.metadata["status"] == 400
+    text = json.dumps(result.to_dict())
+    for secret in ("bear-9f8e7d", "hdr-key-4c3b", API_KEY):
+        for cut in range(4, len(secret) + 1):
+            assert secret[:cut] not in text, f"part of {secret} leaked"
+
+
+def test_control_characters_in_credentials_are_refused_without_showing_them(registry: ToolRegistry) -> None:
+    with pytest.raises(
+        ConfigError, match=r"auth entry 'bearerAuth'.*token holds a control character"
+    ) as info:
+        RESTToolEngine(registry, auth={"bearerAuth": {"token": "tok-from-file-77\n"}})
+    assert "tok-from-file-77" not in str(info.value)
+    with pytest.raises(ConfigError, match="header 'X-Api-Token'") as info:
+        RESTToolEngine(registry, headers={"X-Api-Token": "hdr-from-file-88\r\n"})
+    assert "hdr-from-file-88" not in str(info.value)
+
+
+def test_base_urls_with_credentials_or_a_query_are_config_errors(registry: ToolRegistry) -> None:
+    with pytest.raises(ConfigError, match="carries credentials") as info:
+        RESTToolEngine(registry, base_url="http://me:pw-123456@127.0.0.1/v1")
+    assert "pw-123456" not in str(info.value)
+    with pytest.raises(ConfigError, match="query or fragment"):
+        RESTToolEngine(registry, base_url="http://127.0.0.1/v1?key=1")

@@ -226,3 +226,76 @@ def test_synthesised_arguments_validate_on_real_tools(corpus: Path) -> None:
         if not get_validator(t.parameters).is_valid(synthesise_arguments(t.parameters, rng))
     ]
     assert len(tools) > 100 and invalid == []
+
+
+# ---------------------------------------------------------------------------- observing HTTP tools
+
+OBSERVED_SPEC = """
+openapi: 3.0.3
+info: {title: observed, version: "1"}
+paths:
+  /text:
+    get: {operationId: getText, responses: {"200": {description: text}}}
+  /echo-post:
+    post:
+      operationId: echoPost
+      requestBody: {content: {application/json: {schema: {type: object, properties: {a: {type: string}}}}}}
+      responses: {"200": {description: echo}}
+  /things/{id}:
+    put:
+      operationId: putThing
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: echo}}
+  /pets/{petId}:
+    delete:
+      operationId: deletePet
+      parameters: [{name: petId, in: path, required: true, schema: {type: string}}]
+      responses: {"204": {description: gone}}
+"""
+
+
+def _observed(tmp_path: Path, base_url: str, **kwargs: Any) -> tuple[ToolRegistry, OutputParametersReport]:
+    from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+
+    spec = tmp_path / "observed.yaml"
+    spec.write_text(OBSERVED_SPEC)
+    enrichment = OutputParametersEnrichment(
+        strategy="observe", engine="rest", engine_options={"base_url": base_url}, samples=1, **kwargs
+    )
+    registry = ToolRegistry(loaders=[RESTToolLoader(str(spec), namespace="o")], enrichments=[enrichment])
+    return registry, registry.artifacts["output_parameters"]
+
+
+def test_observe_calls_only_safe_methods_by_default(tmp_path: Path) -> None:
+    from support.rest_server import serve
+
+    with serve() as server:
+        registry, report = _observed(tmp_path, server.base_url)
+    assert {r["method"] for r in server.requests} == {"GET"}
+    assert report.filled == {"o::getText": "observe"}
+    assert registry.get("o::getText").output_parameters == {"type": "string"}
+    for name, method in (("echoPost", "POST"), ("putThing", "PUT"), ("deletePet", "DELETE")):
+        assert f"not observed: o::{name} sends {method}" in report.failed[f"o::{name}"]
+        assert "observe_unsafe" in report.failed[f"o::{name}"]
+
+
+def test_observe_unsafe_opts_in_by_name_operation_id_or_glob(tmp_path: Path) -> None:
+    from support.rest_server import serve
+
+    with serve() as server:
+        _, report = _observed(tmp_path, server.base_url, observe_unsafe=["o::echo*", "putThing"])
+    assert sorted(r["method"] for r in server.requests) == ["GET", "POST", "PUT"]
+    assert set(report.filled) == {"o::getText", "o::echoPost", "o::putThing"}
+    assert "not observed" in report.failed["o::deletePet"]
+    with pytest.raises(ConfigError, match="observe_unsafe"):
+        OutputParametersEnrichment(strategy="observe", engine="rest", observe_unsafe=[1])  # type: ignore[list-item]
+
+
+def test_http_methods_of_tools() -> None:
+    from fms_dgt.core.tools.enrichments.output_parameters import http_method
+
+    assert http_method(Tool("a", "n", metadata={"kind": "rest", "route": {"method": "delete"}})) == "DELETE"
+    assert http_method(Tool("b", "n", metadata={"kind": "rest"})) == "unknown"
+    assert http_method(Tool("c", "n", metadata={"kind": "http", "http": {"url": "u"}})) == "POST"
+    assert http_method(Tool("d", "n", metadata={"mode": "live", "http": {"method": "get"}})) == "GET"
+    assert http_method(Tool("e", "n", metadata={"kind": "function"})) is None

@@ -423,3 +423,33 @@ def test_references_leaving_a_tool_schema_make_the_tool_invalid_without_a_reques
     assert "points to nothing in the schema" in problems["/2/parameters/properties/a/$ref"]
     printed = capsys.readouterr().out
     assert "leaves the schema" in printed and "private" not in printed
+
+
+def test_live_manifests_with_an_http_block_get_the_http_kind(tmp_path: Path) -> None:
+    text = """
+apiVersion: tools.fms-dgt/v1
+kind: Tool
+metadata: {name: forecast, namespace: live}
+spec:
+  description: Forecast.
+  mode: live
+  http: {url: "https://api.example/forecast", method: GET}
+  timeout_ms: 1500
+  requires_approval: true
+---
+apiVersion: tools.fms-dgt/v1
+kind: Tool
+metadata: {name: ping, namespace: live}
+spec: {description: Ping., mode: live}
+---
+apiVersion: tools.fms-dgt/v1
+kind: Tool
+metadata: {name: echo, namespace: live}
+spec: {description: Echo., mode: mock, http: {url: "https://api.example/echo"}}
+"""
+    tools = {t.name: t for t in FileToolLoader(_write(tmp_path, "live.yaml", text)).load()}
+    forecast = tools["forecast"].metadata
+    assert forecast["kind"] == "http" and forecast["http"]["method"] == "GET"
+    assert forecast["timeout_ms"] == 1500 and forecast["requires_approval"] is True
+    assert tools["ping"].metadata["kind"] == "file"  # live, but nothing to call
+    assert tools["echo"].metadata["kind"] == "file"  # mock mode keeps the mock engine

@@ -253,3 +253,22 @@ def test_invalid_corpus_specs_fail_cleanly_or_report(corpus: Path) -> None:
         assert len(loader.report.problems) >= missing, rel
         with pytest.raises(LoadError):  # and validate: true says what is wrong
             RESTToolLoader(str(spec), validate=True).load()
+
+
+def test_paths_that_would_leave_the_base_are_skipped_with_their_pointers() -> None:
+    tools, loader = load(REST / "hostile.yaml")
+    assert {"redirect", "getItem", "reservedSecure"} <= set(tools)  # the rest of the spec loads
+    skipped = {p.pointer: p.message for p in loader.report.skipped}
+    assert sorted(skipped) == sorted(
+        [
+            "/paths/3~1digits/get",
+            "/paths/@127.0.0.1:9~1x/get",
+            "/paths/~1..~1..~1outside/get",
+            "/paths/~1a~1.~1b/get",
+            "/paths/~1%2e%2e~1x/get",
+            "/paths/~1a\\..\\b/get",
+        ]
+    )
+    assert "does not start with '/'" in skipped["/paths/3~1digits/get"]
+    assert "dot segment '..'" in skipped["/paths/~1%2e%2e~1x/get"]
+    assert all(m.startswith("operation GET ") and "unsafe path" in m for m in skipped.values())

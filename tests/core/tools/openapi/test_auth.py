@@ -119,3 +119,19 @@ def test_log_filter_redacts_every_live_redactor() -> None:
 def test_sensitive_header_names() -> None:
     assert all(is_sensitive_header(n) for n in ("X-Api-Key", "Authorization", "x-session-id", "Cookie"))
     assert not is_sensitive_header("X-Client")
+
+
+def test_values_with_control_characters_are_refused_without_showing_them() -> None:
+    for key, value in (("token", "tok-file-1234\n"), ("password", "pw\x00-5678"), ("value", "k\x7fey-9012")):
+        with pytest.raises(ConfigError, match=f"auth entry 'entry' for rest engine: its {key} holds") as info:
+            Credential.from_config("entry", {key: value})
+        assert value.strip() not in str(info.value) and value not in str(info.value)
+
+
+def test_the_redactor_is_the_process_one_and_credentials_register_there() -> None:
+    from fms_dgt import secrets
+
+    assert Redactor is secrets.Redactor
+    Credentials({"basic": {"username": "admin", "password": "auth-test-pw-31"}}).register()
+    pair = base64.b64encode(b"admin:auth-test-pw-31").decode()
+    assert secrets.redact(f"pw auth-test-pw-31, header Basic {pair}") == "pw ***, header Basic ***"

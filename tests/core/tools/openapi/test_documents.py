@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 import threading
+import time
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -12,9 +15,17 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from support.openapi_specs import REST, check_schemas, deep_spec, load, routes
+from support.rest_server import serve
 
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
-from fms_dgt.core.tools.openapi import CircularRefError, DocumentStore, RefError, Target, parse_text
+from fms_dgt.core.tools.openapi import (
+    CircularRefError,
+    DocumentStore,
+    RefError,
+    Target,
+    parse_text,
+    route_of,
+)
 from fms_dgt.errors import LoadError
 
 # ---------------------------------------------------------------------------- the store itself
@@ -158,3 +169,92 @@ def test_spec_by_url_has_a_size_cap_and_reports_http_errors(file_server: str) ->
         RESTToolLoader(f"{file_server}/features.yaml", max_bytes=100).load()
     with pytest.raises(LoadError, match="HTTP 404"):
         RESTToolLoader(f"{file_server}/nothing.yaml").load()
+
+
+# ---------------------------------------------------------------------------- hostile documents
+
+
+@pytest.mark.parametrize(
+    ("ref", "says"),
+    [
+        ("#/a/²", "no '²' there"),  # a digit to str.isdigit, not an index
+        ("#/paths/~2x", "'~' not followed by 0 or 1"),
+        ("#/list/" + "9" * 5000, "no '9999"),  # more digits than int() converts
+        ("#/list/01x", "no '01x' there"),
+    ],
+)
+def test_bad_json_pointers_are_clear_ref_errors(tmp_path: Path, ref: str, says: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("a: {b: 1}\npaths: {}\nlist: [1, 2]\n")
+    store = DocumentStore(str(spec))
+    with pytest.raises(RefError, match=re.escape(says)) as info:
+        store.resolve(ref, store.root_uri)
+    assert "#/" in str(info.value)  # the pointer is named
+
+
+def test_an_operation_with_a_bad_pointer_is_skipped_with_its_pointer(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    bad = {"responses": {"200": {"description": "x", "content": {"application/json": {"schema": {}}}}}}
+    spec.write_text(
+        json.dumps(
+            {
+                "openapi": "3.0.0",
+                "info": {"title": "t", "version": "1"},
+                "paths": {
+                    "/a": {"get": {"parameters": [{"$ref": "#/components/x/²"}], "responses": {}}},
+                    "/b": {"get": {"parameters": [{"$ref": "#/paths/~2x"}], "responses": {}}},
+                    "/c": {"get": {"parameters": [{"$ref": "#/tags/" + "1" * 5000}], "responses": {}}},
+                    "/d": {"get": bad},
+                },
+                "tags": [],
+                "components": {"x": {}},
+            }
+        )
+    )
+    tools, loader = load(spec)
+    assert set(tools) == {"get_d"}
+    assert sorted(p.pointer or "" for p in loader.report.skipped) == [
+        "/paths/~1a/get",
+        "/paths/~1b/get",
+        "/paths/~1c/get",
+    ]
+
+
+def test_a_json_spec_with_a_huge_integer_is_a_load_error(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"openapi": "3.0.0", "x": ' + "1" * 5000 + ', "paths": {}}')
+    with pytest.raises(LoadError, match="unusable JSON: Exceeds the limit") as info:
+        RESTToolLoader(str(spec)).load()
+    assert info.value.source == str(spec)
+
+
+def test_credentials_in_a_spec_url_never_show(file_server: str, caplog: pytest.LogCaptureFixture) -> None:
+    host = file_server.removeprefix("http://")
+    url = f"http://spec-user:spec-pass-5521@{host}/multi/openapi.yaml?token=tok-8812&ref=main"
+    tools, loader = load(url, allow_remote_refs=True)
+    assert tools
+    shown = f"{file_server}/multi/openapi.yaml?token=***&ref=***"
+    assert loader.describe() == shown and loader.report.source == shown
+    assert tools["listPets"].metadata["source"].startswith(shown + "#/paths/")
+    assert route_of(tools["listPets"]).base_url == f"{file_server}/"  # joined without userinfo
+    missing = url.replace("openapi.yaml", "absent.yaml")
+    with pytest.raises(LoadError) as info:
+        RESTToolLoader(missing).load()
+    text = json.dumps([t.to_dict() for t in tools.values()]) + str(info.value) + caplog.text
+    for secret in ("spec-pass-5521", "tok-8812", "spec-user:"):
+        assert secret not in text
+
+
+def test_a_compressed_spec_is_capped_after_decompression() -> None:
+    with serve() as state:
+        url = f"{state.base_url}/gzip-bomb"
+        with pytest.raises(LoadError, match=r"too large: more than 1000000 bytes \(decompressed\)"):
+            RESTToolLoader(url, max_bytes=1_000_000).load()
+
+
+def test_a_spec_download_has_one_deadline() -> None:
+    with serve() as state:
+        started = time.perf_counter()
+        with pytest.raises(LoadError, match="took longer than the timeout"):
+            RESTToolLoader(f"{state.base_url}/trickle", timeout=0.5).load()
+        assert time.perf_counter() - started < 2.0

@@ -23,7 +23,7 @@ from fms_dgt.core.tools.openapi import (
     build_request,
     resolve_base_url,
 )
-from fms_dgt.core.tools.openapi.request import path_value, place, query_pairs
+from fms_dgt.core.tools.openapi.request import encoded_template, path_value, place, query_pairs
 
 
 def spec(location: str, name: str = "ids", **fields: Any) -> ArgumentSpec:
@@ -57,6 +57,14 @@ def test_path_styles(style: str, explode: bool, value: Any, expected: str) -> No
         ({"style": "form", "explode": False}, {"a": 1}, ["ids=a,1"]),
         ({"style": "spaceDelimited", "explode": False}, [1, 2], ["ids=1%202"]),
         ({"style": "form", "explode": True, "allow_reserved": True}, "a/b?c", ["ids=a/b?c"]),
+        # allowReserved never lets a value end the query or add pairs
+        ({"allow_reserved": True}, "a#b&c=d+e", ["ids=a%23b%26c%3Dd%2Be"]),
+        ({"allow_reserved": True}, ["x&y", "#"], ["ids=x%26y", "ids=%23"]),
+        (
+            {"style": "deepObject", "explode": True, "allow_reserved": True},
+            {"k": "v#w"},
+            ["ids%5Bk%5D=v%23w"],
+        ),
         ({"style": "form", "explode": True}, "a/b?c", ["ids=a%2Fb%3Fc"]),
         ({"style": "deepObject", "explode": True}, {"a": {"b": 1}}, ["ids%5Ba%5D%5Bb%5D=1"]),
         ({"content_type": "application/json"}, {"a": 1}, ["ids=%7B%22a%22%3A%201%7D"]),
@@ -171,3 +179,21 @@ def test_multipart_parts() -> None:
     assert kwargs == {
         "files": [("photo", ("photo", b"bytes", "image/png")), ("tags", (None, b"a")), ("tags", (None, b"b"))]
     }
+
+
+def test_template_text_is_encoded_and_placeholders_kept() -> None:
+    assert encoded_template("/a b?c#d/{x}.json") == "/a%20b%3Fc%23d/{x}.json"
+    assert encoded_template("/v1/{name}:cancel") == "/v1/{name}:cancel"
+    assert encoded_template("/%7Bx%7D/100%") == "/%7Bx%7D/100%25"
+    route = Route(
+        method="GET", path="/search?q={term}", base_url="http://h", arguments={"term": spec("path", "term")}
+    )
+    request = build_request(route, {"term": "a&b"}, "http://h", "t::x")
+    assert request.full_url() == "http://h/search%3Fq=a%26b"  # a "?" of the spec stays in the path
+
+
+def test_a_route_built_in_code_with_an_unsafe_path_is_refused() -> None:
+    for path in ("@evil.example/x", "/../admin"):
+        route = Route(method="GET", path=path, base_url="http://h")
+        with pytest.raises(RESTCallError, match=r"unsafe path template .* for t::x"):
+            build_request(route, {}, "http://h", "t::x")

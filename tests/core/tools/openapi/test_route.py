@@ -19,6 +19,7 @@ from fms_dgt.core.tools.openapi import (
     SecurityScheme,
     route_of,
 )
+from fms_dgt.core.tools.openapi.route import path_problem
 from fms_dgt.errors import ToolDefinitionError
 
 ROUTE = Route(
@@ -150,3 +151,32 @@ def test_interner_shares_equal_specs_and_their_json() -> None:
     assert shared["arguments"]["a"] is shared["arguments"]["b"]
     fresh = route.to_dict()
     assert fresh == shared and fresh["arguments"]["a"] is not fresh["arguments"]["b"]
+
+
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("3/digits", "does not start with '/'"),
+        ("@127.0.0.1:9999/x", "does not start with '/'"),
+        ("", "does not start with '/'"),
+        ("/../../outside", "dot segment '..'"),
+        ("/a/./b", "dot segment '.'"),
+        ("/a/%2e%2e/b", "dot segment '..'"),
+        ("/a/%2E/b", "dot segment '.'"),
+        ("/files/..%2Fetc", "dot segment '..'"),
+        ("/a\\..\\b", "dot segment '..'"),
+    ],
+)
+def test_path_templates_that_leave_the_base_path(path: str, why: str) -> None:
+    assert why in (path_problem(path) or "")
+    data = {**ROUTE.to_dict(), "path": path}
+    with pytest.raises(RouteError, match="field path: unsafe path template") as info:
+        Route.from_dict(data, "t::x")
+    assert why in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/pets/{petId}", "/.well-known/openid", "/v1/{name}:cancel", "/a..b/c."]
+)
+def test_ordinary_path_templates_are_fine(path: str) -> None:
+    assert path_problem(path) is None
