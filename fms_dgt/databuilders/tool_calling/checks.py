@@ -76,7 +76,7 @@ _JSON_DUMP = re.compile(r"[{\[]")
 # Words that tie a call to an earlier one's result: at the start of a sentence or clause, or "use
 # that/it/the result" anywhere.
 _LINKS = re.compile(
-    r"(?:^|[.!?;,]\s+|\band\s+)(?:then|after that|once you have)\b"
+    r"(?:^|[.!?;,]\s+|\band\s+)(?:then|after that|once you have|when that's done)\b"
     r"|(?:^|[.!?]\s+)(?:use|take) (?:that|it|the)\b"
     r"|\buse (?:that|it|those|them|the result|what you find)\b",
     re.IGNORECASE,

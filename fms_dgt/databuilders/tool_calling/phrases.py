@@ -108,8 +108,6 @@ _SEARCHES = word_set("query keyword keywords search term phrase topic")
 _LIMITS = word_set("limit max top size count n")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
-_STARTS = word_set("start from since begin check-in departure checkin")
-_ENDS = word_set("end to until finish check-out return checkout")
 # Names that carry no meaning a person would say ("a", "x", "num1"): the value alone is said.
 _BARE = re.compile(r"^(?:[a-z]|[a-z]?\d|num\d*|number\d*|value\d*|n\d+|x\d*|y\d*|arg\d*|input\d*)$", re.I)
 
@@ -192,11 +190,14 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
     )
 
 
+_STARTS = re.compile(r"\b(?:start|from|since|begin|check in|checkin|departure|depart|after)\b")
+_ENDS = re.compile(r"\b(?:end|to|until|till|finish|check out|checkout|return|before)\b")
+
+
 def _date_phrase(words: str, last: str, when: str, rng: random.Random) -> str:
-    first = words.split(" ")[0].lower() if words else ""
-    if first in _STARTS or last in _STARTS:
+    if _STARTS.search(words):
         return rng.choice((f"from {when}", f"starting {when}"))
-    if first in _ENDS or last in _ENDS:
+    if _ENDS.search(words):
         return rng.choice((f"until {when}", f"up to {when}"))
     if last in ("date", "day", "time", "datetime", "when", "at", "on") or not words:
         return f"on {when}" if " at " not in when else rng.choice((f"on {when}", f"for {when}"))

@@ -63,7 +63,7 @@ _NOTE_PATTERNS = (
     r"\bthis (?:api|tool|function|method|endpoint)\b",
     r"\bthe (?:api|tool|endpoint)\b",
     r"\b(?:returns?|will return|raises?) (?:an? )?(?:error|exception)\b",
-    r"\bthe agent\b",
+    r"\bthe agent (?:needs|should|must|will|can|has)\b",
     r"\bexplicit (?:user )?confirmation\b",
     r"\bonly (?:be )?(?:call|called|use|used) (?:it |this )?(?:once|if|when)\b",
     r"\bcan only be called\b",
@@ -253,8 +253,9 @@ def _name_words(name: str) -> str:
 
 
 _NOTE_OPENING = re.compile(
-    r"^\W*(?:notes?|important|warning|caution|tips?|examples?|remarks?|usage|returns?|raises?|output|"
-    r"response|args|arguments|parameters?)\b\W",
+    r"^\W*(?:(?:notes?|important|warning|caution|tips?|examples?|remarks?|it|they|these|you|we|there|if|"
+    r"when|only|do|don't|never|always|please|make sure)\b"
+    r"|(?:returns?|raises?|output|response|args|arguments|parameters?|usage)\s*:)",
     re.IGNORECASE,
 )
 
@@ -410,7 +411,7 @@ def label(name: str) -> str:
 def humanize(name: str) -> str:
     """An identifier as words: ``city_name`` -> "city name", ``petId`` -> "pet ID", ``is_id`` -> "ID"."""
     words = [w for w in re.split(r"[_\-\s.]+", _CAMEL.sub(" ", name)) if w]
-    if len(words) > 1 and words[0].lower() in ("is", "has", "get", "set"):
+    if len(words) > 1 and words[0].lower() in ("is", "has"):
         words = words[1:]
     return " ".join(
         _ABBREVIATED.get(w.lower(), w if w.isupper() and len(w) > 1 else w.lower()) for w in words

@@ -9,6 +9,7 @@ or wait for approval, and some records call nothing.
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,9 @@ ERRORS = (
 )
 
 
+@cache
 def corpus_tools(corpus: Path, relative: str) -> list[Tool]:
-    """The tools of one corpus file that take arguments we can synthesise."""
+    """The tools of one corpus file that take arguments we can synthesise (loaded once per run)."""
     tools = ToolRegistry.from_loaders([FileToolLoader(corpus / "toolsets" / relative)]).tools()
     return [t for t in tools if _can_call(t)]
 
@@ -64,9 +66,7 @@ def _result(tool: Tool, call: ToolCall, rng: random.Random, fail: bool) -> ToolR
     return ToolResult(call.call_id, call.name, result=value if value is not None else {"status": "ok"})
 
 
-def _wire(
-    tool: Tool, args: dict[str, Any], source: PlannedCall | None, rng: random.Random
-) -> dict[str, str]:
+def _wire(tool: Tool, args: dict[str, Any], source: PlannedCall | None, rng: random.Random) -> dict[str, str]:
     """Arguments of ``tool`` taken from ``source``'s result (same name first, else a required one)."""
     if source is None or source.result is None or not isinstance(source.result.result, dict):
         return {}
@@ -104,7 +104,9 @@ def make_plan(tools: list[Tool], index: int, rng: random.Random, *, no_calls: bo
     if no_calls and roll < 0.16 and required:
         tool = required[0]
         missing = (tool, tool.parameters["required"][0])
-        return RecordPlan(index=index, scenario="test", kind="missing_value", offered=offered, missing=missing)
+        return RecordPlan(
+            index=index, scenario="test", kind="missing_value", offered=offered, missing=missing
+        )
     return _calls_plan(picked, offered, index, rng)
 
 
