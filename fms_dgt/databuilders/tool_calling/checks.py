@@ -27,10 +27,11 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.openai_compat import chat_content, http_client
 from fms_dgt.databuilders.tool_calling.phrases import VALUE_LIMIT, plain
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
-from fms_dgt.databuilders.tool_calling.wording import implementation_notes
+from fms_dgt.databuilders.tool_calling.wording import described, implementation_notes
 from fms_dgt.errors import TextError
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ __all__ = [
     "offline_check",
     "prompt",
     "request_payload",
+    "tool_payload",
 ]
 
 
@@ -273,8 +275,14 @@ def _json_object(text: str) -> dict[str, Any] | None:
 # -------------------------------------------------------------------------------- what models see
 
 
+def tool_payload(tool: Tool) -> dict[str, Any]:
+    """A tool as a writing model sees it: its name and its description without implementation notes."""
+    return {"tool": tool.name, "purpose": described(tool)}
+
+
 def call_payload(call: PlannedCall) -> dict[str, Any]:
-    return {"tool": call.tool.name, "purpose": call.tool.description}
+    """A planned call as a writing model sees it (its tool; the stage adds values or results)."""
+    return tool_payload(call.tool)
 
 
 def request_payload(plan: RecordPlan) -> dict[str, Any]:

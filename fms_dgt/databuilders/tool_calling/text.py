@@ -37,6 +37,7 @@ from fms_dgt.databuilders.tool_calling.checks import (
     call_payload,
     offline_check,
     request_payload,
+    tool_payload,
 )
 from fms_dgt.databuilders.tool_calling.phrases import (
     error_words,
@@ -455,15 +456,15 @@ class LLMText:
     def _no_call(self, plan: RecordPlan, rng: random.Random) -> RecordText:
         payload: dict[str, Any] = {
             "kind": plan.kind,
-            "offered_tools": [{"name": t.name, "purpose": t.description} for t in plan.offered],
+            "offered_tools": [tool_payload(t) for t in plan.offered],
         }
         if plan.missing is not None:
             tool, name = plan.missing
             values = {k: v for k, v in intended_values(plan, tool, rng).items() if k != name}
-            payload["missing"] = {"tool": tool.name, "purpose": tool.description, "argument": name}
+            payload["missing"] = {**tool_payload(tool), "argument": name}
             payload["values"] = values
         elif plan.topic is not None:
-            payload["topic_tool"] = {"name": plan.topic.name, "purpose": plan.topic.description}
+            payload["topic_tool"] = tool_payload(plan.topic)
             payload["values"] = intended_values(plan, plan.topic, rng)
         answer = self._object("no_call", payload, ("user", "assistant"), rng)
         return RecordText(user=answer["user"], final=answer["assistant"])

@@ -22,6 +22,7 @@ __all__ = [
     "GET",
     "Purpose",
     "article",
+    "described",
     "humanize",
     "implementation_notes",
     "join_words",
@@ -372,6 +373,17 @@ def _parameter_tail(core: str, parameters: frozenset[str]) -> str:
 def _definite(text: str) -> str:
     """ "a given city" -> "the city": the request names it right after."""
     return re.sub(r"\b(?:an?|the) (?:given|specified|provided|particular|specific) ", "the ", text)
+
+
+def described(tool: Tool) -> str:
+    """``tool``'s description without its implementation-note sentences (what a model writing a
+    request may see: it cannot repeat a note it never saw)."""
+    kept = [
+        s
+        for s in _sentences(tool.description or "")
+        if not _NOTE_OPENING.match(s) and not implementation_notes(s)
+    ]
+    return " ".join(kept) or purpose_of(tool).phrase()
 
 
 def purpose_of(tool: Tool) -> Purpose:
