@@ -85,7 +85,13 @@ def scalar_words(value: object, style: int = 0, *, exact: bool = False) -> str:
     if isinstance(value, (int, float)) and exact:
         return str(value)
     if isinstance(value, float):
-        return f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) >= 1000 else f"{value:.4g}"
+        if abs(value) < 0.01:
+            return f"{value:.3g}"
+        return (
+            f"{value:,.2f}".rstrip("0").rstrip(".")
+            if abs(value) >= 1000
+            else f"{value:.2f}".rstrip("0").rstrip(".")
+        )
     if isinstance(value, int):
         return f"{value:,}" if abs(value) >= 10000 else str(value)
     if value is None:
@@ -129,7 +135,7 @@ def value_phrases(properties: Mapping[str, Any], values: Mapping[str, Any], rng:
     if bare:
         phrases.insert(0, join_words(bare))
     for name, value in values.items():
-        schema = properties.get(name) if isinstance(properties.get(name), Mapping) else {}
+        schema = properties.get(name) if isinstance(properties.get(name), dict) else {}
         phrases.append(_phrase(name, value, schema or {}, rng))
     return [p for p in phrases if p]
 
@@ -154,7 +160,7 @@ def _phrase(name: str, value: Any, schema: Mapping[str, Any], rng: random.Random
         return _flag(words, value)
     if isinstance(value, list):
         return _list_phrase(words, last, value, rng)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         said = _pairs(value)
         return f"with {_label(words)} {said}" if said else ""
     if isinstance(value, (int, float)):
@@ -221,7 +227,7 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
             (f"for {text}", f"for {text}", f"by {text}" if first in ("artist", "author") else f"for {text}")
         )
     if last in ("unit", "units", "language", "lang", "currency", "format"):
-        return f"in {text}" + (" format" if last == "format" else "")
+        return f"in {text}" + (f" {last}" if last in ("format", "units") and not text.endswith(last) else "")
     if enum:
         return rng.choice((f"with {words} {text}", f"using {text} as the {words}"))
     return rng.choice((f"for {words} {text}", f"with {words} {text}", f"with the {words} {text}"))
@@ -240,7 +246,7 @@ def _quoted(last: str, words: str, text: str, rng: random.Random) -> str:
 def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) -> str:
     if not items:
         return f"with no {words}"
-    if all(isinstance(i, Mapping) for i in items):
+    if all(isinstance(i, dict) for i in items):
         said = "; ".join(p for p in (_pairs(i) for i in items) if p)
         return f"with {len(items)} {words if len(items) > 1 else _singular(words)}: {said}"
     said = join_words([_item_words(i, rng.randrange(4)) for i in items])
@@ -261,7 +267,7 @@ def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) ->
 
 
 def _item_words(item: Any, style: int) -> str:
-    if isinstance(item, Mapping):
+    if isinstance(item, dict):
         return _pairs(item)
     return scalar_words(item, style, exact=True) if _scalar(item) else plain(str(item))
 
@@ -270,7 +276,7 @@ def _pairs(record: Mapping[str, Any]) -> str:
     """A record inside a request: its fields as "name value" pairs ("first name Ada, zip 1000")."""
     pairs = []
     for key, value in record.items():
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             inner = _pairs(value)
             pairs.append(f"{label(str(key))} {inner}" if inner else "")
         elif isinstance(value, list):
@@ -296,7 +302,7 @@ def result_clause(value: Any, noun: str, rng: random.Random) -> str:
         noun: what the items of a list result are called ("events").
         rng: picks among phrasings.
     """
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return _fields(value, rng)
     if isinstance(value, list):
         return _items(value, noun, rng)
@@ -307,19 +313,20 @@ def result_clause(value: Any, noun: str, rng: random.Random) -> str:
 
 def _fields(record: Mapping[str, Any], rng: random.Random) -> str:
     keys = [k for k, v in record.items() if v is not None and v != {} and v != []]
-    keys.sort(key=lambda k: isinstance(record[k], (Mapping, list)))  # plain values first
-    parts = [_field(str(k), record[k], rng) for k in keys[:_MAX_FIELDS]]
+    keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
+    compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
+    parts = [_field(str(k), record[k], rng, compact) for k in keys[:_MAX_FIELDS]]
     rest = len(keys) - _MAX_FIELDS
     if rest > 0:
         parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
     return join_words([p for p in parts if p])
 
 
-def _field(name: str, value: Any, rng: random.Random) -> str:
+def _field(name: str, value: Any, rng: random.Random, compact: bool = False) -> str:
     words = humanize(name) or "value"
     if isinstance(value, list):
         return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng)}"
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         inner = [f"{humanize(str(k))} {_short(v, rng)}" for k, v in list(value.items())[:3] if _simple(v)]
         return (
             f"the {words} {_be(words)} {join_words(inner)}"
@@ -330,6 +337,8 @@ def _field(name: str, value: Any, rng: random.Random) -> str:
     if unit and " " not in words:
         return f"it's {_short(value, rng)}{unit}"
     words = words.rsplit(" ", 1)[0] if unit else words
+    if compact:
+        return f"{words} {_short(value, rng)}{unit}"
     return f"the {words} {_be(words)} {_short(value, rng)}{unit}"
 
 
@@ -347,7 +356,7 @@ def _simple(value: Any) -> bool:
 
 
 def _short(value: Any, rng: random.Random) -> str:
-    if isinstance(value, (Mapping, list)):
+    if isinstance(value, (dict, list)):
         return f"{len(value)} entries"
     return scalar_words(value, rng.randrange(4)) if not isinstance(value, str) else _text(value, rng)
 
@@ -368,7 +377,7 @@ def _items(items: list[Any], noun: str, rng: random.Random) -> str:
 
 
 def _item_name(item: Any, rng: random.Random) -> str:
-    if isinstance(item, Mapping):
+    if isinstance(item, dict):
         key = next((k for k in _NAME_KEYS if _simple(item.get(k))), None)
         if key is not None:
             return _short(item[key], rng)
@@ -400,7 +409,7 @@ def _json_message(text: str) -> str | None:
         body = json.loads(text)
     except ValueError:
         return None
-    while isinstance(body, Mapping):
+    while isinstance(body, dict):
         found = next((body[k] for k in ("message", "error", "detail", "reason", "msg") if k in body), None)
         if isinstance(found, str):
             return found

@@ -224,7 +224,7 @@ class TemplateText:
     ) -> str:
         """The request for ``calls``, each in its own step and none wired (the job's current call)."""
         self._tools = {c.call_id: t for t, c in zip(tools, calls, strict=True)}
-        return self.write(_legacy_plan(tools, calls, given, ()), rng).user
+        return _polite(self._request(_legacy_plan(tools, calls, given, ()), rng), rng)
 
     def final_turn(self, calls: Sequence[ToolCall], results: Sequence[ToolResult], rng: random.Random) -> str:
         """The answer from ``results`` (the job's current call)."""
@@ -356,7 +356,7 @@ def _success(purpose: Purpose, value: Any, rng: random.Random) -> str:
         return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
     if purpose.kind != GET:
         return rng.choice((f"I {did}: {clause}.", f"I {did}, and {clause}."))
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
         return rng.choice((f"For {topic}, {clause}.", f"{found}: {clause}.", f"{topic}: {clause}."))
     if topic.startswith("the "):

@@ -56,7 +56,7 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"destination": "Oslo"}, ("to Oslo",)),
         ({"message": "late"}, ('saying "late"', 'with the message "late"', 'that reads "late"')),
         ({"query": "python"}, ('for "python"', "about python", 'matching "python"')),
-        ({"units": "metric"}, ("in metric",)),
+        ({"units": "metric"}, ("in metric units",)),
         ({"include_player_stats": True}, ("with player stats",)),
         ({"include_player_stats": False}, ("without player stats",)),
         ({"num_tickets": 2}, ("for 2 tickets",)),
@@ -83,8 +83,12 @@ def test_numbers_in_requests_are_exact() -> None:
 
 def test_results_are_sentences_without_json() -> None:
     rng = random.Random(1)
-    weather = result_clause({"temperature": 21.5, "condition": "sunny", "wind_speed": 3.2}, "results", rng)
-    assert weather == "the temperature is 21.5, the condition is sunny and the wind speed is 3.2"
+    record = {"temperature": 21.5, "condition": "sunny", "wind_speed": 3.2}
+    said = {result_clause(record, "results", random.Random(seed)) for seed in range(20)}
+    assert said == {
+        "the temperature is 21.5, the condition is sunny and the wind speed is 3.2",
+        "temperature 21.5, condition sunny and wind speed 3.2",
+    }
     assert result_clause({"celsius": 21.5}, "results", rng) == "it's 21.5 °C"
     events = [{"event_id": f"e{i}", "title": f"Meeting {i}"} for i in range(5)]
     listed = result_clause(events, "events", rng)

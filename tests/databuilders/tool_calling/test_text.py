@@ -134,8 +134,9 @@ def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> Non
         text = WRITER.write(plan, random.Random(seed))
         assert "Lisbon" in text.user and "metric" in text.user and "38.72" not in text.user
         assert linking_phrases(text.user), text.user
-        assert "the temperature is 21.5" in text.final and "the condition is clear" in text.final
-        assert "the latitude is 38.72" in text.final and not json_dump(text.final)
+        said = text.final.replace(" is ", " ").replace("the ", "")
+        assert "temperature 21.5" in said and "condition clear" in said and "latitude 38.72" in said
+        assert not json_dump(text.final)
 
 
 def test_parallel_calls_read_as_one_request() -> None:
