@@ -114,6 +114,7 @@ _SEARCHES = word_set("query keyword keywords search term phrase topic")
 _LIMITS = word_set("limit max top size count n")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
+_PLAIN_LISTS = word_set("numbers values elements data items list")
 # Names that carry no meaning a person would say ("a", "x", "num1"): the value alone is said.
 _BARE = re.compile(r"^(?:[a-z]|[a-z]?\d|num\d*|number\d*|value\d*|n\d+|x\d*|y\d*|arg\d*|input\d*)$", re.I)
 
@@ -223,9 +224,7 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
     if last in _PLACES:
         return rng.choice((f"in {text}", f"for {text}")) if last != "address" else f"at {text}"
     if last in _PEOPLE and not text[:1].isdigit():
-        return rng.choice(
-            (f"for {text}", f"for {text}", f"by {text}" if first in ("artist", "author") else f"for {text}")
-        )
+        return f"by {text}" if first in ("artist", "author") and rng.random() < 0.5 else f"for {text}"
     if last in ("unit", "units", "language", "lang", "currency", "format"):
         return f"in {text}" + (f" {last}" if last in ("format", "units") and not text.endswith(last) else "")
     if enum:
@@ -254,14 +253,7 @@ def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) ->
         return f"tagged {said}"
     if last in ("coordinates", "coordinate", "location", "point") and len(items) == 2:
         return f"at {items[0]}, {items[1]}"
-    if _BARE.match(words.replace(" ", "")) or last in (
-        "numbers",
-        "values",
-        "elements",
-        "data",
-        "items",
-        "list",
-    ):
+    if _BARE.match(words.replace(" ", "")) or last in _PLAIN_LISTS:
         return rng.choice((f"for {said}", f"of {said}", f"using {said}"))
     return rng.choice((f"for the {words} {said}", f"with {words} {said}"))
 

@@ -117,8 +117,6 @@ SYNONYMS = {
     "determine": ("determine", "work out", "figure out"),
     "estimate": ("estimate", "work out"),
     "check": ("check", "verify"),
-    "send": ("send", "send off"),
-    "add": ("add", "put in"),
     "list": ("list", "show"),
 }
 #: Between two requests of one step (the calls run together).

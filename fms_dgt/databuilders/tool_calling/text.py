@@ -25,7 +25,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.databuilders.tool_calling import templates
@@ -101,6 +101,7 @@ class RecordText:
     confirmations: dict[str, Confirmation] = field(default_factory=dict)
 
 
+@runtime_checkable
 class TextWriter(Protocol):
     """Writes the turns of a record from its plan, and checks them."""
 
@@ -173,8 +174,8 @@ class TemplateText:
         template = rng.choice(templates.WIRED if wired is not None else templates.UNWIRED)
         ref = _reference(plan, index, wired, rng) if wired is not None else ""
         sentence = template.format(ref=ref, clause=clauses[0])
-        if len(clauses) > 1:
-            sentence = sentence[:-1] + _also(["", *clauses[1:]], rng) + "."
+        if len(clauses) > 1:  # the step's other calls join the same request, before its end mark
+            sentence = sentence[:-1] + _also(["", *clauses[1:]], rng) + sentence[-1]
         return _sentence(sentence, "")
 
     # ------------------------------------------------------------------------------------- answers
@@ -199,7 +200,7 @@ class TemplateText:
             values = {k: v for k, v in intended_values(plan, tool, rng).items() if k != name}
             user = _polite(self._ask_for(tool, values, rng), rng)
             task = purpose_of(tool).phrase(core=True)
-            final = rng.choice(templates.ASK_MISSING).format(task=task, value=humanize(name) or name)
+            final = rng.choice(templates.ASK_MISSING).format(task=task, value=label(name) or name)
             return RecordText(user=user, final=_capital(final))
         if plan.topic is None:
             raise DGTError(
@@ -355,7 +356,7 @@ def _success(purpose: Purpose, value: Any, rng: random.Random) -> str:
     if isinstance(value, list):
         return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
     if purpose.kind != GET:
-        return rng.choice((f"I {did}: {clause}.", f"I {did}, and {clause}."))
+        return rng.choice((f"I {did}: {clause}.", f"I {did}; {clause}."))
     if isinstance(value, dict):
         found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
         return rng.choice((f"For {topic}, {clause}.", f"{found}: {clause}.", f"{topic}: {clause}."))

@@ -4,8 +4,8 @@ A tool description says what the tool does for a *model* ("Retrieves current wea
 based on the provided coordinates using the X API. Note: other cities get a default."). A person
 asks for the outcome ("what's the weather at 38.72, -9.14?"). This module keeps the first sentence
 that is about the purpose, drops implementation notes (:func:`implementation_notes` finds them),
-splits it into a verb and its object (:class:`Purpose`), and says how a name or a value reads in a
-sentence. Everything here is pure and cached per tool: a turn costs microseconds.
+splits it into a verb and its object (:class:`Purpose`), and turns identifiers into words
+(:func:`humanize`). Everything here is pure and cached per tool: a turn costs microseconds.
 """
 
 from __future__ import annotations
@@ -106,9 +106,8 @@ _ASK_VERBS = word_set(
     "convert count measure analyze analyse evaluate assess predict compare rank sort filter summarize "
     "summarise translate generate recommend suggest locate geocode track monitor explain describe define "
     "parse format encode decode solve simulate match classify transcribe test ping inspect look scan "
-    "fetch explore discover browse crawl resolve shorten interpret tell answer rate review roll flip draw "
-    "pick choose select watch predict forecast lookup calculate sum multiply divide subtract split merge "
-    "combine round normalize aggregate"
+    "explore discover browse crawl resolve shorten interpret tell answer rate review roll flip draw pick "
+    "choose select watch forecast sum multiply divide subtract split merge combine round normalize aggregate"
 )
 _ACTION_VERBS = word_set(
     "create make build add insert post publish send submit upload share book reserve schedule register "
@@ -119,7 +118,7 @@ _ACTION_VERBS = word_set(
     "login logout authenticate connect disconnect compress resize crop lock unlock turn toggle adjust "
     "mark archive restore backup sync import export print sell trade withdraw deposit borrow lend rent "
     "hire call email message contact invest write reply respond request confirm tag return upgrade "
-    "downgrade activate deactivate generate"
+    "downgrade activate deactivate"
 )
 _VERBS = _GET_VERBS | _ASK_VERBS | _ACTION_VERBS
 _IRREGULAR_PAST = {
@@ -266,15 +265,15 @@ def _usable(text: str) -> bool:
     return 2 <= len(words) <= 30 and not implementation_notes(text)
 
 
-def _purpose_text(tool: Tool) -> tuple[str, bool]:
+def _purpose_text(name: str, description: str) -> tuple[str, bool]:
     """The first sentence about the purpose, and whether it came from the name."""
-    for sentence in _sentences(tool.description or ""):
+    for sentence in _sentences(description):
         if _NOTE_OPENING.match(sentence):
             continue
         text = _clean(sentence)
         if _usable(text):
             return text, False
-    return _name_words(tool.name), True
+    return _name_words(name), True
 
 
 def _split(text: str, third_person: bool) -> tuple[str, str, str]:
@@ -346,8 +345,7 @@ def _core(obj: str) -> str:
 
 @lru_cache(maxsize=8192)
 def _purpose(name: str, description: str, parameters: frozenset[str]) -> Purpose:
-    tool = Tool(name or "tool", "x", description=description)
-    text, from_name = _purpose_text(tool)
+    text, from_name = _purpose_text(name, description)
     third_person = bool(re.match(r"^\w+s\b", text)) and not from_name
     verb, obj, kind = _split(text, third_person)
     obj = _definite(obj.strip())

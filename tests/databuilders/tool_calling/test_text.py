@@ -26,6 +26,7 @@ from fms_dgt.databuilders.tool_calling.text import (
     LLMText,
     RecordText,
     TemplateText,
+    TextWriter,
     make_text_writer,
 )
 from fms_dgt.errors import DGTError
@@ -231,10 +232,11 @@ def test_todays_job_calls_still_work() -> None:
     assert "the latitude is 59.9" in final and "timeout" in final and "current weather" in final
 
 
-def test_the_config_picks_the_writer() -> None:
-    assert isinstance(make_text_writer({"type": "template"}), TemplateText)
+def test_the_config_picks_the_writer_and_both_writers_conform() -> None:
+    template = make_text_writer({"type": "template"})
+    assert isinstance(template, TemplateText) and isinstance(template, TextWriter)
     writer = make_text_writer({"type": "llm", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
-    assert isinstance(writer, LLMText)
+    assert isinstance(writer, LLMText) and isinstance(writer, TextWriter)
     writer.close()  # type: ignore[attr-defined]
 
 
