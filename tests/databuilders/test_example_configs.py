@@ -17,6 +17,8 @@ def test_llm_example_config_runs_against_a_local_endpoint(
     from support.chat_server import serve
 
     def reply(body: dict[str, Any]) -> Any:
+        if body["messages"][0]["content"].startswith("You verify training data"):
+            return {"verdict": "pass", "reason": "fits"}
         if "response_format" in body:
             return {
                 "temperature": 21.5,

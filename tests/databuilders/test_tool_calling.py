@@ -190,11 +190,22 @@ def test_other_provider_layouts(tmp_path: Path, fmt: str) -> None:
 def test_text_from_an_llm_endpoint(tmp_path: Path) -> None:
     from support.chat_server import serve
 
-    with serve(lambda body: "LLM: " + body["messages"][0]["content"][:20]) as server:
-        config = _config(tmp_path, text={"type": "llm", "base_url": server.url, "model": "writer"})
+    from fms_dgt.databuilders.tool_calling.checks import prompt
+
+    def reply(body: dict[str, Any]) -> Any:
+        system = body["messages"][0]["content"]
+        if system == prompt("check"):
+            return {"verdict": "pass", "reason": "fits"}
+        return "LLM: " + system[:20]
+
+    with serve(reply) as server:
+        text = {"type": "llm", "base_url": server.url, "model": "writer"}
+        config = _config(tmp_path, text=text, no_call_rate=0)
         record = _records(_run(config, count=1))[0]
-    assert record["messages"][0]["content"].startswith("LLM: Write the message")
-    assert record["messages"][-1]["content"].startswith("LLM: Write the assistant")
+    assert record["messages"][0]["content"] == ("LLM: " + prompt("user_turn")[:20]).strip()
+    assert record["messages"][-1]["content"] == ("LLM: " + prompt("final_turn")[:20]).strip()
+    stages = [r["messages"][0]["content"] for r in server.requests]
+    assert stages == [prompt("user_turn"), prompt("final_turn"), prompt("check")]
     assert all(r["model"] == "writer" for r in server.requests)
 
 

@@ -58,7 +58,17 @@ _GENERATION_KEYS = (
 )
 _ON_CALL_ERROR = ("reject", "keep")
 _SCENARIO_KEYS = ("name", "weight", "sampler")
-_TEXT_KEYS = ("type", "base_url", "model", "api_key_env", "temperature", "request_timeout")
+_TEXT_KEYS = (
+    "type",
+    "base_url",
+    "model",
+    "api_key_env",
+    "temperature",
+    "request_timeout",
+    "max_chars",
+    "max_tokens",
+    "check",
+)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -39,7 +39,6 @@ from fms_dgt.core.tools.engines.multi import MultiToolEngine
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSampler, get_tool_sampler
 from fms_dgt.core.tools.wire import FORMATS, NameCodec, get_wire_format, project_tool
-from fms_dgt.databuilders.tool_calling._interim_text import make_plan_text
 from fms_dgt.databuilders.tool_calling.config import (
     GenerationConfig,
     Scenario,
@@ -52,6 +51,7 @@ from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, 
 from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, Planner
 from fms_dgt.databuilders.tool_calling.record import Record, build_messages, metadata, wired_edges
 from fms_dgt.databuilders.tool_calling.summary import PHASES, RunSummary
+from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
 from fms_dgt.errors import ConfigError, DGTError, OutputError, RejectedRecord
 from fms_dgt.secrets import install_log_filter
 
@@ -100,7 +100,7 @@ class GenerationJob:
         except BaseException:
             self.registry.close()
             raise
-        self.text = make_plan_text(self.settings.text)
+        self.text: TextWriter = make_text_writer(self.settings.text)
         self.executor = RecordExecutor(self.engine, self.settings)
         self._planner: Planner | None = None
         self._projected: dict[tuple[str, str], dict[str, Any]] = {}
@@ -252,8 +252,12 @@ class GenerationJob:
         timing["sampling"] += time.perf_counter() - started
         context = self.executor.run(planned, rng, timing)
         started = time.perf_counter()
-        messages = build_messages(planned.plan, self.text, rng)
+        text = self.text.write(planned.plan, rng)
+        verdict = self.text.check(planned.plan, text, rng)
         timing["text"] += time.perf_counter() - started
+        if not verdict.ok:
+            raise RejectedRecord(f"{verdict.check} check: {verdict.reason}", reason=f"{verdict.check}_check")
+        messages = build_messages(planned.plan, text)
         started = time.perf_counter()
         record = Record(plan=planned.plan, messages=messages, metadata=self._metadata(planned))
         record.validate(self.registry.match)

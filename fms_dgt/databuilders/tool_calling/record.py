@@ -12,56 +12,37 @@ assistant's final answer. A no-call record is the request and the assistant's an
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
 from fms_dgt.core.tools.wire import Message, NameCodec, WireError, convert_messages, get_wire_format
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.text import RecordText
 from fms_dgt.errors import RejectedRecord
 
-__all__ = ["SEED_MASK", "Record", "TextWriter", "build_messages", "edge_dict"]
+__all__ = ["SEED_MASK", "Record", "build_messages", "edge_dict", "metadata", "wired_edges"]
 
 #: Seeds in records stay below 2**63, so they load as int64 everywhere (Arrow, pandas, datasets).
 SEED_MASK = (1 << 63) - 1
 
 
-class TextWriter(Protocol):
-    """What the record needs from a text writer (the offline templates, or a model)."""
-
-    def user_turn(self, plan: RecordPlan, rng: random.Random) -> str:
-        """The user's request."""
-        ...
-
-    def final_turn(self, plan: RecordPlan, rng: random.Random) -> str:
-        """The assistant's answer after the results (or, for a no-call record, without a call)."""
-        ...
-
-    def approval_question(self, plan: RecordPlan, call: PlannedCall, rng: random.Random) -> str:
-        """The assistant asking to confirm a call before it runs."""
-        ...
-
-    def approval_reply(self, plan: RecordPlan, call: PlannedCall, rng: random.Random) -> str:
-        """The user's confirmation or refusal."""
-        ...
-
-
-def build_messages(plan: RecordPlan, writer: TextWriter, rng: random.Random) -> list[Message]:
-    """The conversation of a planned and executed record."""
-    messages = [Message("user", writer.user_turn(plan, rng))]
+def build_messages(plan: RecordPlan, text: RecordText) -> list[Message]:
+    """The conversation of a planned and executed record, in the words of ``text``."""
+    messages = [Message("user", text.user)]
     for step in plan.steps:
         for call in step:
-            if call.approval is not None:
-                messages.append(Message("assistant", writer.approval_question(plan, call, rng)))
-                messages.append(Message("user", writer.approval_reply(plan, call, rng)))
+            exchange = text.confirmations.get(call.call.call_id or "") if call.approval else None
+            if exchange is not None:
+                messages.append(Message("assistant", exchange.question))
+                messages.append(Message("user", exchange.reply))
         ran = [c for c in step if c.approval != "declined" and c.result is not None]
         if ran:
             messages.append(Message("assistant", "", [c.call for c in ran]))
             messages.append(Message("tool", results=[c.result for c in ran if c.result is not None]))
-    messages.append(Message("assistant", writer.final_turn(plan, rng)))
+    messages.append(Message("assistant", text.final))
     return messages
 
 

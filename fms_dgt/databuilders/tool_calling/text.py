@@ -1,108 +1,371 @@
-"""The user turn and the final assistant turn of a record.
+"""The words of a record: the user's request, confirmations before calls, the assistant's answer.
 
-Offline (``type: template``) both come from templates filled with the tools' descriptions, the
-arguments the user must supply, and the results. With ``type: llm`` an OpenAI-compatible chat
-endpoint writes them (the request it answers is shown the planned calls, so the user turn asks for
-exactly what the calls do).
+A :class:`TextWriter` reads a :class:`~fms_dgt.databuilders.tool_calling.plan.RecordPlan` (after its
+calls ran) and writes a :class:`RecordText`; :meth:`TextWriter.check` says whether the words fit the
+plan (a :class:`~fms_dgt.databuilders.tool_calling.checks.Verdict`; the job writes a failed one to
+the rejects). Two writers:
+
+* :class:`TemplateText` (``type: template``): offline, deterministic from the record's
+  ``random.Random``, microseconds per turn. The request is said from each tool's purpose and the
+  values the user knows; calls are linked ("then use that to ...") only where a value flows from
+  one to the next; the answer states the results in words, failures and declined calls included.
+* :class:`LLMText` (``type: llm``): an OpenAI-compatible chat model writes the turns back from the
+  planned calls and results (prompts in ``prompts/``), and a check stage has the model judge whether
+  the request calls for exactly those calls (:class:`~fms_dgt.databuilders.tool_calling.checks.ModelCheck`).
+
+Order of a record's messages: user request; then for each step, for each call that waited for
+approval, the assistant's question and the user's reply (``RecordText.confirmations[call_id]``),
+then the step's calls and results; then the final answer. A no-call record is the request and the
+answer alone.
 """
 
 from __future__ import annotations
 
-import json
 import random
+import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
-from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult, split_qualified_name
-from fms_dgt.core.tools.openai_compat import chat_content, http_client
-from fms_dgt.errors import TextError
-
-__all__ = ["LLMText", "TemplateText", "TextWriter", "make_text_writer"]
-
-_OPENERS = (
-    "Could you help me with this?",
-    "I need a hand.",
-    "Please do the following for me.",
-    "Quick task:",
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.databuilders.tool_calling import templates
+from fms_dgt.databuilders.tool_calling.checks import (
+    ChatModel,
+    ModelCheck,
+    Verdict,
+    answer_payload,
+    call_payload,
+    offline_check,
+    request_payload,
+    tool_payload,
 )
-_THENS = ("Then", "After that,", "Next,", "Using that,")
+from fms_dgt.databuilders.tool_calling.phrases import (
+    error_words,
+    intended_values,
+    result_clause,
+    scalar_words,
+    value_phrases,
+)
+from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.wording import (
+    ACTION,
+    GET,
+    Purpose,
+    humanize,
+    join_words,
+    label,
+    past,
+    purpose_of,
+)
+from fms_dgt.errors import DGTError, TextError
+
+__all__ = [
+    "ChatModel",
+    "Confirmation",
+    "LLMText",
+    "ModelCheck",
+    "RecordText",
+    "TemplateText",
+    "TextWriter",
+    "Verdict",
+    "make_text_writer",
+]
 
 
+@dataclass(slots=True, kw_only=True)
+class Confirmation:
+    """The exchange before a call that waits for approval.
+
+    Attributes:
+        question: the assistant says what it is about to do, with the values, and asks.
+        reply: the user confirms or declines (as :attr:`PlannedCall.approval` says).
+    """
+
+    question: str
+    reply: str
+
+
+@dataclass(slots=True, kw_only=True)
+class RecordText:
+    """The natural-language turns of one record.
+
+    Attributes:
+        user: the user's request.
+        final: the assistant's last turn: the answer from the results, or for a no-call record its
+            reply without a call (no tool for that / which value is missing).
+        confirmations: call id -> the exchange before that call, for calls with an approval.
+    """
+
+    user: str
+    final: str
+    confirmations: dict[str, Confirmation] = field(default_factory=dict)
+
+
+@runtime_checkable
 class TextWriter(Protocol):
-    """Writes the natural-language turns of a record."""
+    """Writes the turns of a record from its plan, and checks them."""
 
-    def user_turn(
-        self,
-        tools: Sequence[Tool],
-        calls: Sequence[ToolCall],
-        given: Sequence[Mapping[str, Any]],
-        rng: random.Random,
-    ) -> str:
-        """The request that leads to ``calls``; ``given[i]`` are the arguments the user states."""
+    def write(self, plan: RecordPlan, rng: random.Random) -> RecordText:
+        """Every turn of ``plan`` (its calls already ran: results are filled)."""
         ...
 
-    def final_turn(self, calls: Sequence[ToolCall], results: Sequence[ToolResult], rng: random.Random) -> str:
-        """The assistant's answer after the results."""
+    def check(self, plan: RecordPlan, text: RecordText, rng: random.Random) -> Verdict:
+        """Whether ``text`` says what ``plan`` does; a failed verdict rejects the record."""
         ...
 
-
-def _phrase(tool: Tool) -> str:
-    text = tool.description.strip().split("\n")[0].rstrip(".") or tool.name.replace("_", " ")
-    return text[0].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
-
-
-def _arguments(given: Mapping[str, Any]) -> str:
-    if not given:
-        return ""
-    parts = [
-        f"{k} {json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}" for k, v in given.items()
-    ]
-    return " (" + ", ".join(parts) + ")"
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    def close(self) -> None:
+        """Release what the writer holds (a model client)."""
+        ...
 
 
 class TemplateText:
-    """Template-based turns (offline, deterministic)."""
+    """Turns from phrasings over the tools' purposes (offline, deterministic, fast)."""
 
-    def user_turn(
-        self,
-        tools: Sequence[Tool],
-        calls: Sequence[ToolCall],
-        given: Sequence[Mapping[str, Any]],
-        rng: random.Random,
-    ) -> str:
-        """One sentence per call, in order, naming the user's own arguments."""
-        sentences = []
-        for index, (tool, args) in enumerate(zip(tools, given, strict=True)):
-            text = f"{_phrase(tool)}{_arguments(args)}."
-            sentences.append(f"{rng.choice(_THENS)} {text}" if index else text[:1].upper() + text[1:])
-        return f"{rng.choice(_OPENERS)} " + " ".join(sentences)
+    def write(self, plan: RecordPlan, rng: random.Random) -> RecordText:
+        """Every turn of ``plan``."""
+        if plan.kind != CALLS:
+            return self._no_call(plan, rng)
+        user = _polite(self._request(plan, rng), rng)
+        confirmations = {
+            c.call.call_id or "": self._confirmation(c, rng) for c in plan.calls if c.approval is not None
+        }
+        return RecordText(user=user, final=self._answer(plan, rng), confirmations=confirmations)
 
-    def final_turn(self, calls: Sequence[ToolCall], results: Sequence[ToolResult], rng: random.Random) -> str:
-        """A summary of each result (or failure)."""
-        lines = []
-        for result in results:
-            name = split_qualified_name(result.name)[1]
-            if result.error is not None:
-                lines.append(f"- {name} failed: {_short(result.error)}")
-            else:
-                lines.append(f"- {name}: {_short(result.result)}")
-        return "Here is what I found:\n" + "\n".join(lines)
+    def check(self, plan: RecordPlan, text: RecordText, rng: random.Random) -> Verdict:
+        """The offline checks (:func:`~fms_dgt.databuilders.tool_calling.checks.offline_check`)."""
+        return offline_check(plan, text)
+
+    # ------------------------------------------------------------------------------------ requests
+
+    def _request(self, plan: RecordPlan, rng: random.Random) -> str:
+        sentences = [self._first_step(plan.steps[0], rng)] if plan.steps else []
+        for index in range(1, len(plan.steps)):
+            sentences.append(self._later_step(plan, index, rng))
+        return " ".join(sentences)
+
+    def _first_step(self, step: Sequence[PlannedCall], rng: random.Random) -> str:
+        if len(step) == 1 and purpose_of(step[0].tool).kind == GET and rng.random() < 0.5:
+            prefix, end = rng.choice(templates.GET_FRAMES)
+            return _sentence(f"{prefix} {_object(step[0], rng)}", end)
+        prefix, end = rng.choice(templates.FRAMES)
+        clauses = [_clause(c, rng) for c in step]
+        return _sentence(f"{prefix} {_also(clauses, rng)}".strip(), end)
+
+    def _later_step(self, plan: RecordPlan, index: int, rng: random.Random) -> str:
+        step = plan.steps[index]
+        clauses = [_clause(c, rng) for c in step]
+        wired = next((c for c in step if c.wired), None)
+        if wired is not None:  # the call taking an earlier value leads, so the link is about it
+            clauses.insert(0, clauses.pop(step.index(wired)))
+        template = rng.choice(templates.WIRED if wired is not None else templates.UNWIRED)
+        ref = _reference(plan, index, wired, rng) if wired is not None else ""
+        sentence = template.format(ref=ref, clause=clauses[0])
+        if len(clauses) > 1:  # the step's other calls join the same request, before its end mark
+            sentence = sentence[:-1] + _also(["", *clauses[1:]], rng) + sentence[-1]
+        return _sentence(sentence, "")
+
+    # ------------------------------------------------------------------------------------- answers
+
+    def _answer(self, plan: RecordPlan, rng: random.Random) -> str:
+        parts = [rng.choice(templates.ANSWER_OPENERS)]
+        parts += [_outcome(call, rng) for call in plan.calls]
+        parts.append(rng.choice(templates.ANSWER_CLOSERS))
+        return " ".join(p for p in parts if p)
+
+    def _confirmation(self, call: PlannedCall, rng: random.Random) -> Confirmation:
+        task = _task(call, rng)
+        question = rng.choice(templates.CONFIRM).format(task=task)
+        reply = rng.choice(templates.DECLINE if call.approval == "declined" else templates.APPROVE)
+        return Confirmation(question=_capital(question), reply=reply)
+
+    # ------------------------------------------------------------------------------------- no call
+
+    def _no_call(self, plan: RecordPlan, rng: random.Random) -> RecordText:
+        if plan.kind == "missing_value" and plan.missing is not None:
+            tool, name = plan.missing
+            values = {k: v for k, v in intended_values(plan, tool, rng).items() if k != name}
+            user = _polite(self._ask_for(tool, values, rng), rng)
+            task = purpose_of(tool).phrase(core=True)
+            final = rng.choice(templates.ASK_MISSING).format(task=task, value=label(name) or name)
+            return RecordText(user=user, final=_capital(final))
+        if plan.topic is None:
+            raise DGTError(
+                f"no-call record {plan.index} of kind {plan.kind!r} has no topic or missing value: "
+                "the plan says what the request is about. Set plan.topic or plan.missing"
+            )
+        user = _polite(self._ask_for(plan.topic, intended_values(plan, plan.topic, rng), rng), rng)
+        return RecordText(user=user, final=_cannot(plan, plan.topic, rng))
+
+    def _ask_for(self, tool: Tool, values: Mapping[str, Any], rng: random.Random) -> str:
+        call = PlannedCall(tool=tool, call=ToolCall(tool.qualified_name, dict(values)), given=dict(values))
+        return self._first_step([call], rng)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+# ------------------------------------------------------------------------------- request helpers
+
+
+def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | None = None) -> str:
+    """The purpose's object with the values said after it ("the current weather at 38.7, -9.1");
+    values said or taken from an earlier result stand for its slot phrases ("at a coordinate").
+    ``values`` defaults to what the user states."""
+    purpose = purpose_of(call.tool)
+    values = dict(call.given if values is None else values)
+    if not values and not call.wired:
+        return purpose.obj
+    core = purpose.core
+    named = next((k for k in values if _scalar(values[k]) and core.endswith(" " + label(k))), None)
+    if named is not None:  # "search for the symptom" + symptom=fever -> "... the symptom fever"
+        core += " " + scalar_words(values.pop(named), exact=True)
+    said = value_phrases(call.tool.parameters.get("properties") or {}, values, rng)
+    return f"{core}{_joined(said)}"
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _clause(call: PlannedCall, rng: random.Random) -> str:
+    purpose = purpose_of(call.tool)
+    synonyms = (
+        templates.GET_VERBS if purpose.kind == GET else templates.SYNONYMS.get(purpose.verb, (purpose.verb,))
+    )
+    verb = rng.choice(synonyms)
+    return f"{verb} {_object(call, rng)}".strip()
+
+
+def _joined(values: list[str]) -> str:
+    """Value phrases after an object: a bare list after a colon, the others after a space."""
+    if not values:
+        return ""
+    head, rest = (values[0], values[1:]) if _bare(values[0]) else ("", values)
+    said = f": {head}" if head else ""
+    if rest:
+        said += " " + (" ".join(rest) if len(rest) <= 3 else f"{', '.join(rest[:-1])} and {rest[-1]}")
+    return said
+
+
+def _bare(phrase: str) -> bool:
+    return phrase[:1].isdigit() or phrase[:1] == "-"
+
+
+def _also(clauses: list[str], rng: random.Random) -> str:
+    text = clauses[0]
+    for clause in clauses[1:]:
+        text += rng.choice(templates.ALSO) + clause
+    return text
+
+
+def _reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Random) -> str:
+    """How the request names the value a wired call takes ("the latitude and longitude")."""
+    sources = {path.rsplit(".", 1)[0] for path in call.wired.values()}
+    outputs = [humanize(path.rsplit(".", 1)[-1]) for path in call.wired.values()]
+    outputs = [o for o in outputs if o and o != "(result)" and "result" not in o]
+    previous = {c.tool.qualified_name for c in plan.steps[index - 1]}
+    if not outputs:
+        return rng.choice(templates.REFS)
+    said = f"the {join_words(list(dict.fromkeys(outputs)))}"
+    if sources <= previous:
+        return said if rng.random() < 0.6 else f"{said} from that"
+    source = next(c for c in plan.calls if c.tool.qualified_name in sources)
+    return f"{said} from {purpose_of(source.tool).core}"
+
+
+def _sentence(text: str, end: str) -> str:
+    return _capital(text.strip()) + end
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _polite(request: str, rng: random.Random) -> str:
+    opener, closer = rng.choice(templates.OPENERS), rng.choice(templates.CLOSERS)
+    if opener and request[:2] != "I " and request[:2] != "I'":
+        request = request[:1].lower() + request[1:] if opener.endswith((",", ":")) else request
+    return " ".join(p for p in (opener, request, closer) if p)
+
+
+# -------------------------------------------------------------------------------- answer helpers
+
+
+def _task(call: PlannedCall, rng: random.Random) -> str:
+    """What a call does, with every argument it will use (a confirmation says them all)."""
+    return f"{purpose_of(call.tool).verb} {_object(call, rng, call.call.arguments)}"
+
+
+def _outcome(call: PlannedCall, rng: random.Random) -> str:
+    """One call's part of the answer: its result in words, its failure, or that it was declined."""
+    purpose = purpose_of(call.tool)
+    task = f"{purpose.verb} {purpose.core}"
+    if call.approval == "declined":
+        return rng.choice(templates.DECLINED).format(
+            task=task, task_done=f"{past(purpose.verb)} {purpose.core}"
+        )
+    result = call.result
+    if result is None:
+        return ""
+    if result.error is not None:
+        return rng.choice(templates.FAILED).format(task=task, error=error_words(result.error))
+    return _capital(_success(purpose, result.result, rng))
+
+
+def _success(purpose: Purpose, value: Any, rng: random.Random) -> str:
+    clause = result_clause(value, _noun(purpose), rng)
+    did = f"{past(purpose.verb)} {purpose.core}"
+    topic = re.sub(r"^(?:for|about|of|on|if|whether|to) ", "", purpose.core)
+    if purpose.kind == ACTION:
+        return f"I've {did}; {clause}." if clause else f"I've {did}."
+    if not clause:
+        if purpose.kind != GET:
+            return rng.choice((f"I {did}, but found nothing.", f"Nothing came back when I {did}."))
+        return rng.choice(
+            (f"I checked {topic}, but there was nothing to report.", f"Nothing came back for {topic}.")
+        )
+    if isinstance(value, list):
+        return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
+    if purpose.kind != GET:
+        return rng.choice((f"I {did}: {clause}.", f"I {did}; {clause}."))
+    if isinstance(value, dict):
+        found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
+        return rng.choice((f"For {topic}, {clause}.", f"{found}: {clause}.", f"{topic}: {clause}."))
+    if topic.startswith("the "):
+        return rng.choice((f"{topic} is {clause}.", f"I got {clause} for {topic}."))
+    return rng.choice((f"I got {clause} for {topic}.", f"The answer is {clause}."))
+
+
+def _noun(purpose: Purpose) -> str:
+    last = purpose.core.split(" ")[-1] if purpose.core else ""
+    return last if last.endswith("s") and len(last) > 3 else "results"
+
+
+def _cannot(plan: RecordPlan, topic: Tool, rng: random.Random) -> str:
+    reply = rng.choice(templates.NO_TOOL).format(task=purpose_of(topic).phrase(core=True))
+    offered = list(dict.fromkeys(purpose_of(t).phrase(core=True) for t in plan.offered))[:3]
+    if offered:
+        reply += " " + rng.choice(templates.INSTEAD).format(tools=join_words(offered, "or"))
+    return reply
 
 
 class LLMText:
-    """Turns written by an OpenAI-compatible chat model.
+    """Turns written by an OpenAI-compatible chat model, and checked by it.
+
+    The request is written back from the planned calls (the model sees each call's purpose, the
+    values the user states and the arguments taken from earlier results), the answer from the
+    results; :meth:`check` runs :func:`~fms_dgt.databuilders.tool_calling.checks.offline_check`
+    (no JSON dump, no empty turn) and then the model's semantic verification.
 
     Args:
         base_url: API root; ``/chat/completions`` is appended.
         model: model name.
         api_key_env: environment variable with the key (optional for local servers).
-        temperature: sampling temperature.
+        temperature: sampling temperature of the writing stages (the check runs at 0).
         request_timeout: seconds per request.
+        max_chars: longest turn accepted from the model.
+        max_tokens: sent as ``max_tokens`` when set.
+        check: run the model check in :meth:`check` (the offline checks always run).
     """
 
     def __init__(
@@ -113,65 +376,76 @@ class LLMText:
         api_key_env: str = "OPENAI_API_KEY",
         temperature: float = 0.7,
         request_timeout: float = 60.0,
+        max_chars: int = 4000,
+        max_tokens: int | None = None,
+        check: bool = True,
     ) -> None:
-        self._client = http_client(api_key_env, request_timeout)
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model = model
-        self.temperature = temperature
+        options = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
+        bounds = {"request_timeout": request_timeout, "max_chars": max_chars, "max_tokens": max_tokens}
+        self.model = ChatModel(**options, temperature=temperature, **bounds)  # type: ignore[arg-type]
+        self.judge = ModelCheck(ChatModel(**options, temperature=0.0, **bounds)) if check else None  # type: ignore[arg-type]
 
-    def _ask(self, instruction: str, payload: Any, rng: random.Random) -> str:
-        body = {
-            "model": self.model,
-            "temperature": self.temperature,
-            "seed": rng.randrange(2**31),
-            "messages": [
-                {"role": "system", "content": instruction},
-                {"role": "user", "content": json.dumps(payload, ensure_ascii=False, sort_keys=True)},
-            ],
+    def write(self, plan: RecordPlan, rng: random.Random) -> RecordText:
+        """Every turn of ``plan``, one model request per stage.
+
+        Raises:
+            TextError: a request failed or an answer was unusable (the record is rejected).
+        """
+        if plan.kind != CALLS:
+            return self._no_call(plan, rng)
+        user = self.model.ask("user_turn", request_payload(plan), rng)
+        confirmations = {
+            c.call.call_id or "": self._confirmation(c, rng) for c in plan.calls if c.approval is not None
         }
-        try:
-            response = self._client.post(self.url, json=body)
-            response.raise_for_status()
-            return chat_content(response.json()).strip()
-        except Exception as exc:
-            raise TextError(f"text model at {self.url} failed: {type(exc).__name__}: {exc}") from exc
+        final = self.model.ask("final_turn", answer_payload(plan, user), rng)
+        return RecordText(user=user, final=final, confirmations=confirmations)
 
-    def user_turn(
-        self,
-        tools: Sequence[Tool],
-        calls: Sequence[ToolCall],
-        given: Sequence[Mapping[str, Any]],
-        rng: random.Random,
-    ) -> str:
-        """A natural request that needs exactly the planned calls."""
-        plan = [
-            {"tool": t.name, "description": t.description, "user_supplies": g}
-            for t, g in zip(tools, given, strict=True)
-        ]
-        return self._ask(
-            "Write the message a user would send to an assistant so that it must make these tool "
-            "calls, stating every value in user_supplies. Reply with the message only.",
-            plan,
-            rng,
-        )
+    def check(self, plan: RecordPlan, text: RecordText, rng: random.Random) -> Verdict:
+        """The offline checks, then the model's verdict (a missing or garbled one fails)."""
+        verdict = offline_check(plan, text, strict=False)
+        if not verdict.ok or self.judge is None:
+            return verdict
+        return self.judge.judge(plan, text, rng)
 
-    def final_turn(self, calls: Sequence[ToolCall], results: Sequence[ToolResult], rng: random.Random) -> str:
-        """The assistant's answer given the results."""
-        payload = [{"tool": r.name, "result": r.result, "error": r.error} for r in results]
-        return self._ask(
-            "Write the assistant's final answer to the user given these tool results. "
-            "Mention failures honestly. Reply with the answer only.",
-            payload,
-            rng,
-        )
+    def _confirmation(self, call: PlannedCall, rng: random.Random) -> Confirmation:
+        payload = {**call_payload(call), "arguments": call.call.arguments, "decision": call.approval}
+        answer = self._object("approval", payload, ("question", "reply"), rng)
+        return Confirmation(question=answer["question"], reply=answer["reply"])
+
+    def _no_call(self, plan: RecordPlan, rng: random.Random) -> RecordText:
+        payload: dict[str, Any] = {
+            "kind": plan.kind,
+            "offered_tools": [tool_payload(t) for t in plan.offered],
+        }
+        if plan.missing is not None:
+            tool, name = plan.missing
+            values = {k: v for k, v in intended_values(plan, tool, rng).items() if k != name}
+            payload["missing"] = {**tool_payload(tool), "argument": name}
+            payload["values"] = values
+        elif plan.topic is not None:
+            payload["topic_tool"] = tool_payload(plan.topic)
+            payload["values"] = intended_values(plan, plan.topic, rng)
+        answer = self._object("no_call", payload, ("user", "assistant"), rng)
+        return RecordText(user=answer["user"], final=answer["assistant"])
+
+    def _object(self, stage: str, payload: Any, keys: tuple[str, ...], rng: random.Random) -> dict[str, str]:
+        answer = self.model.ask_json(stage, payload, rng)
+        if answer is None or not all(isinstance(answer.get(k), str) and answer[k].strip() for k in keys):
+            raise TextError(
+                f"unusable answer from the text model at {self.model.url} ({stage}): expected a JSON "
+                f"object with {', '.join(keys)}. Use a model that follows the {stage} prompt"
+            )
+        return {k: answer[k].strip()[: self.model.max_chars] for k in keys}
 
     def close(self) -> None:
-        """Close the HTTP client."""
-        self._client.close()
+        """Close the HTTP clients."""
+        self.model.close()
+        if self.judge is not None:
+            self.judge.model.close()
 
 
 def make_text_writer(config: Mapping[str, Any]) -> TextWriter:
-    """The writer a ``generation.text`` block asks for."""
+    """The writer a ``generation.text`` block asks for (``type: template`` or ``type: llm``)."""
     if config.get("type") == "llm":
         options = {k: v for k, v in config.items() if k != "type"}
         return LLMText(**options)

@@ -1,0 +1,371 @@
+"""Whether a record's words say what its plan does.
+
+Two kinds of check return a :class:`Verdict` (the job writes a failed one to ``rejects.jsonl`` with
+its reason):
+
+* :func:`offline_check`: structural and instant. The request carries no implementation notes
+  (:func:`implementation_notes`), links calls ("then use that ...") only when a value flows between
+  them (:func:`linking_phrases`), states every value the user gives; no turn holds a JSON dump
+  (:func:`json_dump`).
+* :class:`ModelCheck`: semantic verification by a chat model, as the third stage of APIGen: does the
+  request call for exactly these calls with these values; for a no-call record, does no offered tool
+  serve it, or is the missing value really missing. The model's answer is untrusted: bounded,
+  cleaned, and a missing or garbled verdict is a rejection that says so.
+
+:class:`ChatModel` is the one client of the text model (the writer and the check share it): it
+loads the prompts in ``prompts/``, bounds and cleans every answer, and turns transport failures
+into :class:`~fms_dgt.errors.TextError`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.openai_compat import chat_content, http_client
+from fms_dgt.databuilders.tool_calling.phrases import VALUE_LIMIT, plain
+from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.wording import described, implementation_notes
+from fms_dgt.errors import TextError
+
+if TYPE_CHECKING:
+    from fms_dgt.databuilders.tool_calling.text import RecordText
+
+__all__ = [
+    "PROMPT_STAGES",
+    "ChatModel",
+    "ModelCheck",
+    "Verdict",
+    "answer_payload",
+    "call_payload",
+    "check_payload",
+    "implementation_notes",
+    "json_dump",
+    "linking_phrases",
+    "offline_check",
+    "prompt",
+    "request_payload",
+    "tool_payload",
+]
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class Verdict:
+    """Whether a record's words fit its plan.
+
+    Attributes:
+        ok: the record may be written.
+        reason: why not (empty when ``ok``).
+        check: which check decided (``"offline"`` or ``"model"``).
+    """
+
+    ok: bool
+    reason: str = ""
+    check: str = "offline"
+
+
+PASS = Verdict(ok=True)
+
+# ---------------------------------------------------------------------------------------- detectors
+
+_JSON_DUMP = re.compile(r"[{\[]")
+# Words that tie a call to an earlier one's result: at the start of a sentence or clause, or "use
+# that/it/the result" anywhere.
+_LINKS = re.compile(
+    r"(?:^|[.!?;,]\s+|\band\s+)(?:then|after that|once you have|when that's done)\b"
+    r"|(?:^|[.!?]\s+)(?:use|take) (?:that|it|the)\b"
+    r"|\buse (?:that|it|those|them|the result|what you find)\b",
+    re.IGNORECASE,
+)
+
+
+def json_dump(text: str) -> bool:
+    """Whether ``text`` holds a JSON object or array (any brace or square bracket)."""
+    return _JSON_DUMP.search(text) is not None
+
+
+def linking_phrases(text: str) -> list[str]:
+    """The phrases of ``text`` that present a call as using an earlier call's result."""
+    return [m.group(0).strip(" .,;!?") for m in _LINKS.finditer(text)]
+
+
+def offline_check(plan: RecordPlan, text: RecordText, *, strict: bool = True) -> Verdict:
+    """The structural checks of a record's words.
+
+    Args:
+        plan: the record's plan.
+        text: its words.
+        strict: also check the request's phrasing (notes, links, every given value stated): what
+            the template writer guarantees; a model's wording is judged by :class:`ModelCheck`.
+    """
+    turns = [text.user, text.final, *(t for c in text.confirmations.values() for t in (c.question, c.reply))]
+    if not all(t.strip() for t in turns):
+        return Verdict(ok=False, reason="a turn of the record is empty")
+    if any(json_dump(t) for t in turns):
+        return Verdict(ok=False, reason="a turn holds a JSON dump: " + plain(_dumped(turns), 120))
+    if not strict:
+        return PASS
+    return _phrasing(plan, text.user)
+
+
+def _dumped(turns: list[str]) -> str:
+    return next(t for t in turns if json_dump(t))
+
+
+def _phrasing(plan: RecordPlan, user: str) -> Verdict:
+    notes = implementation_notes(user)
+    if notes:
+        return Verdict(ok=False, reason=f"the request carries implementation notes: {', '.join(notes)}")
+    links = linking_phrases(user)
+    if links and not any(c.wired for c in plan.calls):
+        return Verdict(ok=False, reason=f"the request links calls no value flows between: {links[0]!r}")
+    missing = [v for c in plan.calls if plan.kind == CALLS for v in _stated_values(c.given) if v not in user]
+    if missing:
+        return Verdict(ok=False, reason=f"the request does not state the value {missing[0]!r}")
+    return PASS
+
+
+def _stated_values(given: Any) -> list[str]:
+    """The given values a request must say verbatim (numbers and plain text; dates and booleans are
+    said in words)."""
+    if isinstance(given, dict):
+        return [v for item in given.values() for v in _stated_values(item)]
+    if isinstance(given, list):
+        return [v for item in given for v in _stated_values(item)]
+    if isinstance(given, bool) or given is None:
+        return []
+    if isinstance(given, (int, float)):
+        return [str(given)]
+    text = plain(str(given), VALUE_LIMIT)
+    return [] if re.match(r"^\d{4}-\d{2}-\d{2}", text) else [text.rstrip("…")]
+
+
+# ------------------------------------------------------------------------------------------ prompts
+
+#: The stages of the model writer and check, one prompt file each in ``prompts/``.
+PROMPT_STAGES = ("user_turn", "final_turn", "no_call", "approval", "check")
+
+
+@cache
+def prompt(stage: str) -> str:
+    """The system prompt of ``stage`` (``prompts/<stage>.md``, shipped with the package).
+
+    Raises:
+        TextError: no such stage.
+    """
+    if stage not in PROMPT_STAGES:
+        raise TextError(f"unknown prompt stage {stage!r}: the stages are {', '.join(PROMPT_STAGES)}")
+    folder = resources.files("fms_dgt.databuilders.tool_calling").joinpath("prompts")
+    return folder.joinpath(f"{stage}.md").read_text(encoding="utf-8").strip()
+
+
+# ------------------------------------------------------------------------------------- chat model
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_MAX_BODY = 1_000_000
+
+
+class ChatModel:
+    """An OpenAI-compatible chat endpoint answering one prompt at a time, within bounds.
+
+    Args:
+        base_url: API root; ``/chat/completions`` is appended.
+        model: model name.
+        api_key_env: environment variable holding the key (optional for local servers).
+        temperature: sampling temperature.
+        request_timeout: seconds per request.
+        max_chars: longest answer accepted; a longer one is an error (not cut: a cut turn misleads).
+        max_tokens: sent as ``max_tokens`` when set.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.7,
+        request_timeout: float = 60.0,
+        max_chars: int = 4000,
+        max_tokens: int | None = None,
+    ) -> None:
+        self._client = http_client(api_key_env, request_timeout)
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.temperature = temperature
+        self.max_chars = max_chars
+        self.max_tokens = max_tokens
+
+    def ask(self, stage: str, payload: Any, rng: random.Random, *, json_answer: bool = False) -> str:
+        """The model's answer to ``stage``'s prompt over ``payload``, cleaned of control characters.
+
+        Raises:
+            TextError: the request failed, the answer is missing, empty or longer than ``max_chars``.
+        """
+        body = self._body(stage, payload, rng, json_answer)
+        answer = self._post(stage, body)
+        text = _CONTROL.sub("", answer).strip()
+        if not text:
+            raise TextError(
+                f"empty answer from the text model at {self.url} ({stage}): retry or check the model"
+            )
+        if len(text) > self.max_chars:
+            raise TextError(
+                f"answer too long from the text model at {self.url} ({stage}): {len(text)} characters, "
+                f"more than max_chars={self.max_chars}. Raise max_chars or tighten the prompt"
+            )
+        return text
+
+    def ask_json(self, stage: str, payload: Any, rng: random.Random) -> dict[str, Any] | None:
+        """The JSON object the model answers ``stage`` with, or None when it answered none."""
+        return _json_object(self.ask(stage, payload, rng, json_answer=True))
+
+    def _body(self, stage: str, payload: Any, rng: random.Random, json_answer: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": rng.randrange(2**31),
+            "messages": [
+                {"role": "system", "content": prompt(stage)},
+                {"role": "user", "content": json.dumps(payload, ensure_ascii=False, sort_keys=True)},
+            ],
+        }
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        if json_answer:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _post(self, stage: str, body: dict[str, Any]) -> str:
+        try:
+            response = self._client.post(self.url, json=body)
+            response.raise_for_status()
+            if len(response.content) > _MAX_BODY:
+                raise ValueError(f"the response is larger than {_MAX_BODY} bytes")
+            return chat_content(response.json())
+        except Exception as exc:  # the transport's own errors: httpx or httpx2, status, JSON
+            raise TextError(
+                f"text model request failed at {self.url} ({stage}): {type(exc).__name__}: {exc}. Check "
+                "base_url, the model name and the API key variable"
+            ) from exc
+
+    def close(self) -> None:
+        """Close the HTTP client."""
+        self._client.close()
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (a model may wrap it in prose or a code fence)."""
+    start, end = text.find("{"), text.rfind("}")
+    if not 0 <= start < end:
+        return None
+    try:
+        value = json.loads(text[start : end + 1])
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+# -------------------------------------------------------------------------------- what models see
+
+
+def tool_payload(tool: Tool) -> dict[str, Any]:
+    """A tool as a writing model sees it: its name and its description without implementation notes."""
+    return {"tool": tool.name, "purpose": described(tool)}
+
+
+def call_payload(call: PlannedCall) -> dict[str, Any]:
+    """A planned call as a writing model sees it (its tool; the stage adds values or results)."""
+    return tool_payload(call.tool)
+
+
+def request_payload(plan: RecordPlan) -> dict[str, Any]:
+    calls = [
+        {**call_payload(c), "step": index, "stated_by_user": c.given, "from_earlier_results": c.wired}
+        for index, step in enumerate(plan.steps)
+        for c in step
+    ]
+    return {"calls": calls}
+
+
+def answer_payload(plan: RecordPlan, request: str | None) -> dict[str, Any]:
+    calls = []
+    for call in plan.calls:
+        entry = {**call_payload(call), "arguments": call.call.arguments}
+        if call.approval == "declined":
+            entry["declined"] = True
+        elif call.result is not None and call.result.error is not None:
+            entry["error"] = call.result.error
+        elif call.result is not None:
+            entry["result"] = call.result.result
+        calls.append(entry)
+    return {"request": request, "calls": calls}
+
+
+# ------------------------------------------------------------------------------------- model check
+
+_MAX_REASON = 300
+
+
+class ModelCheck:
+    """Semantic verification of a record's request by a chat model (the ``check`` prompt).
+
+    Args:
+        model: the chat client (usually the writer's).
+    """
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+
+    def judge(self, plan: RecordPlan, text: RecordText, rng: random.Random) -> Verdict:
+        """The model's verdict on ``text`` for ``plan``.
+
+        Raises:
+            TextError: the model could not be asked (the record is rejected by the job).
+        """
+        answer = self.model.ask_json("check", check_payload(plan, text), rng)
+        if answer is None:
+            return Verdict(
+                ok=False, reason="check model gave no verdict: its answer holds no JSON object", check="model"
+            )
+        verdict = str(answer.get("verdict", "")).strip().lower()
+        reason = plain(str(answer.get("reason") or ""), _MAX_REASON) or "no reason given"
+        if verdict == "pass":
+            return Verdict(ok=True, check="model")
+        if verdict == "fail":
+            return Verdict(ok=False, reason=f"check model: {reason}", check="model")
+        return Verdict(
+            ok=False, reason=f"check model gave no verdict (verdict={verdict[:40]!r})", check="model"
+        )
+
+
+def check_payload(plan: RecordPlan, text: RecordText) -> dict[str, Any]:
+    """What the check model sees: the kind, the offered tools, the calls (or what is missing or out of
+    scope) and the request."""
+    payload: dict[str, Any] = {
+        "kind": plan.kind,
+        "offered_tools": [{"name": t.qualified_name, "description": t.description} for t in plan.offered],
+        "user_request": text.user,
+    }
+    if plan.kind == CALLS:
+        payload["calls"] = [
+            {
+                "tool": c.tool.qualified_name,
+                "arguments": c.call.arguments,
+                "stated_by_user": c.given,
+                "from_earlier_results": c.wired,
+            }
+            for c in plan.calls
+        ]
+    elif plan.missing is not None:
+        payload["missing"] = {"tool": plan.missing[0].qualified_name, "argument": plan.missing[1]}
+    elif plan.topic is not None:
+        payload["topic_tool"] = {"name": plan.topic.qualified_name, "description": plan.topic.description}
+    payload["assistant_reply"] = text.final if plan.kind != CALLS else None
+    return payload

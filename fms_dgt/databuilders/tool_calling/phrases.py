@@ -1,0 +1,428 @@
+"""Values in sentences: the arguments a request states and the results an answer reports.
+
+Dates read as dates, lists are joined ("a, b and c"), names are said as names and text is quoted;
+argument names become words ("city_name" -> "city name") and never appear as identifiers; nothing
+reads as a JSON dump (:func:`plain` makes any text safe inside a sentence).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.synth import synthesise
+from fms_dgt.databuilders.tool_calling.plan import RecordPlan
+from fms_dgt.databuilders.tool_calling.wording import article, humanize, join_words, label, word_set
+from fms_dgt.errors import DGTError
+
+__all__ = [
+    "VALUE_LIMIT",
+    "date_words",
+    "error_words",
+    "intended_values",
+    "plain",
+    "result_clause",
+    "scalar_words",
+    "value_phrases",
+]
+
+
+def plain(text: str, limit: int = 0) -> str:
+    """``text`` safe inside a sentence: no brackets or braces (which read as a JSON dump), no control
+    characters, shortened at a word boundary to ``limit`` characters when ``limit`` is set."""
+    text = _UNSAFE.sub(" ", text.translate(_BRACKETS)).strip()
+    text = re.sub(r"\s+", " ", text)
+    if limit and len(text) > limit:
+        text = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:.") + "…"
+    return text
+
+
+_BRACKETS = str.maketrans({"{": "(", "}": ")", "[": "(", "]": ")"})
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+# ---------------------------------------------------------------------------------------------- values
+
+#: Longest text value a request says in full (a longer one is shortened at a word boundary).
+VALUE_LIMIT = 200
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December",
+)  # fmt: skip
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_DATETIME = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$"
+)
+_TIME = re.compile(r"^(\d{2}):(\d{2})(?::\d{2})?$")
+_DATE_STYLES = ("{d} {m} {y}", "{m} {d}, {y}", "{ms} {d}, {y}", "{d} {ms} {y}")
+
+
+def date_words(text: str, style: int = 0) -> str | None:
+    """An ISO date or date-time as a person writes it ("12 March 2025", "March 12, 2025 at 14:30"),
+    or None when ``text`` is neither."""
+    match = _DATE.match(text) or _DATETIME.match(text)
+    if match is None or not 1 <= int(match.group(2)) <= 12:
+        return None
+    year, month, day = match.group(1), _MONTHS[int(match.group(2)) - 1], str(int(match.group(3)))
+    words = _DATE_STYLES[style % len(_DATE_STYLES)].format(d=day, m=month, ms=month[:3], y=year)
+    if match.re is _DATETIME:
+        words += f" at {match.group(4)}:{match.group(5)}" + (" UTC" if match.group(6) == "Z" else "")
+    return words
+
+
+def scalar_words(value: object, style: int = 0, *, exact: bool = False) -> str:
+    """A scalar as words: dates as dates, booleans as yes/no, numbers as written, text made safe.
+
+    ``exact`` keeps numbers exactly as given (a request states the values the call uses); otherwise
+    they are rounded for reading (an answer).
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)) and exact:
+        return str(value)
+    if isinstance(value, float):
+        if abs(value) < 0.01:
+            return f"{value:.3g}"
+        return (
+            f"{value:,.2f}".rstrip("0").rstrip(".")
+            if abs(value) >= 1000
+            else f"{value:.2f}".rstrip("0").rstrip(".")
+        )
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    if value is None:
+        return "none"
+    text = str(value)
+    return date_words(text, style) or plain(text, VALUE_LIMIT if exact else 160)
+
+
+# What kind of thing an argument names (by its last word), which decides how its value is said.
+_PLACES = word_set("city location place country region area state town venue address county province")
+_ORIGINS = word_set("origin source from departure start")
+_TARGETS = word_set("destination target arrival to end recipient receiver")
+_PEOPLE = word_set(
+    "name username user artist author player person patient doctor customer team company actor"
+)
+_PEOPLE |= word_set("director owner sender contact employee club brand band singer composer creator")
+_QUOTED = word_set("text content message body note comment description summary sentence review feedback")
+_QUOTED |= word_set("caption subject prompt question expression reason instructions paragraph passage title")
+_SEARCHES = word_set("query keyword keywords search term phrase topic")
+_LIMITS = word_set("limit max top size count n")
+_COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
+_COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
+_PLAIN_LISTS = word_set("numbers values elements data items list")
+# Names that carry no meaning a person would say ("a", "x", "num1"): the value alone is said.
+_BARE = re.compile(r"^(?:[a-z]|[a-z]?\d|num\d*|number\d*|value\d*|n\d+|x\d*|y\d*|arg\d*|input\d*)$", re.I)
+
+
+def value_phrases(properties: Mapping[str, Any], values: Mapping[str, Any], rng: random.Random) -> list[str]:
+    """How each of ``values`` (argument -> value) is said in a request, each with its preposition
+    ("at 38.72, -9.14", "on 12 March 2025", 'saying "Running late"'); bare values come first, joined.
+
+    Args:
+        properties: the tool's ``parameters.properties`` (formats and enums help).
+        values: the arguments to state.
+        rng: picks among phrasings.
+    """
+    values = {k: v for k, v in values.items() if v is not None}
+    phrases = _coordinates(values)
+    bare = [
+        scalar_words(values.pop(k), exact=True) for k in list(values) if _BARE.match(k) and _scalar(values[k])
+    ]
+    if bare:
+        phrases.insert(0, join_words(bare))
+    for name, value in values.items():
+        schema = properties.get(name) if isinstance(properties.get(name), dict) else {}
+        phrases.append(_phrase(name, value, schema or {}, rng))
+    return [p for p in phrases if p]
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool))
+
+
+def _coordinates(values: dict[str, Any]) -> list[str]:
+    """A latitude and a longitude read as one place ("at 38.72, -9.14"); both are taken out."""
+    lat = next((k for k in values if humanize(k) == "latitude"), None)
+    lon = next((k for k in values if humanize(k) == "longitude"), None)
+    if lat is None or lon is None or not all(isinstance(values[k], (int, float)) for k in (lat, lon)):
+        return []
+    return [f"at {values.pop(lat)}, {values.pop(lon)}"]
+
+
+def _phrase(name: str, value: Any, schema: Mapping[str, Any], rng: random.Random) -> str:
+    words = label(name)
+    last = words.split(" ")[-1].lower() if words else ""
+    if isinstance(value, bool):
+        return _flag(words, value)
+    if isinstance(value, list):
+        return _list_phrase(words, last, value, rng)
+    if isinstance(value, dict):
+        said = _pairs(value)
+        return f"with {_label(words)} {said}" if said else ""
+    if isinstance(value, (int, float)):
+        return _number_phrase(words, last, value, rng)
+    text = str(value)
+    when = date_words(text, rng.randrange(4))
+    if when is not None:
+        return _date_phrase(words, last, when, rng)
+    return _text_phrase(words, last, plain(text, VALUE_LIMIT), "enum" in schema, rng)
+
+
+def _label(words: str) -> str:
+    return words if words.startswith(("the ", "my ")) else f"the {words}"
+
+
+def _flag(words: str, value: bool) -> str:
+    words = re.sub(r"^(?:include|with|use|enable|show|allow|return|get|do) ", "", words)
+    return f"{'with' if value else 'without'} {words}"
+
+
+def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> str:
+    number = scalar_words(value, exact=True)
+    if last == "year" and isinstance(value, int):
+        return rng.choice((f"in {number}", f"for {number}"))
+    if last in _COUNTED:
+        return f"for {number} {last}"
+    if last in _LIMITS or words.startswith(("max ", "top ", "limit")):
+        return rng.choice((f"limited to {number}", f"with a {words} of {number}", f"at most {number}"))
+    if re.match(r"^(?:number of|num|count of) ", words):
+        return f"for {number} {words.split(' ', 2)[-1]}"
+    return rng.choice(
+        (f"with {article(words)} of {number}", f"with the {words} at {number}", f"with {words} {number}")
+    )
+
+
+_STARTS = re.compile(r"\b(?:start|from|since|begin|check in|checkin|departure|depart|after)\b")
+_ENDS = re.compile(r"\b(?:end|to|until|till|finish|check out|checkout|return|before)\b")
+
+
+def _date_phrase(words: str, last: str, when: str, rng: random.Random) -> str:
+    if _STARTS.search(words):
+        return rng.choice((f"from {when}", f"starting {when}"))
+    if _ENDS.search(words):
+        return rng.choice((f"until {when}", f"up to {when}"))
+    if last in ("date", "day", "time", "datetime", "when", "at", "on") or not words:
+        return f"on {when}" if " at " not in when else rng.choice((f"on {when}", f"for {when}"))
+    return f"with {_label(words)} {when}"
+
+
+def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Random) -> str:
+    first = words.split(" ")[0].lower() if words else ""
+    if last in _QUOTED:
+        return _quoted(last, words, text, rng)
+    if last in _SEARCHES:
+        return rng.choice((f'for "{text}"', f"about {text}", f'matching "{text}"'))
+    if first in _ORIGINS or last in _ORIGINS:
+        return f"from {text}"
+    if first in _TARGETS or last in _TARGETS:
+        return f"to {text}"
+    if last in _PLACES:
+        return rng.choice((f"in {text}", f"for {text}")) if last != "address" else f"at {text}"
+    if last in _PEOPLE and not text[:1].isdigit():
+        return f"by {text}" if first in ("artist", "author") and rng.random() < 0.5 else f"for {text}"
+    if last in ("unit", "units", "language", "lang", "currency", "format"):
+        return f"in {text}" + (f" {last}" if last in ("format", "units") and not text.endswith(last) else "")
+    if enum:
+        return rng.choice((f"with {words} {text}", f"using {text} as the {words}"))
+    return rng.choice((f"for {words} {text}", f"with {words} {text}", f"with the {words} {text}"))
+
+
+def _quoted(last: str, words: str, text: str, rng: random.Random) -> str:
+    if last in ("title", "subject", "caption"):
+        return rng.choice((f'titled "{text}"', f'called "{text}"'))
+    if last in ("question", "prompt"):
+        return f'asking "{text}"'
+    if last in ("expression", "formula", "equation"):
+        return f"for {text}"
+    return rng.choice((f'saying "{text}"', f'with the {words} "{text}"', f'that reads "{text}"'))
+
+
+def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) -> str:
+    if not items:
+        return f"with no {words}"
+    if all(isinstance(i, dict) for i in items):
+        said = "; ".join(p for p in (_pairs(i) for i in items) if p)
+        return f"with {len(items)} {words if len(items) > 1 else _singular(words)}: {said}"
+    said = join_words([_item_words(i, rng.randrange(4)) for i in items])
+    if last in ("tags", "tag", "labels", "label"):
+        return f"tagged {said}"
+    if last in ("coordinates", "coordinate", "location", "point") and len(items) == 2:
+        return f"at {items[0]}, {items[1]}"
+    if _BARE.match(words.replace(" ", "")) or last in _PLAIN_LISTS:
+        return rng.choice((f"for {said}", f"of {said}", f"using {said}"))
+    return rng.choice((f"for the {words} {said}", f"with {words} {said}"))
+
+
+def _item_words(item: Any, style: int) -> str:
+    if isinstance(item, dict):
+        return _pairs(item)
+    return scalar_words(item, style, exact=True) if _scalar(item) else plain(str(item))
+
+
+def _pairs(record: Mapping[str, Any]) -> str:
+    """A record inside a request: its fields as "name value" pairs ("first name Ada, zip 1000")."""
+    pairs = []
+    for key, value in record.items():
+        if isinstance(value, dict):
+            inner = _pairs(value)
+            pairs.append(f"{label(str(key))} {inner}" if inner else "")
+        elif isinstance(value, list):
+            pairs.append(f"{label(str(key))} " + join_words([_item_words(v, 0) for v in value]))
+        elif value is not None:
+            pairs.append(f"{label(str(key))} {scalar_words(value, exact=True)}")
+    return ", ".join(p for p in pairs if p)
+
+
+# --------------------------------------------------------------------------------------------- results
+
+_NAME_KEYS = ("name", "title", "label", "city", "display_name", "full_name", "username", "id")
+_MAX_FIELDS = 4
+_MAX_ITEMS = 3
+
+
+def result_clause(value: Any, noun: str, rng: random.Random) -> str:
+    """A result as a clause without JSON: a record's fields as "the x is 1 and the y is 2", a list as
+    its count and a few items, long text shortened.
+
+    Args:
+        value: the decoded result.
+        noun: what the items of a list result are called ("events").
+        rng: picks among phrasings.
+    """
+    if isinstance(value, dict):
+        return _fields(value, rng)
+    if isinstance(value, list):
+        return _items(value, noun, rng)
+    if value is None or value == "":
+        return ""
+    return scalar_words(value, rng.randrange(4))
+
+
+def _fields(record: Mapping[str, Any], rng: random.Random) -> str:
+    keys = [k for k, v in record.items() if v is not None and v != {} and v != []]
+    keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
+    compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
+    parts = [_field(str(k), record[k], rng, compact) for k in keys[:_MAX_FIELDS]]
+    rest = len(keys) - _MAX_FIELDS
+    if rest > 0:
+        parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
+    return join_words([p for p in parts if p])
+
+
+def _field(name: str, value: Any, rng: random.Random, compact: bool = False) -> str:
+    words = humanize(name) or "value"
+    if isinstance(value, list):
+        return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng)}"
+    if isinstance(value, dict):
+        inner = [f"{humanize(str(k))} {_short(v, rng)}" for k, v in list(value.items())[:3] if _simple(v)]
+        return (
+            f"the {words} {_be(words)} {join_words(inner)}"
+            if inner
+            else f"the {words} has {len(value)} details"
+        )
+    unit = _UNITS.get(words.split(" ")[-1], "")
+    if unit and " " not in words:
+        return f"it's {_short(value, rng)}{unit}"
+    words = words.rsplit(" ", 1)[0] if unit else words
+    if compact:
+        return f"{words} {_short(value, rng)}{unit}"
+    return f"the {words} {_be(words)} {_short(value, rng)}{unit}"
+
+
+def _be(noun: str) -> str:
+    last = noun.split(" ")[-1]
+    plural = last.endswith("s") and not last.endswith(("ss", "us", "is")) and last not in ("news", "series")
+    return "are" if plural else "is"
+
+
+_UNITS = {"celsius": " °C", "fahrenheit": " °F", "percent": "%", "percentage": "%", "km": " km", "kg": " kg"}
+
+
+def _simple(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool))
+
+
+def _short(value: Any, rng: random.Random) -> str:
+    if isinstance(value, (dict, list)):
+        return f"{len(value)} entries"
+    return scalar_words(value, rng.randrange(4)) if not isinstance(value, str) else _text(value, rng)
+
+
+def _text(value: str, rng: random.Random) -> str:
+    return date_words(value, rng.randrange(4)) or plain(value, 80)
+
+
+def _items(items: list[Any], noun: str, rng: random.Random) -> str:
+    count = len(items)
+    if not count:
+        return f"no {noun}"
+    named = [_item_name(i, rng) for i in items[:_MAX_ITEMS]]
+    shown = join_words([n for n in named if n])
+    noun = noun if count > 1 else _singular(noun)
+    more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
+    return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
+
+
+def _item_name(item: Any, rng: random.Random) -> str:
+    if isinstance(item, dict):
+        key = next((k for k in _NAME_KEYS if _simple(item.get(k))), None)
+        if key is not None:
+            return _short(item[key], rng)
+        fields = [f"{humanize(str(k))} {_short(v, rng)}" for k, v in item.items() if _simple(v)][:2]
+        return " with ".join(fields) if fields else ""
+    return _short(item, rng) if _simple(item) else ""
+
+
+def _singular(noun: str) -> str:
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def error_words(error: str) -> str:
+    """What a failure says, fit for a sentence: the message of a JSON error body, without exception
+    class names or notes in parentheses, shortened."""
+    text = error.strip()
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        text = _json_message(text[start : end + 1]) or text[:start] + text[end + 1 :]
+    text = re.sub(r"^(?:\w+\.)*\w*(?:Error|Exception)\s*:\s*", "", text.strip())
+    text = re.sub(r"\s*\((?:injected|simulated|mock)[^)]*\)", "", text)
+    return plain(text, 140).rstrip(".") or "no reason given"
+
+
+def _json_message(text: str) -> str | None:
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return None
+    while isinstance(body, dict):
+        found = next((body[k] for k in ("message", "error", "detail", "reason", "msg") if k in body), None)
+        if isinstance(found, str):
+            return found
+        body = found
+    return None
+
+
+def intended_values(plan: RecordPlan, tool: Tool, rng: random.Random) -> dict[str, Any]:
+    """The values a no-call request states: a planned call's, else the record's context values and
+    synthesised ones for the tool's required arguments."""
+    for call in plan.calls:
+        if call.tool.qualified_name == tool.qualified_name:
+            return dict(call.given)
+    required = tool.parameters.get("required") or []
+    properties = tool.parameters.get("properties") or {}
+    try:
+        made = synthesise(tool.parameters, rng, optional_probability=0.0, fingerprint=tool.fingerprint)
+    except DGTError:
+        made = {}
+    values = {k: v for k, v in (made if isinstance(made, dict) else {}).items() if k in required}
+    for key, value in plan.context.items():
+        if key in properties and isinstance(value, (str, int, float)):
+            values[key] = value
+    return values

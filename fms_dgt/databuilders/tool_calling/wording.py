@@ -1,0 +1,440 @@
+"""How a tool's purpose reads as a person's request: the words the offline text writer builds on.
+
+A tool description says what the tool does for a *model* ("Retrieves current weather information
+based on the provided coordinates using the X API. Note: other cities get a default."). A person
+asks for the outcome ("what's the weather at 38.72, -9.14?"). This module keeps the first sentence
+that is about the purpose, drops implementation notes (:func:`implementation_notes` finds them),
+splits it into a verb and its object (:class:`Purpose`), and turns identifiers into words
+(:func:`humanize`). Everything here is pure and cached per tool: a turn costs microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from fms_dgt.core.tools.data_objects import Tool
+
+__all__ = [
+    "ACTION",
+    "ASK",
+    "GET",
+    "Purpose",
+    "article",
+    "described",
+    "humanize",
+    "implementation_notes",
+    "join_words",
+    "label",
+    "past",
+    "purpose_of",
+    "word_set",
+]
+
+#: Kinds of purpose: fetch information (phrased freely), ask for a specific operation (the verb is
+#: kept), change something (approvals, "done" answers).
+GET, ASK, ACTION = "get", "ask", "action"
+
+# Sentences and clauses a person would never say when asking: defaults, fallbacks, notes, examples,
+# internals, limits, provider names. The same patterns drop them from purposes and find them in turns.
+_NOTE_PATTERNS = (
+    r"\bby default\b",
+    r"\bdefaults? (?:to|is|value)\b",
+    r"\bdefault\b(?=\s*(?:[).,;]|$))",
+    r"\bfalls? back\b",
+    r"\bbelongs to\b",
+    r"\bapis?\b",
+    r"\bother \w+(?: \w+)? (?:get|gets|return|returns|receive|receives|use|uses|fall back|default)\b",
+    r"\bnote\s*:",
+    r"(?:^|[.!?]\s+)note that\b",
+    r"\bimportant\s*:",
+    r"\be\.\s?g\.",
+    r"\bi\.\s?e\.",
+    r"\bfor (?:example|instance)\b",
+    r"\bexamples?\s*:",
+    r"\binternal(?:ly)?\b",
+    r"\bimplementation\b",
+    r"\bdeprecated\b",
+    r"\brapid\s?api\b",
+    r"\btoolbench\b",
+    r"\bendpoint\b",
+    r"\bapi key\b",
+    r"\brate[- ]limit",
+    r"\bthis (?:api|tool|function|method|endpoint)\b",
+    r"\bthe (?:api|tool|endpoint)\b",
+    r"\b(?:returns?|will return|raises?) (?:an? )?(?:error|exception)\b",
+    r"\bthe agent (?:needs|should|must|will|can|has)\b",
+    r"\bexplicit (?:user )?confirmation\b",
+    r"\bonly (?:be )?(?:call|called|use|used) (?:it |this )?(?:once|if|when)\b",
+    r"\bcan only be called\b",
+    r"\bbe careful\b",
+    r"\b(?:if|when) (?:the )?\w+ (?:is|are) not (?:found|given|provided|specified|set)\b",
+    r"\bhttps?://",
+    r"(?:^|\s)/[\w{}:.-]+/[\w{}:./-]+",
+    r"%[YmdHMS]",
+    r"\bin (?:\.\w+|json|xml|html|csv|mp3) format\b",
+    r"\bafter approximately\b",
+    r"\bfor approx\b",
+    r"\bthe (?:input|output|response|result) (?:is|will be)\b",
+    r"\bmocked\b|\bmock (?:data|results?|responses?)\b",
+    r"\bsimulated\b",
+)
+_NOTES = re.compile("|".join(f"(?:{p})" for p in _NOTE_PATTERNS), re.IGNORECASE)
+
+
+def implementation_notes(text: str) -> list[str]:
+    """The implementation-note phrases found in ``text`` (empty when it reads as a request)."""
+    return [m.group(0).strip() for m in _NOTES.finditer(text)]
+
+
+# ---------------------------------------------------------------------------------------------- verbs
+
+
+def word_set(*names: str) -> frozenset[str]:
+    """A set of words written as text."""
+    return frozenset(" ".join(names).split())
+
+
+# Verbs that fetch information: a person says "what's X", "look up X", "show me X" for all of them.
+_GET_VERBS = word_set(
+    "get fetch retrieve obtain provide give show display gather pull load download read view lookup "
+    "acquire extract"
+)
+_ASK_VERBS = word_set(
+    "find search list query check verify validate identify detect determine estimate calculate compute "
+    "convert count measure analyze analyse evaluate assess predict compare rank sort filter summarize "
+    "summarise translate generate recommend suggest locate geocode track monitor explain describe define "
+    "parse format encode decode solve simulate match classify transcribe test ping inspect look scan "
+    "explore discover browse crawl resolve shorten interpret tell answer rate review roll flip draw pick "
+    "choose select watch forecast sum multiply divide subtract split merge combine round normalize aggregate"
+)
+_ACTION_VERBS = word_set(
+    "create make build add insert post publish send submit upload share book reserve schedule register "
+    "record log store save set update modify edit change rename replace move transfer cancel delete "
+    "remove clear close open start stop play pause resume enable disable block unblock follow unfollow "
+    "like subscribe unsubscribe order buy purchase pay refund exchange apply assign approve reject invite "
+    "notify remind plan optimize encrypt decrypt hash run execute perform trigger fill reset initialize "
+    "login logout authenticate connect disconnect compress resize crop lock unlock turn toggle adjust "
+    "mark archive restore backup sync import export print sell trade withdraw deposit borrow lend rent "
+    "hire call email message contact invest write reply respond request confirm tag return upgrade "
+    "downgrade activate deactivate"
+)
+_VERBS = _GET_VERBS | _ASK_VERBS | _ACTION_VERBS
+_IRREGULAR_PAST = {
+    "get": "got", "send": "sent", "make": "made", "find": "found", "set": "set", "pay": "paid",
+    "buy": "bought", "sell": "sold", "run": "ran", "put": "put", "write": "wrote", "read": "read",
+    "give": "gave", "build": "built", "tell": "told", "choose": "chose", "draw": "drew", "lend": "lent",
+    "hold": "held", "take": "took", "begin": "began", "shut": "shut", "split": "split", "hit": "hit",
+}  # fmt: skip
+_DOUBLED = word_set(
+    "stop plan ship log tag drop submit map zip pin chat scan flip transfer commit admit refer prefer"
+)
+_DOUBLED |= word_set("occur control regret rob tap")
+
+
+def _base_verb(word: str) -> str | None:
+    """The base form of an inflected verb ("Retrieves" -> "retrieve"), or None for a non-verb."""
+    word = word.lower()
+    candidates = [word]
+    if word.endswith("ies"):
+        candidates.append(word[:-3] + "y")
+    if word.endswith("es"):
+        candidates.append(word[:-2])
+    if word.endswith("s"):
+        candidates.append(word[:-1])
+    if word.endswith("ing"):
+        stem = word[:-3]
+        candidates += [stem, stem + "e", stem[:-1]]
+    return next((c for c in candidates if c in _VERBS), None)
+
+
+def past(verb: str) -> str:
+    """The past participle of a base verb ("book" -> "booked", "send" -> "sent")."""
+    if " " in verb:
+        return " ".join(w if w in ("and", "or", "up") else past(w) for w in verb.split(" "))
+    if verb in _IRREGULAR_PAST:
+        return _IRREGULAR_PAST[verb]
+    if verb in _DOUBLED:
+        return verb + verb[-1] + "ed"
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and verb[-2:-1] not in tuple("aeiou"):
+        return verb[:-1] + "ied"
+    return verb + "ed"
+
+
+# --------------------------------------------------------------------------------------------- purpose
+
+
+@dataclass(slots=True, frozen=True)
+class Purpose:
+    """What a tool does, as a verb and its object.
+
+    Attributes:
+        verb: base form ("get", "book", "search").
+        obj: the object phrase as described ("the current weather at a coordinate").
+        core: ``obj`` without trailing slot phrases ("the current weather"), used when the request
+            states the values itself.
+        kind: :data:`GET`, :data:`ASK` or :data:`ACTION`.
+    """
+
+    verb: str
+    obj: str
+    core: str
+    kind: str
+
+    def phrase(self, *, core: bool = False) -> str:
+        """``verb obj`` ("book a flight"), with the core object when ``core``."""
+        return f"{self.verb} {self.core if core else self.obj}".strip()
+
+
+_PREAMBLES = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"^(?:this|the)\s+(?:api|tool|function|endpoint|method|service|operation)\s+"
+        r"(?:is\s+used\s+(?:to|for)|allows\s+(?:the\s+)?(?:users?|you|clients?)\s+to|lets\s+(?:users?|you)|"
+        r"can\s+be\s+used\s+to|is\s+for|is\s+designed\s+to|will|for|to|that|which)?\s*",
+        r"^(?:this\s+is\s+)?an?\s+(?:api|tool|function|endpoint|method|service)\s+(?:for|to|that|which)\s+",
+        r"^(?:api|tool|function|endpoint|method|service|operation)\s+(?:for|to|that|which)\s+",
+        r"^use\s+(?:this\s+)?(?:tool|function|api|endpoint)?\s*to\s+",
+        r"^(?:allows?|lets?|enables?|helps?)\s+(?:the\s+)?(?:users?|you|clients?)\s+(?:to\s+)?",
+        r"^(?:used|designed)\s+to\s+",
+        r"^(?:api|tool|function|method|endpoint)\s+(?=\w+s\s)",
+    )
+)
+# Where a sentence stops being about the purpose: notes, examples, how the result is returned.
+_CLAUSE_CUT = re.compile(
+    r"\s*(?:;|:|\s[-\u2013\u2014]\s|,\s*(?:e\.g\.|i\.e\.|such as|for example|optionally|which|if|"
+    r"and returns?|returning|and (?:then )?(?:stores?|returns?|outputs?|limits?))\b|\s+and\s+returns?\b|"
+    r"\s+returning\b|\s+e\.g\.|\s+including\b|\s+includes?\b|\s+optionally\b|\s+if\s+(?:the|it|any|a|no)\b).*$",
+    re.IGNORECASE,
+)
+_PROVIDER_TAIL = re.compile(
+    r"\s+(?:using|from|via|through|with|on|in|of|by)\s+(?:the\s+|an?\s+)?(?:[\w.\-']+\s+){0,5}"
+    r"(?:api|apis|service|endpoint|rapidapi|database)\b.*$",
+    re.IGNORECASE,
+)
+_DANGLING = re.compile(r"(?:\s+(?:and|or|with|for|of|to|by|using|from|in|on|at|the|a|an))+\s*$", re.I)
+_ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|approx|U\.S|No|Dr|Mr|Ms|St)\.", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*])|\n+")
+_DETERMINERS = word_set(
+    "a an the every all any each some my your our their this these that those its his her today's tomorrow's"
+)
+
+
+def _sentences(description: str) -> list[str]:
+    text = re.sub(r"[*_`#]{2,}|`", "", description)
+    text = re.split(r"\btool description:\s*", text, flags=re.IGNORECASE)[-1]
+    text = _ABBREVIATIONS.sub(lambda m: m.group(1).replace(".", "\x00") + "\x00", text)
+    return [s.replace("\x00", ".").strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _clean(sentence: str) -> str:
+    text = re.sub(r"\s*[(\[][^()\[\]]*[)\]]", "", sentence)
+    for preamble in _PREAMBLES:
+        text = preamble.sub("", text, count=1)
+    text = re.sub(r",?\s+(?:and\s+)?then\s+", " and ", _CLAUSE_CUT.sub("", text))
+    text = _PROVIDER_TAIL.sub("", text)
+    text = re.sub(r"\ba (?=[aeio]\w)", "an ", re.sub(r"\s+", " ", text))
+    return _DANGLING.sub("", text).strip(" .,;:!?")
+
+
+_API_WORD = re.compile(r"\b(?:api|apis|v\d+|endpoint|rapidapi)\b", re.IGNORECASE)
+
+
+def _name_words(name: str) -> str:
+    """``get_weather`` / ``QueryStock`` / ``sculptor_info.get`` as words ("get sculptor info")."""
+    parts = [_API_WORD.sub("", humanize(p)).strip() for p in re.split(r"[./]", name) if p]
+    parts = [p for p in parts if p] or ["tool"]
+    if len(parts) > 1 and _base_verb(parts[-1].split(" ")[0]):
+        parts = [parts[-1], *parts[:-1]]
+    return " ".join(parts)
+
+
+_NOTE_OPENING = re.compile(
+    r"^\W*(?:(?:notes?|important|warning|caution|tips?|examples?|remarks?|it|they|these|you|we|there|if|"
+    r"when|only|do|don't|never|always|please|make sure)\b"
+    r"|(?:returns?|raises?|output|response|args|arguments|parameters?|usage)\s*:)",
+    re.IGNORECASE,
+)
+
+
+def _usable(text: str) -> bool:
+    words = text.split()
+    return 2 <= len(words) <= 30 and not implementation_notes(text)
+
+
+def _purpose_text(name: str, description: str) -> tuple[str, bool]:
+    """The first sentence about the purpose, and whether it came from the name."""
+    for sentence in _sentences(description):
+        if _NOTE_OPENING.match(sentence):
+            continue
+        text = _clean(sentence)
+        if _usable(text):
+            return text, False
+    return _name_words(name), True
+
+
+def _split(text: str, third_person: bool) -> tuple[str, str, str]:
+    first, _, rest = text.partition(" ")
+    base = _base_verb(first) or _unknown_verb(first, rest)
+    if first.lower() in ("look", "looks", "looking") and rest.lower().startswith("up "):
+        return "look up", rest[3:], GET
+    if base is None or rest.lower().startswith("of "):  # "List of cities" names a thing
+        obj = text if first.lower() in _DETERMINERS else f"the {_lower_first(text)}"
+        return "get", _lower_first(obj), GET
+    if base == "return" and not (third_person or first.lower().endswith("s")):
+        return "return", rest, ACTION  # "Return some items of an order" is a return, not a lookup
+    if not rest.strip():
+        return "get", "the results", GET
+    kind = _kind(base)
+    joined, _, after = rest.partition(" ")
+    second, _, remainder = after.partition(" ")
+    other = _base_verb(second) if joined.lower() in ("and", "or") else None
+    if other is not None and remainder:  # "retrieving and updating user information"
+        kinds = {kind, _kind(other)}
+        return f"{base} {joined.lower()} {other}", remainder, ACTION if ACTION in kinds else ASK
+    return base, rest, kind
+
+
+def _kind(verb: str) -> str:
+    return GET if verb in _GET_VERBS else ASK if verb in _ASK_VERBS else ACTION
+
+
+def _unknown_verb(first: str, rest: str) -> str | None:
+    """A verb the lexicon lacks, in the third person before an object ("Communicates with ...")."""
+    word = first.lower()
+    if not word.endswith("s") or word.endswith("ss") or word in ("uses", "takes"):
+        return None
+    if rest.split(" ", 1)[0].lower() not in _OBJECT_STARTS:
+        return None
+    return word[:-2] if re.search(r"(?:sh|ch|x|ss|zz)es$", word) else word[:-1]
+
+
+_OBJECT_STARTS = word_set("a an the with all any every some one two multiple several")
+
+
+def _lower_first(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    if len(first) > 1 and (first.isupper() or any(c.isupper() for c in first[1:])):
+        return text  # an acronym or a proper name keeps its case
+    return text[:1].lower() + text[1:]
+
+
+_SLOT = re.compile(
+    r"\s+(?:for|of|at|in|on|from|to|with|within|between|about|into|by|near|across|under|over|per|"
+    r"based on|given|using|according to|matching|that match(?:es)?)\s+"
+    r"(?:(?:a|an|the given|a given|the specified|a specified|specified|given|specific|a specific|the "
+    r"provided|provided|certain|a certain|particular|a particular|one|some|any|two|multiple|several|its|the|"
+    r"their|his|her|the user's|a user's)\b.*|(?:the |its |their )?(?:id|name|query|keyword|parameters?|"
+    r"criteria|input|coordinates?|date|location)\b.*)$",
+    re.IGNORECASE,
+)
+_GIVEN_TAIL = re.compile(r"\s+(?:based on|given|using|according to|by)\s+.*$", re.IGNORECASE)
+
+
+def _core(obj: str) -> str:
+    """``obj`` without the trailing phrases that stand for values ("at a coordinate")."""
+    core = _DANGLING.sub("", _SLOT.sub("", _GIVEN_TAIL.sub("", obj))).strip(" ,;:")
+    words = core.split()
+    if not words or (len(words) == 1 and words[0].lower() in _DETERMINERS | {"for", "of", "to"}):
+        return obj
+    return core
+
+
+@lru_cache(maxsize=8192)
+def _purpose(name: str, description: str, parameters: frozenset[str]) -> Purpose:
+    text, from_name = _purpose_text(name, description)
+    third_person = bool(re.match(r"^\w+s\b", text)) and not from_name
+    verb, obj, kind = _split(text, third_person)
+    obj = _definite(obj.strip())
+    return Purpose(verb=verb, obj=obj, core=_parameter_tail(_core(obj), parameters), kind=kind)
+
+
+_TAIL = re.compile(
+    r"^(.+?)\s+(?:with|by|for|from|using|given|including|of|on|in|at|via)\s+([\w\s,'-]+)$", re.I
+)
+_FILLERS = word_set("and or the a an its their his her given specified provided its own")
+
+
+def _parameter_tail(core: str, parameters: frozenset[str]) -> str:
+    """``core`` without a trailing phrase that lists the tool's arguments ("with content and time")."""
+    match = _TAIL.match(core)
+    if match is None or not parameters:
+        return core
+    words = [w for w in re.split(r"[\s,]+", match.group(2).lower()) if w and w not in _FILLERS]
+    named = sum(1 for w in words if w in parameters or w.rstrip("s") in parameters)
+    return match.group(1) if words and named * 3 >= len(words) * 2 else core
+
+
+def _definite(text: str) -> str:
+    """ "a given city" -> "the city": the request names it right after."""
+    return re.sub(r"\b(?:an?|the) (?:given|specified|provided|particular|specific) ", "the ", text)
+
+
+def described(tool: Tool) -> str:
+    """``tool``'s description without its implementation-note sentences (what a model writing a
+    request may see: it cannot repeat a note it never saw)."""
+    kept = [
+        s
+        for s in _sentences(tool.description or "")
+        if not _NOTE_OPENING.match(s) and not implementation_notes(s)
+    ]
+    return " ".join(kept) or purpose_of(tool).phrase()
+
+
+def purpose_of(tool: Tool) -> Purpose:
+    """The purpose of ``tool`` (cached by name, description and argument names)."""
+    properties = tool.parameters.get("properties") or {}
+    return _purpose(tool.name, tool.description or "", _parameter_words(tuple(properties)))
+
+
+@lru_cache(maxsize=8192)
+def _parameter_words(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w.lower() for name in names for w in humanize(name).split())
+
+
+# ----------------------------------------------------------------------------------------------- words
+
+_ABBREVIATED = {
+    "id": "ID", "ids": "IDs", "url": "URL", "urls": "URLs", "uri": "URI", "api": "API", "ip": "IP",
+    "num": "number", "no": "number", "qty": "quantity", "q": "query", "lang": "language", "loc": "location",
+    "src": "source", "dst": "destination", "desc": "description", "addr": "address", "info": "information",
+    "dob": "date of birth", "dt": "date", "img": "image", "msg": "message", "cnt": "count", "amt": "amount",
+    "pwd": "password", "tz": "time zone", "lat": "latitude", "lng": "longitude", "lon": "longitude",
+    "sku": "SKU", "isbn": "ISBN", "iso": "ISO", "snp": "SNP", "dna": "DNA", "cik": "CIK", "vin": "VIN",
+}  # fmt: skip
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+@lru_cache(maxsize=16384)
+def label(name: str) -> str:
+    """How a person names an argument: its words without transport prefixes ("X-Api-Key" -> "key")."""
+    words = _API_WORD.sub("", humanize(name)).split()
+    if len(words) > 1 and words[0] == "x":
+        words = words[1:]
+    return " ".join(words) or humanize(name)
+
+
+@lru_cache(maxsize=16384)
+def humanize(name: str) -> str:
+    """An identifier as words: ``city_name`` -> "city name", ``petId`` -> "pet ID", ``is_id`` -> "ID"."""
+    words = [w for w in re.split(r"[_\-\s.]+", _CAMEL.sub(" ", name)) if w]
+    if len(words) > 1 and words[0].lower() in ("is", "has"):
+        words = words[1:]
+    return " ".join(
+        _ABBREVIATED.get(w.lower(), w if w.isupper() and len(w) > 1 else w.lower()) for w in words
+    )
+
+
+def article(phrase: str) -> str:
+    """``phrase`` with "a" or "an" before it."""
+    return ("an " if phrase[:1].lower() in "aeio" else "a ") + phrase
+
+
+def join_words(items: list[str], conjunction: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"

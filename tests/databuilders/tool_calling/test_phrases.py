@@ -1,0 +1,115 @@
+"""Values in sentences: requests say values as a person would, answers report results without JSON."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from fms_dgt.databuilders.tool_calling.checks import json_dump
+from fms_dgt.databuilders.tool_calling.phrases import (
+    date_words,
+    error_words,
+    plain,
+    result_clause,
+    scalar_words,
+    value_phrases,
+)
+
+
+def _said(values: dict[str, Any], properties: dict[str, Any] | None = None, seed: int = 0) -> str:
+    return " | ".join(value_phrases(properties or {}, values, random.Random(seed)))
+
+
+def test_dates_read_as_dates() -> None:
+    assert date_words("2025-03-12") == "12 March 2025"
+    assert date_words("2025-03-12", 1) == "March 12, 2025"
+    assert date_words("2026-09-12T11:15:00Z") == "12 September 2026 at 11:15 UTC"
+    assert date_words("2025-13-01") is None and date_words("Lisbon") is None
+    said = [_said({"date": "2025-03-12"}, seed=s) for s in range(8)]
+    assert all("2025" in s and "2025-03-12" not in s for s in said)
+    assert all(s.startswith("on ") for s in said)
+    assert _said({"check_in_date": "2025-03-12"}).startswith(("from ", "starting "))
+    assert _said({"end_date": "2025-03-12"}).startswith(("until ", "up to "))
+
+
+def test_coordinates_read_as_one_place() -> None:
+    assert _said({"latitude": 38.72, "longitude": -9.14}) == "at 38.72, -9.14"
+    assert _said({"lat": 1.5, "lng": 2}) == "at 1.5, 2"
+
+
+def test_lists_are_joined_and_records_are_pairs() -> None:
+    assert _said({"tags": ["red", "blue", "green"]}) == "tagged red, blue and green"
+    assert "1, 2 and 3" in _said({"numbers": [1, 2, 3]})
+    passengers = {"passengers": [{"first_name": "Ada", "dob": "1990-01-02"}, {"first_name": "Alan"}]}
+    said = _said(passengers)
+    assert said.startswith("with 2 passengers: first name Ada, date of birth ")
+    assert "first name Alan" in said and not json_dump(said)
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({"city": "Lisbon"}, ("in Lisbon", "for Lisbon")),
+        ({"origin": "Lisbon"}, ("from Lisbon",)),
+        ({"destination": "Oslo"}, ("to Oslo",)),
+        ({"message": "late"}, ('saying "late"', 'with the message "late"', 'that reads "late"')),
+        ({"query": "python"}, ('for "python"', "about python", 'matching "python"')),
+        ({"units": "metric"}, ("in metric units",)),
+        ({"include_player_stats": True}, ("with player stats",)),
+        ({"include_player_stats": False}, ("without player stats",)),
+        ({"num_tickets": 2}, ("for 2 tickets",)),
+        ({"year": 2020}, ("in 2020", "for 2020")),
+        ({"a": 1, "b": 2}, ("1 and 2",)),
+    ],
+)  # fmt: skip
+def test_values_are_said_with_their_preposition(values: dict[str, Any], expected: tuple[str, ...]) -> None:
+    assert _said(values) in expected
+
+
+def test_argument_names_never_appear_as_identifiers() -> None:
+    values = {"city_name": "Lisbon", "petId": "p-1", "max_results": 5, "X-Api-Key": "k"}
+    said = " ".join(_said(values, seed=s) for s in range(10))
+    assert not any(name in said for name in ("city_name", "petId", "max_results", "X-Api-Key", "="))
+    assert "Lisbon" in said and "p-1" in said and "5" in said
+
+
+def test_numbers_in_requests_are_exact() -> None:
+    assert scalar_words(123456.789, exact=True) == "123456.789"
+    assert scalar_words(123456.789) == "123,456.79"
+    assert scalar_words(True) == "yes"
+
+
+def test_results_are_sentences_without_json() -> None:
+    rng = random.Random(1)
+    record = {"temperature": 21.5, "condition": "sunny", "wind_speed": 3.2}
+    said = {result_clause(record, "results", random.Random(seed)) for seed in range(20)}
+    assert said == {
+        "the temperature is 21.5, the condition is sunny and the wind speed is 3.2",
+        "temperature 21.5, condition sunny and wind speed 3.2",
+    }
+    assert result_clause({"celsius": 21.5}, "results", rng) == "it's 21.5 °C"
+    events = [{"event_id": f"e{i}", "title": f"Meeting {i}"} for i in range(5)]
+    listed = result_clause(events, "events", rng)
+    assert listed == "5 events: Meeting 0, Meeting 1 and Meeting 2, plus 2 more"
+    nested = result_clause(
+        {"days": [{"date": "2026-01-24", "high": 57.6}], "meta": {"a": {"b": 1}}}, "x", rng
+    )
+    assert not json_dump(nested) and nested.startswith("there is 1 day")
+    long = result_clause({"summary": "word " * 100}, "x", rng)
+    assert len(long) < 120 and long.endswith("…")
+
+
+def test_errors_are_said_briefly() -> None:
+    assert error_words('HTTP 404: {"error": {"message": "flight not found"}}') == "flight not found"
+    assert error_words("ValueError: seat class must be economy.") == "seat class must be economy"
+    assert error_words("network error: the service did not answer (injected)") == (
+        "network error: the service did not answer"
+    )
+    assert not json_dump(error_words("bad [1, 2] {x}"))
+
+
+def test_plain_text_is_safe_in_a_sentence() -> None:
+    assert plain("a\x00b\u2028c {d} [e]") == "a b c (d) (e)"
+    assert plain("one two three four", 10) == "one two…"

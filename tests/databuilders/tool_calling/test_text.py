@@ -1,0 +1,250 @@
+"""The offline writer on real tools: requests from purposes, answers in words, links only with wiring."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from databuilders.tool_calling.plans import TOOLSETS, corpus_tools, make_plan
+
+from fms_dgt.config import load_config
+from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.databuilders.tool_calling.checks import (
+    implementation_notes,
+    json_dump,
+    linking_phrases,
+    offline_check,
+)
+from fms_dgt.databuilders.tool_calling.job import GenerationJob
+from fms_dgt.databuilders.tool_calling.phrases import error_words
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.text import (
+    LLMText,
+    RecordText,
+    TemplateText,
+    TextWriter,
+    make_text_writer,
+)
+from fms_dgt.errors import DGTError
+
+REPO = Path(__file__).resolve().parents[3]
+DEMO = REPO / "configs" / "demo.yaml"
+WRITER = TemplateText()
+
+
+@pytest.fixture(scope="module")
+def demo_tools() -> Iterator[list[Tool]]:
+    """Every tool of the demo config (its MCP server included)."""
+    registry = ToolRegistry.from_config(load_config(DEMO))
+    try:
+        yield registry.tools()
+    finally:
+        registry.close()
+
+
+def _written(tools: list[Tool], count: int = 1000) -> list[tuple[RecordPlan, RecordText]]:
+    plans = [make_plan(tools, i, random.Random(i)) for i in range(count)]
+    return [(p, WRITER.write(p, random.Random(p.index))) for p in plans]
+
+
+def distinct_share(texts: list[str]) -> float:
+    return len(set(texts)) / len(texts)
+
+
+def distinct_2(texts: list[str]) -> float:
+    """Distinct word bigrams over all word bigrams."""
+    bigrams = [pair for t in texts for pair in zip(t.lower().split(), t.lower().split()[1:], strict=False)]
+    return len(set(bigrams)) / len(bigrams)
+
+
+def _assert_training_grade(written: list[tuple[RecordPlan, RecordText]]) -> None:
+    users = [t.user for _, t in written]
+    assert distinct_share(users) >= 0.98
+    assert distinct_2(users) >= 0.15
+    for plan, text in written:
+        assert not json_dump(text.final), text.final
+        assert not implementation_notes(text.user), text.user
+        links = linking_phrases(text.user)
+        if any(c.wired for c in plan.calls):
+            assert links, f"a wired call is asked for without saying so: {text.user}"
+        else:
+            assert not links, f"calls linked with no value flowing: {text.user}"
+        verdict = offline_check(plan, text)
+        assert verdict.ok, (verdict.reason, text.user)
+
+
+def test_demo_tools_give_training_grade_text(demo_tools: list[Tool]) -> None:
+    written = _written(demo_tools)
+    _assert_training_grade(written)
+    kinds = {p.kind for p, _ in written}
+    assert kinds == {"calls", "irrelevant", "missing_value"}, "every kind of record was written"
+    assert any(any(c.wired for c in p.calls) for p, _ in written), "some requests were wired"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("relative", TOOLSETS)
+def test_corpus_tools_give_training_grade_text(corpus: Path, relative: str) -> None:
+    _assert_training_grade(_written(corpus_tools(corpus, relative)))
+
+
+def test_the_same_seed_writes_the_same_text(demo_tools: list[Tool]) -> None:
+    plan = make_plan(demo_tools, 7, random.Random(7))
+    first = TemplateText().write(plan, random.Random(1))
+    assert TemplateText().write(plan, random.Random(1)) == first
+    others = {TemplateText().write(plan, random.Random(seed)).user for seed in range(20)}
+    assert len(others) > 10, "the rng picks among phrasings"
+
+
+def _weather() -> tuple[Tool, Tool]:
+    registry = ToolRegistry.from_file(REPO / "data" / "weather_tools.yaml")
+    geocode = registry.get("weather_api::geocode_city")
+    weather = next(
+        t for t in registry.overloads("weather_api::get_weather") if "latitude" in t.parameters["properties"]
+    )
+    return geocode, weather
+
+
+def _call(
+    tool: Tool, args: dict[str, object], result: object = None, error: str | None = None, **kw: object
+) -> PlannedCall:
+    call = ToolCall(tool.qualified_name, args, f"call_{tool.name}")
+    planned = PlannedCall(tool=tool, call=call, given=dict(args), **kw)  # type: ignore[arg-type]
+    planned.result = ToolResult(call.call_id, call.name, result=result, error=error)
+    return planned
+
+
+def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> None:
+    geocode, weather = _weather()
+    first = _call(geocode, {"city": "Lisbon"}, {"latitude": 38.72, "longitude": -9.14})
+    second = _call(
+        weather,
+        {"latitude": 38.72, "longitude": -9.14, "units": "metric"},
+        {"temperature": 21.5, "condition": "clear"},
+    )
+    second.given = {"units": "metric"}
+    second.wired = {
+        "latitude": "weather_api::geocode_city.latitude",
+        "longitude": "weather_api::geocode_city.longitude",
+    }
+    plan = RecordPlan(index=0, scenario="chain", offered=[geocode, weather], steps=[[first], [second]])
+    for seed in range(30):
+        text = WRITER.write(plan, random.Random(seed))
+        assert "Lisbon" in text.user and "metric" in text.user and "38.72" not in text.user
+        assert linking_phrases(text.user), text.user
+        said = text.final.replace(" is ", " ").replace("the ", "")
+        assert "temperature 21.5" in said and "condition clear" in said and "latitude 38.72" in said
+        assert not json_dump(text.final)
+
+
+def test_parallel_calls_read_as_one_request() -> None:
+    geocode, weather = _weather()
+    step = [_call(geocode, {"city": "Lisbon"}, {}), _call(weather, {"latitude": 1.5, "longitude": 2.5}, {})]
+    plan = RecordPlan(index=0, scenario="pair", offered=[geocode, weather], steps=[step])
+    for seed in range(30):
+        user = WRITER.write(plan, random.Random(seed)).user
+        request = next(s for s in user.replace("!", ".").split(". ") if "Lisbon" in s)
+        assert "1.5, 2.5" in request, "both calls are in one sentence"
+        assert not linking_phrases(user)
+
+
+def test_failures_are_acknowledged_with_what_the_service_said() -> None:
+    geocode, _ = _weather()
+    failed = _call(geocode, {"city": "Lisbon"}, error='HTTP 503: {"error": {"message": "geocoder is down"}}')
+    plan = RecordPlan(index=0, scenario="x", offered=[geocode], steps=[[failed]])
+    finals = [WRITER.write(plan, random.Random(seed)).final for seed in range(20)]
+    assert all("geocoder is down" in f and "look up the coordinates" in f for f in finals)
+    assert all(not json_dump(f) for f in finals)
+    assert error_words(failed.result.error or "") == "geocoder is down"  # type: ignore[union-attr]
+
+
+def test_confirmations_say_the_values_and_follow_the_approval() -> None:
+    registry = ToolRegistry.from_file(REPO / "data" / "weather_tools.yaml")
+    create = registry.get("calendar::create_event")
+    args = {"title": "Team sync", "start": "2026-05-04T10:30:00Z"}
+    approved = _call(create, args, {"event_id": "ev-1"}, approval="approved")
+    declined = _call(create, args, approval="declined")
+    declined.result = None
+    for seed in range(20):
+        rng = random.Random(seed)
+        yes = WRITER.write(RecordPlan(index=0, scenario="x", offered=[create], steps=[[approved]]), rng)
+        exchange = yes.confirmations["call_create_event"]
+        assert '"Team sync"' in exchange.question and "2026" in exchange.question
+        assert exchange.reply.lower().startswith(
+            ("yes", "confirmed", "sure", "that's right", "go for it", "yep")
+        )
+        assert "ev-1" in yes.final
+        no = WRITER.write(RecordPlan(index=0, scenario="x", offered=[create], steps=[[declined]]), rng)
+        assert (
+            no.confirmations["call_create_event"]
+            .reply.lower()
+            .startswith(("no", "actually", "hold", "let's", "on second"))
+        )
+        assert any(w in no.final for w in ("didn't", "won't", "did not", "haven't")), no.final
+
+
+def test_irrelevant_requests_are_declined_with_what_the_tools_can_do() -> None:
+    geocode, weather = _weather()
+    registry = ToolRegistry.from_file(REPO / "data" / "weather_tools.yaml")
+    topic = registry.get("calendar::create_event")
+    plan = RecordPlan(index=0, scenario="x", kind="irrelevant", offered=[geocode, weather], topic=topic)
+    for seed in range(20):
+        text = WRITER.write(plan, random.Random(seed))
+        assert "calendar event" in text.user
+        assert "create a calendar event" in text.final
+        assert "look up the coordinates" in text.final and "get the current weather" in text.final
+        assert offline_check(plan, text).ok
+
+
+def test_missing_values_are_asked_for_in_words() -> None:
+    _, weather = _weather()
+    plan = RecordPlan(
+        index=0, scenario="x", kind="missing_value", offered=[weather], missing=(weather, "latitude")
+    )
+    for seed in range(20):
+        text = WRITER.write(plan, random.Random(seed))
+        assert "latitude" not in text.user and "longitude" in text.user
+        assert "latitude" in text.final and "?" in text.final
+
+
+def test_a_no_call_plan_without_its_subject_is_an_error() -> None:
+    with pytest.raises(DGTError, match="has no topic or missing value"):
+        WRITER.write(RecordPlan(index=3, scenario="x", kind="irrelevant"), random.Random(0))
+
+
+def test_unwired_steps_are_not_linked_and_a_failure_is_said() -> None:
+    geocode, weather = _weather()
+    first = PlannedCall(tool=geocode, call=ToolCall(geocode.qualified_name, {"city": "Oslo"}, "c0"))
+    first.given = {"city": "Oslo"}
+    first.result = ToolResult("c0", geocode.qualified_name, result={"latitude": 59.9})
+    second = PlannedCall(
+        tool=weather, call=ToolCall(weather.qualified_name, {"latitude": 1, "longitude": 2}, "c1")
+    )
+    second.result = ToolResult("c1", weather.qualified_name, error="timeout")
+    plan = RecordPlan(index=0, scenario="t", offered=[geocode, weather], steps=[[first], [second]])
+    text = TemplateText().write(plan, random.Random(0))
+    assert "Oslo" in text.user and not linking_phrases(text.user)
+    assert (
+        "the latitude is 59.9" in text.final and "timeout" in text.final and "current weather" in text.final
+    )
+
+
+def test_the_config_picks_the_writer_and_both_writers_conform() -> None:
+    template = make_text_writer({"type": "template"})
+    assert isinstance(template, TemplateText) and isinstance(template, TextWriter)
+    writer = make_text_writer({"type": "llm", "base_url": "http://127.0.0.1:9/v1", "model": "m"})
+    assert isinstance(writer, LLMText) and isinstance(writer, TextWriter)
+    writer.close()  # type: ignore[attr-defined]
+
+
+def test_the_demo_run_writes_no_json_answers_and_no_notes(tmp_path: Path) -> None:
+    with GenerationJob(DEMO, count=40, out=tmp_path, overwrite=True) as job:
+        assert job.run().written == 40
+    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    for record in records:
+        user, final = record["messages"][0]["content"], record["messages"][-1]["content"]
+        assert not implementation_notes(user) and "other cities get" not in user, user
+        assert not json_dump(final) and "Here is what I found:" not in final, final

@@ -1,0 +1,133 @@
+"""Tool purposes as a person's words: the verb and object of a description, without its notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from databuilders.tool_calling.plans import TOOLSETS, corpus_tools
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.databuilders.tool_calling.wording import (
+    ACTION,
+    ASK,
+    GET,
+    humanize,
+    implementation_notes,
+    join_words,
+    label,
+    past,
+    purpose_of,
+)
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _tool(description: str, name: str = "tool", **properties: dict[str, str]) -> Tool:
+    schema = {"type": "object", "properties": properties or {"q": {"type": "string"}}}
+    return Tool(name, "ns", description=description, parameters=schema)
+
+
+PURPOSES = [
+    ("Current weather at a coordinate.", "get", "the current weather", GET),
+    ("Look up the coordinates of a city by name.", "look up", "the coordinates", GET),
+    (
+        "Retrieves current weather information based on the provided coordinates.",
+        "retrieve",
+        "current weather information",
+        GET,
+    ),
+    ("The API for adding a reminder item includes content and time.", "add", "a reminder item", ACTION),
+    ("This API allows users to modify a reservation for a meeting", "modify", "a reservation", ACTION),
+    (
+        "API for retrieving and updating user account information.",
+        "retrieve and update",
+        "user account information",
+        ACTION,
+    ),
+    ("Store a note; returns how many notes there are.", "store", "a note", ACTION),
+    (
+        "Calculates the binomial probability given the number of trials.",
+        "calculate",
+        "the binomial probability",
+        ASK,
+    ),
+    ("Return some items of a delivered order.", "return", "some items", ACTION),
+    ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
+    ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
+]
+
+
+@pytest.mark.parametrize(("description", "verb", "core", "kind"), PURPOSES)
+def test_purposes_are_a_verb_and_its_object(description: str, verb: str, core: str, kind: str) -> None:
+    purpose = purpose_of(_tool(description))
+    assert (purpose.verb, purpose.core, purpose.kind) == (verb, core, kind)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Today's forecast for a city (Lisbon, Oslo or Nairobi; other cities get a mild default).",
+        "Note: this endpoint is deprecated. Get the forecast for a city.",
+        "This tool belongs to the Math API, which provides mathematical operations. Tool description: "
+        "Get the forecast for a city.",
+        "Get the forecast for a city using the Toolbench RapidAPI service, e.g. Lisbon.",
+        "Get the forecast for a city. If the city is not found, the function will return an error message.",
+    ],
+)
+def test_implementation_notes_never_reach_the_purpose(description: str) -> None:
+    assert implementation_notes(description), "the raw description carries a note: the test can fail"
+    purpose = purpose_of(_tool(description))
+    assert "forecast" in purpose.obj and not implementation_notes(purpose.phrase())
+
+
+def test_a_description_without_a_purpose_falls_back_to_the_name() -> None:
+    assert purpose_of(_tool("", name="QueryStock")).phrase() == "query stock"
+    assert purpose_of(_tool("", name="sculptor_info.get")).phrase() == "get sculptor information"
+    assert purpose_of(_tool("Note: internal use only.", name="get_weather_api")).phrase() == "get weather"
+
+
+def test_argument_tails_give_way_to_the_values() -> None:
+    tool = _tool("Add a reminder with content and time.", content={"type": "string"}, time={"type": "string"})
+    assert purpose_of(tool).core == "a reminder"
+    other = _tool("Add a reminder with content and time.", title={"type": "string"})
+    assert purpose_of(other).core == "a reminder with content and time", "only argument names give way"
+
+
+def test_the_demo_tools_read_as_requests() -> None:
+    registry = ToolRegistry.from_file(REPO / "data" / "weather_tools.yaml")
+    said = {t.name: purpose_of(t).phrase() for t in registry.tools()}
+    assert said["geocode_city"] == "look up the coordinates of a city by name"
+    assert said["list_events"] == "list events of a day"
+    assert said["create_event"] == "create a calendar event"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("relative", TOOLSETS)
+def test_no_corpus_purpose_carries_notes_or_is_empty(corpus: Path, relative: str) -> None:
+    tools = corpus_tools(corpus, relative)
+    noted = [t.description for t in tools if implementation_notes(t.description)]
+    for tool in tools:
+        purpose = purpose_of(tool)
+        assert purpose.verb and purpose.obj.strip(), tool.name
+        assert not implementation_notes(purpose.phrase()), (tool.name, purpose.phrase())
+    if relative.startswith(("toolmind/When2Call", "toolmind/APIGen")):
+        assert noted, "these sets carry notes in their descriptions: the detector finds them"
+
+
+def test_words_for_identifiers() -> None:
+    assert humanize("city_name") == "city name"
+    assert humanize("petId") == "pet ID"
+    assert humanize("is_id") == "ID"
+    assert label("X-Api-Key") == "key"
+    assert join_words(["a", "b", "c"]) == "a, b and c"
+    assert [past(v) for v in ("book", "send", "create", "cancel", "stop", "transfer", "query")] == [
+        "booked",
+        "sent",
+        "created",
+        "canceled",
+        "stopped",
+        "transferred",
+        "queried",
+    ]
