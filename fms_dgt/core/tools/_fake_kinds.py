@@ -26,7 +26,12 @@ class Kind(NamedTuple):
     @property
     def key(self) -> str:
         """``family.field@role``: one entity value of a record."""
-        return f"{self.family}.{self.field}@{self.role}"
+        return _key(self)
+
+
+@functools.lru_cache(maxsize=8192)
+def _key(kind: Kind) -> str:
+    return f"{kind.family}.{kind.field}@{kind.role}"
 
 
 #: Families whose values are entities of the record: the same value recurs wherever it is asked
@@ -36,6 +41,7 @@ REMEMBERED = frozenset({"person", "place", "date", "id", "account", "company", "
 _FRESH = frozenset({"money.price", "file.extension", "file.mime", "person.job"})
 
 
+@functools.lru_cache(maxsize=8192)
 def remembers(kind: Kind) -> bool:
     """Whether values of ``kind`` are entities of the record (the same value wherever asked)."""
     return kind.family in REMEMBERED and f"{kind.family}.{kind.field}" not in _FRESH
@@ -215,7 +221,12 @@ _EXACT: dict[str, Kind] = {
     **dict.fromkeys(("platform", "os", "device"), _k("misc", "platform")),
     **dict.fromkeys(("rating", "stars", "score", "minrating"), _k("number", "rating")),
     **dict.fromkeys(("percent", "percentage", "discount"), _k("number", "percent")),
-    **dict.fromkeys(("temperature", "temp"), _k("number", "temperature")),
+    **dict.fromkeys(
+        ("temperature", "temp", "feelslike", "tempmin", "tempmax", "mintemp", "maxtemp", "celsius"),
+        _k("number", "temperature"),
+    ),
+    **dict.fromkeys(("windspeed", "wind", "windgust", "gust"), _k("number", "wind")),
+    **dict.fromkeys(("humidity", "cloudcover", "precipitationprobability"), _k("number", "humidity")),
     **dict.fromkeys(("minutes", "durationminutes", "durationmins"), _k("number", "minutes")),
     **dict.fromkeys(("hours", "durationhours"), _k("number", "hours")),
     **dict.fromkeys(("distance", "radius", "km", "miles"), _k("number", "distance")),
@@ -406,7 +417,7 @@ _VERBS = frozenset(
 
 @functools.lru_cache(maxsize=16384)
 def classify(
-    name: str, description: str = "", *, parent: str = "", topic: str = "", fmt: str = "", kind: str = ""
+    name: str, description: str = "", parent: str = "", topic: str = "", fmt: str = "", kind: str = ""
 ) -> Kind | None:
     """What the value of property ``name`` stands for, or None when nothing says.
 
@@ -463,6 +474,10 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         return _name_of(tokens(parent), topic, description)
     if joined in _AS_TEXT and kind not in ("integer", "number"):
         return _AS_TEXT[joined]
+    if joined in ("high", "low", "hi", "lo", "max", "min") and re.search(
+        r"weather|forecast|temp", f"{parent} {topic} {description}".lower()
+    ):
+        return _k("number", "temperature")
     if joined == "platform" and _SOCIAL.search(f"{description} {' '.join(tokens(topic))}".lower()):
         return _k("misc", "social")
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):

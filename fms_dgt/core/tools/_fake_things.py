@@ -186,6 +186,8 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "rating": (1, 5, 0.5),
     "percent": (5, 50, 5),
     "temperature": (-5, 35, 0.1),
+    "wind": (0, 40, 0.1),
+    "humidity": (10, 100, 1),
     "minutes": (15, 120, 15),
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),

@@ -56,12 +56,34 @@ class Person:
 
 @dataclass(slots=True, kw_only=True)
 class Site:
-    """A real city with a street address in it."""
+    """A real city with a street address in it (drawn on first use)."""
 
     place: data.Place
-    building: int
-    street: str
-    postcode: str
+    rng: random.Random
+    _street: tuple[int, str, str] | None = None
+
+    @property
+    def building(self) -> int:
+        """The building number."""
+        return self._address()[0]
+
+    @property
+    def street(self) -> str:
+        """The street name."""
+        return self._address()[1]
+
+    @property
+    def postcode(self) -> str:
+        """The postcode, in the country's shape."""
+        return self._address()[2]
+
+    def _address(self) -> tuple[int, str, str]:
+        if self._street is None:
+            rng, tables = self.rng, data.faker_tables()
+            name = tables.last.draw(rng) if rng.random() < 0.6 else tables.male.draw(rng)
+            street = f"{name} {rng.choice(tables.street_suffixes)}"
+            self._street = (rng.randint(1, 480), street, _fill_shape(rng, self.place.postcode))
+        return self._street
 
 
 @dataclass(slots=True, kw_only=True)
@@ -122,19 +144,7 @@ class Scope:
         return Person(first=first, last=last, gender=gender, email=email, username=username, phone=phone)
 
     def _new_site(self, place: data.Place | None) -> Site:
-        rng, tables = self.rng, data.faker_tables()
-        place = place or rng.choice(data.CITIES)
-        name = tables.last.draw(rng) if rng.random() < 0.6 else tables.male.draw(rng)
-        street = f"{name} {rng.choice(tables.street_suffixes)}"
-        return Site(
-            place=place, building=rng.randint(1, 480), street=street, postcode=self._shape(place.postcode)
-        )
-
-    def _shape(self, shape: str) -> str:
-        rng = self.rng
-        return "".join(
-            str(rng.randint(0, 9)) if c == "#" else chr(rng.randint(65, 90)) if c == "?" else c for c in shape
-        )
+        return Site(place=place or self.rng.choice(data.CITIES), rng=self.rng)
 
     def moment(self, field: str) -> datetime:
         """The record's ``start``, ``end``, ``birth`` or ``past`` moment."""
@@ -211,9 +221,10 @@ class Scope:
 
     def candidates(self, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
         """Renderings of the entity of ``kind`` for ``schema``, best first."""
-        given = self.entities.get(kind.key)
-        if given is not None and kind.family not in ("person", "place", "date", "id"):
-            yield given
+        if kind.family not in _BUNDLED and remembers(kind):
+            given = self.entities.get(kind.key)
+            if given is not None:
+                yield given
         if kind.family == "id":
             # An id shaped like the description's example ('#W0000000'), with our number.
             digits = str(self.ident(kind.field, kind.role).number)
@@ -242,6 +253,17 @@ def examples_in(description: str) -> tuple[str, ...]:
 _NOT_EXAMPLES = frozenset(
     {"the", "a", "an", "this", "that", "it", "if", "when", "in", "to", "of", "you", "we"}
 )
+
+
+# Families whose entities are bundles rendered field by field (not one remembered value).
+_BUNDLED = frozenset({"person", "place", "date", "id"})
+
+
+def _fill_shape(rng: random.Random, shape: str) -> str:
+    """``SW# #??`` -> ``SW4 7KQ``: ``#`` a digit, ``?`` an upper-case letter."""
+    return "".join(
+        str(rng.randint(0, 9)) if c == "#" else chr(rng.randint(65, 90)) if c == "?" else c for c in shape
+    )
 
 
 def _entity_key(kind: Kind) -> str:

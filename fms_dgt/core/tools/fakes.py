@@ -123,27 +123,50 @@ class FakeHooks(SynthHooks):
         topic: the tool's name, for names that need it (a bare ``id``).
         defaults: also take a schema's ``default`` as an example (results do; arguments do not,
             since a default is what the tool assumes when the argument is left out).
+        kinds: a cache of leaf kinds to share between calls of one tool (it holds the schemas,
+            so keep it no longer than the tool).
     """
 
-    def __init__(self, scope: Scope, *, topic: str = "", defaults: bool = False) -> None:
+    def __init__(
+        self,
+        scope: Scope,
+        *,
+        topic: str = "",
+        defaults: bool = False,
+        kinds: dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]] | None = None,
+    ) -> None:
         self.scope = scope
         self.topic = topic
         self.defaults = defaults
+        # The kinds of the leaves met so far, by schema object and name: array items repeat the
+        # same schemas, and a caller may keep the cache for every call of one tool.
+        self._kinds = kinds if kinds is not None else {}
 
     def kind_at(self, schema: Mapping[str, Any], name: str, path: Path) -> Kind | None:
         """What the value at ``path`` stands for (array items beyond the first are other entities)."""
-        kind = classify(
-            name,
-            str(schema.get("description") or ""),
-            parent=_parent(path),
-            topic=self.topic,
-            fmt=str(schema.get("format") or ""),
-            kind=_json_type(schema),
-        )
-        index = next((p for p in reversed(path) if isinstance(p, int)), 0)
-        if kind is not None and index and kind.family in _PER_ITEM:
-            kind = kind._replace(role=f"{kind.role}#{index}")
+        key = (id(schema), name)
+        known = self._kinds.get(key)
+        if known is not None and known[0] is schema:
+            kind = known[1]
+        else:
+            kind = self._classify(schema, name, path)
+            self._kinds[key] = (schema, kind)
+        if kind is not None and kind.family in _PER_ITEM:
+            index = _index(path)
+            if index:
+                return kind._replace(role=f"{kind.role}#{index}")
         return kind
+
+    def _classify(self, schema: Mapping[str, Any], name: str, path: Path) -> Kind | None:
+        description, fmt = schema.get("description"), schema.get("format")
+        return classify(
+            name,
+            description if isinstance(description, str) else "",
+            _parent(path),
+            self.topic,
+            fmt if isinstance(fmt, str) else "",
+            _json_type(schema),
+        )
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         """A value for a scalar node (see :class:`~fms_dgt.core.tools.synth.SynthHooks`)."""
@@ -172,7 +195,10 @@ class FakeHooks(SynthHooks):
 
     def hinted(self, schema: Mapping[str, Any]) -> Any:
         """One of the example values the description gives (``such as 'Physics'``) that fits."""
-        examples = examples_in(str(schema.get("description") or ""))
+        description = schema.get("description")
+        if not description or not isinstance(description, str):
+            return MISSING
+        examples = examples_in(description)
         if not examples:
             return MISSING
         start = self.scope.rng.randrange(len(examples))
@@ -218,7 +244,7 @@ def first_fit(candidates: Iterable[Any], schema: Mapping[str, Any]) -> Any:
     """The first candidate that, shaped to the schema's type, fits it; else :data:`MISSING`."""
     for candidate in candidates:
         shaped = _shape(candidate, schema)
-        if shaped is not MISSING and fit(shaped, schema):
+        if shaped is not MISSING and _fits_shaped(shaped, schema):
             return shaped
     return MISSING
 
@@ -226,6 +252,14 @@ def first_fit(candidates: Iterable[Any], schema: Mapping[str, Any]) -> Any:
 def _hashable(value: Any) -> Any:
     # 1 and True are equal in Python but different JSON values.
     return (type(value).__name__, value) if isinstance(value, (bool, int, float, str)) else repr(value)
+
+
+def _index(path: Path) -> int:
+    """The index of the innermost array item on ``path`` (0 outside arrays)."""
+    for part in reversed(path):
+        if type(part) is int:
+            return part
+    return 0
 
 
 def _parent(path: Path) -> str:
@@ -248,10 +282,16 @@ def _json_type(schema: Mapping[str, Any]) -> str:
 def _types(schema: Mapping[str, Any]) -> frozenset[str] | None:
     kind = schema.get("type")
     if isinstance(kind, str):
-        return frozenset((kind,))
+        found = _TYPE_SETS.get(kind)
+        if found is None:
+            found = _TYPE_SETS[kind] = frozenset((kind,))
+        return found
     if isinstance(kind, list):
         return frozenset(k for k in kind if isinstance(k, str))
     return None
+
+
+_TYPE_SETS: dict[str, frozenset[str]] = {}
 
 
 def _shape(value: Any, schema: Mapping[str, Any]) -> Any:
@@ -286,18 +326,32 @@ def fit(value: Any, schema: Mapping[str, Any]) -> bool:
     the fakes render it), numeric bounds and ``multipleOf``. Keywords across values (``not``,
     ``if``) are left to the validator the callers run on the whole value.
     """
+    if _types(schema) is not None and _shape(value, schema) is not value:
+        return False
+    return _fits_shaped(value, schema)
+
+
+def _fits_shaped(value: Any, schema: Mapping[str, Any]) -> bool:
+    """:func:`fit` for a value already of a type the schema allows."""
+    if _SCALAR_KEYS.isdisjoint(schema):
+        return True
     if "const" in schema:
         return _same(value, schema["const"])
     enum = schema.get("enum")
     if isinstance(enum, list) and not any(_same(value, e) for e in enum):
-        return False
-    if _types(schema) is not None and _shape(value, schema) is not value:
         return False
     if isinstance(value, str):
         return _fits_string(value, schema)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return _fits_number(value, schema)
     return True
+
+
+#: The keywords :func:`fit` checks besides ``type`` (a schema with none of them takes any value).
+_SCALAR_KEYS = frozenset(
+    {"const", "enum", "minLength", "maxLength", "pattern", "format", "minimum", "maximum"}
+    | {"exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
 
 
 def _same(a: Any, b: Any) -> bool:

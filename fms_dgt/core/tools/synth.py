@@ -98,7 +98,14 @@ class SynthHooks:
         return MISSING
 
     def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
-        """The number of items of an array (clamped to ``[low, high]``), or None for random."""
+        """The number of items of an array (clamped to ``[low, high]``), or None for random.
+
+        ``high`` is the schema's ``maxItems`` (at most :data:`MAX_ITEMS`).
+        """
+        return None
+
+    def include(self, schema: Mapping[str, Any], name: str, path: Path) -> bool | None:
+        """Whether to fill the optional property ``name`` at ``path``, or None for a random draw."""
         return None
 
     def finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
@@ -259,21 +266,28 @@ class _Generator:
         required = set(schema.get("required", ()))
         out: dict[str, Any] = {}
         for key, sub in props.items():
-            deep = depth >= _MAX_DEPTH
-            if key in required or (not deep and self.rng.random() < self.optional_probability):
+            if key in required or self._include(sub, key, depth, (*path, key)):
                 out[key] = self.value(sub, key, depth + 1, (*path, key))
         for key in required - set(out):
             extra = schema.get("additionalProperties", True)
             out[key] = self.value(extra if isinstance(extra, Mapping) else {}, key, depth + 1, (*path, key))
         return out
 
+    def _include(self, schema: Any, name: str, depth: int, path: Path) -> bool:
+        if depth >= _MAX_DEPTH:
+            return False
+        if self.steered:
+            wanted = self.hooks.include(schema if isinstance(schema, Mapping) else {}, name, path)
+            if wanted is not None:
+                return wanted
+        return self.rng.random() < self.optional_probability
+
     def _array(self, schema: Mapping[str, Any], name: str, depth: int, path: Path) -> list[Any]:
         prefix = list(schema.get("prefixItems", []))
         low = max(int(schema.get("minItems", 1 if depth < _MAX_DEPTH else 0)), len(prefix))
         if low > MAX_ITEMS:
             raise _TooCostly(f"it asks for at least {low:,} items (the bound is {MAX_ITEMS:,})")
-        high = int(schema.get("maxItems", max(low, 3)))
-        count = self._count(schema, name, path, low, high)
+        count = self._count(schema, name, path, low)
         items = schema.get("items", {})
         out = [
             self.value(prefix[i], name, depth + 1, (*path, i))
@@ -285,11 +299,13 @@ class _Generator:
             out = _unique(out)
         return out
 
-    def _count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int:
+    def _count(self, schema: Mapping[str, Any], name: str, path: Path, low: int) -> int:
         if self.steered:
-            wanted = self.hooks.count(schema, name, path, low, min(high, MAX_ITEMS))
+            cap = min(int(schema.get("maxItems", MAX_ITEMS)), MAX_ITEMS)
+            wanted = self.hooks.count(schema, name, path, low, cap)
             if wanted is not None:
-                return max(low, min(wanted, high, MAX_ITEMS))
+                return max(low, min(wanted, cap))
+        high = int(schema.get("maxItems", max(low, 3)))
         return self.rng.randint(low, max(low, min(high, low + 2)))
 
     def _number(self, schema: Mapping[str, Any], integer: bool) -> int | float:

@@ -120,7 +120,7 @@ def arguments(
     fixed = dict(fixed or {})
     context.adopt(tool, fixed)
     validator = get_validator(tool.parameters, tool.fingerprint)
-    hooks = _ArgumentHooks(context.scope, topic=tool.name, fixed=fixed)
+    hooks = _ArgumentHooks(context.scope, topic=tool.name, fixed=fixed, kinds=_leaf_kinds(tool))
     try:
         args = synthesise(
             tool.parameters,
@@ -141,14 +141,34 @@ def arguments(
 class _ArgumentHooks(FakeHooks):
     """Leaves from the record's context; wired arguments are taken as given."""
 
-    def __init__(self, scope: Scope, *, topic: str, fixed: Mapping[str, Any]) -> None:
-        super().__init__(scope, topic=topic)
+    def __init__(
+        self,
+        scope: Scope,
+        *,
+        topic: str,
+        fixed: Mapping[str, Any],
+        kinds: dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]],
+    ) -> None:
+        super().__init__(scope, topic=topic, kinds=kinds)
         self.fixed = fixed
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         if len(path) == 1 and path[0] in self.fixed:
             return self.fixed[str(path[0])]
         return super().leaf(schema, name, path)
+
+
+_LEAF_KINDS: dict[Tool, dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]]] = {}
+
+
+def _leaf_kinds(tool: Tool) -> dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]]:
+    """The kinds of a tool's argument leaves, worked out once per tool."""
+    kinds = _LEAF_KINDS.get(tool)
+    if kinds is None:
+        if len(_LEAF_KINDS) >= 20_000:
+            _LEAF_KINDS.clear()  # registries refreshed many times over: start afresh
+        kinds = _LEAF_KINDS[tool] = {}
+    return kinds
 
 
 def _repaired(
