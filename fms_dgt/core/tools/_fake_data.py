@@ -17,11 +17,12 @@ import bisect
 import functools
 import itertools
 import random
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CITIES", "Place", "Weighted", "faker_tables"]
+__all__ = ["CITIES", "Place", "Weighted", "faker_tables", "private_faker"]
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)
@@ -435,3 +436,20 @@ def _pairs(table: Any) -> list[tuple[str, float]]:
     if isinstance(table, dict):
         return [(str(k), float(v)) for k, v in table.items()]
     return [(str(k), 1.0) for k in table]
+
+
+_local = threading.local()
+
+
+def private_faker() -> Any:
+    """This thread's own Faker instance (default locale), made on first use.
+
+    Callers seed it (``seed_instance``) before drawing from it; :class:`Scope` does so once per
+    scope from its random source, so draws do not depend on other threads or earlier scopes.
+    """
+    faker = getattr(_local, "faker", None)
+    if faker is None:
+        from faker import Faker
+
+        faker = _local.faker = Faker()
+    return faker

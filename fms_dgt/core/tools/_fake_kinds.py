@@ -11,408 +11,97 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import NamedTuple
+from datetime import datetime
+from typing import Any
 
-__all__ = ["REMEMBERED", "Kind", "classify", "remembers", "tokens"]
-
-
-class Kind(NamedTuple):
-    """What a value stands for."""
-
-    family: str
-    field: str
-    role: str = ""
-
-    @property
-    def key(self) -> str:
-        """``family.field@role``: one entity value of a record."""
-        return _key(self)
-
-
-@functools.lru_cache(maxsize=8192)
-def _key(kind: Kind) -> str:
-    return f"{kind.family}.{kind.field}@{kind.role}"
-
-
-#: Families whose values are entities of the record: the same value recurs wherever it is asked
-#: for (other families, such as a message or a count, are drawn afresh each time).
-REMEMBERED = frozenset({"person", "place", "date", "id", "account", "company", "file", "money", "item"})
-# Fields of those families that are drawn afresh all the same: a price is not an amount paid.
-_FRESH = frozenset({"money.price", "file.extension", "file.mime", "person.job"})
-
-
-@functools.lru_cache(maxsize=8192)
-def remembers(kind: Kind) -> bool:
-    """Whether values of ``kind`` are entities of the record (the same value wherever asked)."""
-    return kind.family in REMEMBERED and f"{kind.family}.{kind.field}" not in _FRESH
-
-
-_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-@functools.lru_cache(maxsize=4096)
-def tokens(name: str) -> tuple[str, ...]:
-    """Lower-case words of a name in any case style: ``checkInDate`` -> ``(check, in, date)``."""
-    return tuple(w.lower() for w in _WORDS.findall(name))
-
-
-def _k(family: str, field: str) -> Kind:
-    return Kind(family, field)
-
-
-# Whole names (words joined) that say everything at once.
-_EXACT: dict[str, Kind] = {
-    **dict.fromkeys(("firstname", "fname", "givenname", "forename"), _k("person", "first_name")),
-    **dict.fromkeys(("lastname", "lname", "surname", "familyname"), _k("person", "last_name")),
-    **dict.fromkeys(
-        ("fullname", "personname", "contactname", "displayname", "customername"), _k("person", "full_name")
-    ),
-    **dict.fromkeys(
-        ("username", "login", "handle", "screenname", "nickname", "userhandle"), _k("person", "username")
-    ),
-    **dict.fromkeys(("email", "emailaddress", "mail", "emailid", "useremail"), _k("person", "email")),
-    **dict.fromkeys(
-        (
-            "phone",
-            "phonenumber",
-            "mobile",
-            "mobilenumber",
-            "telephone",
-            "tel",
-            "cell",
-            "fax",
-            "contactnumber",
-        ),
-        _k("person", "phone"),
-    ),
-    **dict.fromkeys(("gender", "sex"), _k("person", "gender")),
-    **dict.fromkeys(("jobtitle", "occupation", "profession", "position"), _k("person", "job")),
-    **dict.fromkeys(
-        ("city", "town", "cityname", "municipality", "destination", "origin"), _k("place", "city")
-    ),
-    **dict.fromkeys(("country", "countryname", "nation"), _k("place", "country")),
-    **dict.fromkeys(("countrycode", "countryiso", "iso"), _k("place", "country_code")),
-    **dict.fromkeys(("state", "province", "region", "county", "statename"), _k("place", "region")),
-    **dict.fromkeys(
-        ("zip", "zipcode", "postalcode", "postcode", "postal", "pincode"), _k("place", "postcode")
-    ),
-    **dict.fromkeys(
-        ("street", "streetaddress", "addressline", "addressline1", "line1"), _k("place", "street")
-    ),
-    **dict.fromkeys(("address", "fulladdress", "homeaddress", "mailingaddress"), _k("place", "address")),
-    **dict.fromkeys(("lat", "latitude"), _k("place", "latitude")),
-    **dict.fromkeys(("lon", "lng", "long", "longitude"), _k("place", "longitude")),
-    **dict.fromkeys(("timezone", "tz", "tzname"), _k("place", "timezone")),
-    **dict.fromkeys(("location", "place", "locationname", "where", "near", "loc"), _k("place", "location")),
-    **dict.fromkeys(("airport", "airportcode", "iata", "iatacode"), _k("place", "airport")),
-    **dict.fromkeys(("checkin", "checkindate", "arrivaldate"), _k("date", "start")),
-    **dict.fromkeys(("checkout", "checkoutdate"), _k("date", "end")),
-    **dict.fromkeys(("birthday", "birthdate", "dob", "dateofbirth"), _k("date", "birth")),
-    **dict.fromkeys(("createdat", "updatedat", "timestamp", "created", "modified"), _k("date", "past")),
-    **dict.fromkeys(("currency", "currencycode", "ccy", "basecurrency"), _k("money", "currency")),
-    **dict.fromkeys(("amount", "payment", "paymentamount", "transferamount"), _k("money", "amount")),
-    **dict.fromkeys(
-        ("cardnumber", "creditcard", "creditcardnumber", "ccnumber", "card"), _k("account", "card")
-    ),
-    **dict.fromkeys(("cvv", "cvc", "securitycode"), _k("account", "cvv")),
-    **dict.fromkeys(("expiry", "expirydate", "expirationdate", "expiration"), _k("account", "expiry")),
-    **dict.fromkeys(("iban", "accountnumber", "account", "bankaccount"), _k("account", "number")),
-    **dict.fromkeys(
-        (
-            "company",
-            "companyname",
-            "organization",
-            "organisation",
-            "employer",
-            "business",
-            "vendor",
-            "merchant",
-        ),
-        _k("company", "name"),
-    ),
-    **dict.fromkeys(
-        ("url", "link", "website", "homepage", "uri", "href", "webhook", "callbackurl"), _k("web", "url")
-    ),
-    **dict.fromkeys(
-        ("imageurl", "photourl", "avatar", "avatarurl", "thumbnail", "logo"), _k("web", "image_url")
-    ),
-    **dict.fromkeys(("domain", "hostname", "host", "domainname"), _k("web", "domain")),
-    **dict.fromkeys(("ip", "ipaddress", "ipv4"), _k("web", "ip")),
-    **dict.fromkeys(("file", "filename", "attachment", "document", "doc"), _k("file", "document")),
-    **dict.fromkeys(("image", "photo", "picture", "img", "imagefile"), _k("file", "image")),
-    **dict.fromkeys(("audio", "audiofile", "recording"), _k("file", "audio")),
-    **dict.fromkeys(("video", "videofile"), _k("file", "video")),
-    **dict.fromkeys(("path", "filepath", "fullpath"), _k("file", "path")),
-    **dict.fromkeys(
-        ("directory", "dir", "folder", "foldername", "directoryname", "dirname"), _k("file", "folder")
-    ),
-    **dict.fromkeys(("extension", "fileextension", "ext"), _k("file", "extension")),
-    **dict.fromkeys(("mimetype", "contenttype", "mediatype", "mime"), _k("file", "mime")),
-    **dict.fromkeys(
-        ("title", "subject", "headline", "heading", "eventname", "eventtitle"), _k("text", "title")
-    ),
-    **dict.fromkeys(
-        ("query", "q", "search", "searchterm", "searchquery", "searchtext", "prompt"), _k("text", "query")
-    ),
-    **dict.fromkeys(("keyword", "keywords", "terms", "topic", "phrase"), _k("text", "keyword")),
-    **dict.fromkeys(
-        ("message", "msg", "text", "body", "content", "comment", "note", "notes", "reply", "post", "tweet"),
-        _k("text", "message"),
-    ),
-    **dict.fromkeys(("review", "feedback", "testimonial"), _k("text", "review")),
-    **dict.fromkeys(("reason", "cause", "purpose"), _k("text", "reason")),
-    **dict.fromkeys(
-        ("description", "desc", "summary", "details", "bio", "about", "overview", "caption"),
-        _k("text", "description"),
-    ),
-    **dict.fromkeys(("tag", "tags", "label", "labels", "hashtag"), _k("text", "tag")),
-    **dict.fromkeys(("category", "categories"), _k("text", "category")),
-    **dict.fromkeys(("genre", "genres"), _k("text", "genre")),
-    **dict.fromkeys(("hotel", "hotelname"), _k("item", "hotel")),
-    **dict.fromkeys(("restaurant", "restaurantname"), _k("item", "restaurant")),
-    **dict.fromkeys(("product", "productname", "item", "itemname"), _k("item", "product")),
-    **dict.fromkeys(("flight", "flightnumber", "flightno"), _k("item", "flight")),
-    **dict.fromkeys(("ticker", "symbol", "stock", "stocksymbol", "tickersymbol"), _k("item", "ticker")),
-    **dict.fromkeys(("airline", "carrier"), _k("misc", "airline")),
-    **dict.fromkeys(("color", "colour", "colorname"), _k("misc", "colour")),
-    **dict.fromkeys(("hex", "hexcolor", "colorcode", "colourcode", "hexcode"), _k("misc", "colour_hex")),
-    **dict.fromkeys(("language", "lang", "languagename"), _k("misc", "language")),
-    **dict.fromkeys(("languagecode", "langcode", "locale"), _k("misc", "language_code")),
-    **dict.fromkeys(("password", "passcode", "passphrase"), _k("misc", "password")),
-    **dict.fromkeys(
-        ("token", "apikey", "accesstoken", "secret", "apitoken", "authtoken"), _k("misc", "token")
-    ),
-    **dict.fromkeys(("weekday", "dayofweek", "dayname"), _k("misc", "weekday")),
-    **dict.fromkeys(("status",), _k("misc", "status")),
-    **dict.fromkeys(
-        (
-            "limit",
-            "count",
-            "n",
-            "k",
-            "topk",
-            "maxresults",
-            "numresults",
-            "pagesize",
-            "perpage",
-            "size",
-            "top",
-        ),
-        _k("number", "count"),
-    ),
-    **dict.fromkeys(("quantity", "qty"), _k("number", "quantity")),
-    **dict.fromkeys(("word", "term", "vocabulary"), _k("misc", "word")),
-    **dict.fromkeys(("string", "sentence", "inputstring", "inputtext", "str"), _k("text", "message")),
-    **dict.fromkeys(("cuisine", "cuisinetype", "foodtype"), _k("misc", "cuisine")),
-    **dict.fromkeys(("activity", "exercise", "sport", "workout"), _k("misc", "activity")),
-    **dict.fromkeys(("diet", "dietary", "dietaryrestriction", "dietaryrestrictions"), _k("misc", "diet")),
-    **dict.fromkeys(
-        ("guests", "adults", "people", "persons", "passengers", "travelers", "travellers", "seats", "rooms"),
-        _k("number", "party"),
-    ),
-    **dict.fromkeys(("children", "kids", "infants"), _k("number", "children")),
-    **dict.fromkeys(("nights", "days", "numdays", "numberofdays", "numnights"), _k("number", "days")),
-    **dict.fromkeys(("page", "pagenumber", "pageno"), _k("number", "page")),
-    **dict.fromkeys(("offset", "skip"), _k("number", "offset")),
-    **dict.fromkeys(("pet", "petname", "dog", "cat"), _k("misc", "pet")),
-    **dict.fromkeys(("age",), _k("number", "age")),
-    **dict.fromkeys(("bedrooms", "bathrooms", "floors", "beds"), _k("number", "rooms")),
-    **dict.fromkeys(("years", "periodinyears", "termyears", "loanterm", "term"), _k("number", "years")),
-    **dict.fromkeys(("platform", "os", "device"), _k("misc", "platform")),
-    **dict.fromkeys(("rating", "stars", "score", "minrating"), _k("number", "rating")),
-    **dict.fromkeys(("percent", "percentage", "discount"), _k("number", "percent")),
-    **dict.fromkeys(
-        ("temperature", "temp", "feelslike", "tempmin", "tempmax", "mintemp", "maxtemp", "celsius"),
-        _k("number", "temperature"),
-    ),
-    **dict.fromkeys(("windspeed", "wind", "windgust", "gust"), _k("number", "wind")),
-    **dict.fromkeys(("humidity", "cloudcover", "precipitationprobability"), _k("number", "humidity")),
-    **dict.fromkeys(("minutes", "durationminutes", "durationmins"), _k("number", "minutes")),
-    **dict.fromkeys(("hours", "durationhours"), _k("number", "hours")),
-    **dict.fromkeys(("distance", "radius", "km", "miles"), _k("number", "distance")),
-    **dict.fromkeys(("year",), _k("number", "year")),
-    **dict.fromkeys(("month",), _k("number", "month")),
-    **dict.fromkeys(("day",), _k("number", "day")),
-    **dict.fromkeys(("hour",), _k("number", "hour")),
-    **dict.fromkeys(("minute",), _k("number", "minute")),
-}
-
-#: Role words: which of two entities of one family a name means.
-_OTHER_PERSON = frozenset(
-    {
-        "to",
-        "recipient",
-        "receiver",
-        "target",
-        "friend",
-        "assignee",
-        "invitee",
-        "payee",
-        "beneficiary",
-        "other",
-        "attendee",
-        "participant",
-    }
+from fms_dgt.core.tools import _fake_data as data
+from fms_dgt.core.tools._fake_names import (
+    AS_TEXT as _AS_TEXT,
 )
-_DESTINATION = frozenset({"to", "destination", "dest", "arrival", "dropoff", "target", "arrive"})
-_ROLE_WORDS = frozenset(
-    {
-        *_OTHER_PERSON,
-        *_DESTINATION,
-        "from",
-        "source",
-        "src",
-        "origin",
-        "departure",
-        "depart",
-        "pickup",
-        "sender",
-        "owner",
-        "my",
-        "current",
-        "home",
-        "new",
-    }
+from fms_dgt.core.tools._fake_names import (
+    DESCRIPTION_HINTS as _DESCRIPTION_HINTS,
 )
-_START = frozenset(
-    {"start", "from", "begin", "since", "after", "earliest", "departure", "depart", "min", "in"}
+from fms_dgt.core.tools._fake_names import (
+    DESTINATION as _DESTINATION,
 )
-_END = frozenset(
-    {"end", "to", "until", "before", "latest", "return", "due", "out", "max", "finish", "deadline"}
+from fms_dgt.core.tools._fake_names import (
+    END as _END,
 )
-_ENTITY_HEADS = frozenset(
-    {"id", "ids", "uuid", "guid", "number", "no", "num", "ref", "reference", "key", "code"}
+from fms_dgt.core.tools._fake_names import (
+    ENTITY_HEADS as _ENTITY_HEADS,
 )
-_NAME_HINTS: tuple[tuple[str, Kind], ...] = (
-    ("file", _k("file", "document")),
-    ("city", _k("place", "city")),
-    ("country", _k("place", "country")),
-    ("compan", _k("company", "name")),
-    ("organi", _k("company", "name")),
-    ("hotel", _k("item", "hotel")),
-    ("restaurant", _k("item", "restaurant")),
-    ("product", _k("item", "product")),
-    ("event", _k("text", "title")),
-    ("meeting", _k("text", "title")),
-    ("playlist", _k("text", "title")),
-    ("project", _k("text", "title")),
-    ("team", _k("text", "title")),
-    ("pet", _k("misc", "pet")),
+from fms_dgt.core.tools._fake_names import (
+    EPOCH as _EPOCH,
 )
-_PERSON_WORDS = frozenset(
-    {
-        "user",
-        "person",
-        "customer",
-        "employee",
-        "contact",
-        "patient",
-        "author",
-        "guest",
-        "passenger",
-        "recipient",
-        "member",
-        "student",
-        "friend",
-        "player",
-        "owner",
-        "client",
-        "traveler",
-        "attendee",
-        "driver",
-        "artist",
-        "actor",
-        "doctor",
-        "sender",
-    }
+from fms_dgt.core.tools._fake_names import (
+    EXACT as _EXACT,
 )
-_FORMATS = {
-    "email": _k("person", "email"),
-    "idn-email": _k("person", "email"),
-    "date": _k("date", "start"),
-    "date-time": _k("date", "start"),
-    "time": _k("date", "start"),
-    "uri": _k("web", "url"),
-    "url": _k("web", "url"),
-    "iri": _k("web", "url"),
-    "uuid": _k("id", "item"),
-    "ipv4": _k("web", "ip"),
-    "hostname": _k("web", "domain"),
-    "binary": _k("file", "document"),
-}
-_FORMAT_FAMILIES = {
-    "email": {"person.email"},
-    "idn-email": {"person.email"},
-    "date": {"date"},
-    "date-time": {"date"},
-    "time": {"date"},
-    "uri": {"web", "file"},
-    "url": {"web", "file"},
-    "iri": {"web", "file"},
-    "uuid": {"id"},
-    "ipv4": {"web.ip"},
-    "hostname": {"web.domain"},
-    "binary": {"file"},
-}
-# Descriptions, read when the name alone says too little: the first pattern found wins.
-_DESCRIPTION_HINTS: tuple[tuple[re.Pattern[str], Kind], ...] = tuple(
-    (re.compile(pattern), kind)
-    for pattern, kind in (
-        (r"\be-?mail\b", _k("person", "email")),
-        (r"\b(phone|telephone|mobile number)\b", _k("person", "phone")),
-        (r"\bcountry code\b|\biso 3166", _k("place", "country_code")),
-        (r"\b(zip|postal) code\b", _k("place", "postcode")),
-        (r"\bairport\b|\biata\b", _k("place", "airport")),
-        (r"\bcurrency\b", _k("money", "currency")),
-        (r"\b(stock|ticker) symbol\b|\bticker\b", _k("item", "ticker")),
-        (r"\b(url|link|website)\b", _k("web", "url")),
-        (r"\bfile ?name\b|\bname of the file\b", _k("file", "document")),
-        (r"\b(start|departure|check-in|begin)\w* date\b", _k("date", "start")),
-        (r"\b(end|return|check-out)\w* date\b", _k("date", "end")),
-        (r"\bdate\b", _k("date", "start")),
-        (r"\bcity\b", _k("place", "city")),
-        (r"\bcountry\b", _k("place", "country")),
-        (r"\baddress\b", _k("place", "address")),
-        (r"\blocation\b", _k("place", "location")),
-        (r"\btime ?zone\b", _k("place", "timezone")),
-        (r"\blanguage\b", _k("misc", "language")),
-        (r"\b(company|organi[sz]ation)\b", _k("company", "name")),
-        (r"\busername\b", _k("person", "username")),
-        (
-            r"\b(full name|name of the (user|person|customer|employee|patient|contact))\b",
-            _k("person", "full_name"),
-        ),
-        (r"\bpassword\b", _k("misc", "password")),
-        (r"\bsearch\b|\bquery\b", _k("text", "query")),
-        (r"\bkeyword", _k("text", "keyword")),
-        (r"\btitle\b", _k("text", "title")),
-        (r"\bmessage\b", _k("text", "message")),
-        (r"\b(amount|price|cost)\b", _k("money", "price")),
-    )
+from fms_dgt.core.tools._fake_names import (
+    FORMAT_FAMILIES as _FORMAT_FAMILIES,
 )
-_ID_IN_DESCRIPTION = re.compile(r"\b([a-z]+)[ _-]?id\b|\bid of the ([a-z]+)\b|\b([a-z]+) identifier\b")
-_MONEY_HEADS = frozenset(
-    {
-        "price",
-        "cost",
-        "total",
-        "balance",
-        "salary",
-        "fee",
-        "budget",
-        "charge",
-        "fare",
-        "subtotal",
-        "tax",
-        "tip",
-    }
-    | {"income", "revenue", "deposit", "withdrawal", "loan", "principal", "rent", "bill", "spend", "refund"}
+from fms_dgt.core.tools._fake_names import (
+    FORMATS as _FORMATS,
 )
-_VERBS = frozenset(
-    {"get", "fetch", "list", "create", "update", "delete", "find", "search", "add", "remove", "set", "check"}
-    | {"book", "cancel", "send", "retrieve", "lookup", "look", "show", "view", "make", "post", "put", "patch"}
-    | {"calculate", "compute", "by", "for", "new", "all", "details", "info", "api", "v1", "v2"}
+from fms_dgt.core.tools._fake_names import (
+    ID_IN_DESCRIPTION as _ID_IN_DESCRIPTION,
 )
+from fms_dgt.core.tools._fake_names import (
+    MONEY_HEADS as _MONEY_HEADS,
+)
+from fms_dgt.core.tools._fake_names import (
+    NAME_HINTS as _NAME_HINTS,
+)
+from fms_dgt.core.tools._fake_names import (
+    OTHER_PEOPLE as _OTHER_PEOPLE,
+)
+from fms_dgt.core.tools._fake_names import (
+    OTHER_PERSON as _OTHER_PERSON,
+)
+from fms_dgt.core.tools._fake_names import (
+    PEOPLE as _PEOPLE,
+)
+from fms_dgt.core.tools._fake_names import (
+    PERSON_WORDS as _PERSON_WORDS,
+)
+from fms_dgt.core.tools._fake_names import (
+    PLACE_ROLES as _PLACE_ROLES,
+)
+from fms_dgt.core.tools._fake_names import (
+    REMEMBERED,
+    Kind,
+    remembers,
+    tokens,
+)
+from fms_dgt.core.tools._fake_names import (
+    ROLE_WORDS as _ROLE_WORDS,
+)
+from fms_dgt.core.tools._fake_names import (
+    SOCIAL as _SOCIAL,
+)
+from fms_dgt.core.tools._fake_names import (
+    START as _START,
+)
+from fms_dgt.core.tools._fake_names import (
+    TEXT_ONLY as _TEXT_ONLY,
+)
+from fms_dgt.core.tools._fake_names import (
+    TRAVEL as _TRAVEL,
+)
+from fms_dgt.core.tools._fake_names import (
+    VENUES as _VENUES,
+)
+from fms_dgt.core.tools._fake_names import (
+    VERBS as _VERBS,
+)
+from fms_dgt.core.tools._fake_names import (
+    WEAK as _WEAK,
+)
+from fms_dgt.core.tools._fake_names import (
+    WORK_TITLES as _WORK_TITLES,
+)
+from fms_dgt.core.tools._fake_names import k as _k
+
+__all__ = ["REMEMBERED", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
 
 
 @functools.lru_cache(maxsize=16384)
@@ -445,29 +134,6 @@ def classify(
     return found
 
 
-# Families whose values are text: a number with such a name is something else.
-_TEXT_ONLY = frozenset({"date", "text", "web", "file", "company"})
-_EPOCH = frozenset({"timestamp", "epoch", "unix", "at"})
-_SOCIAL = re.compile(r"social|post|tweet|share|media|follower")
-_TRAVEL = re.compile(r"\b(flight|fly|trip|travel|train|bus|route|direction|journey|ride|drive|ship|cab|taxi)")
-_OTHER_PEOPLE = frozenset(
-    {"author", "artist", "actor", "actress", "scientist", "player", "composer", "director", "singer"}
-    | {"painter", "inventor", "writer", "athlete", "musician", "president", "doctor", "celebrity"}
-)
-_VENUES = frozenset(
-    {"museum", "park", "gallery", "library", "school", "university", "hospital", "stadium", "theater"}
-    | {"theatre", "zoo", "station", "mall", "gym", "clinic", "church", "venue", "store", "shop", "cafe"}
-)
-_WORK_TITLES = frozenset(
-    {"game", "book", "movie", "film", "song", "album", "show", "series", "novel", "track"}
-)
-
-
-_WEAK = frozenset(
-    {"name", "id", "value", "input", "data", "code", "key", "type", "from", "to", "source", "target"}
-)
-
-
 def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, kind: str) -> Kind | None:
     joined = "".join(words)
     if joined in ("name", "title") and parent:
@@ -495,27 +161,6 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
     if exact is not None:
         return _with_role(exact, words)
     return _by_head(core, words, parent, topic, description, kind)
-
-
-# Names that mean a moment unless the schema asks for a number (``day: integer``, ``start: 0``).
-_AS_TEXT = {"day": _k("date", "start"), "start": _k("date", "start"), "end": _k("date", "end")}
-_PEOPLE = frozenset(
-    {
-        "recipient",
-        "receiver",
-        "sender",
-        "assignee",
-        "contact",
-        "to",
-        "from",
-        "invitee",
-        "attendee",
-        "participant",
-    }
-)
-_PLACE_ROLES = frozenset(
-    {"source", "origin", "from", "to", "destination", "departure", "arrival", "start", "end"}
-)
 
 
 def _person_by_description(description: str, words: tuple[str, ...]) -> Kind | None:
@@ -666,3 +311,58 @@ def _singular(word: str) -> str:
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
         return word[:-1]
     return word
+
+
+# ---------------------------------------------------------------- comparing observed values
+
+
+def place_named(text: Any) -> data.Place | None:
+    """The place a city, country, code or airport names (``"Lisbon, PT"`` -> Lisbon), if known."""
+    return data.PLACE_INDEX.get(str(text).split(",")[0].strip().lower())
+
+
+def canonical(kind: Kind, value: Any) -> tuple[str, str]:
+    """``(style, form)`` under which two values of ``kind`` are the same entity when equal.
+
+    The style keeps apart renderings that are not comparable (a date and a time of day).
+    """
+    text = str(value).strip()
+    if kind.family == "id":
+        digits = re.sub(r"\D", "", text).lstrip("0")
+        return "id", digits or text.lower()
+    if kind.family == "date":
+        return _canonical_moment(value, text)
+    if kind.family == "money" and kind.field == "amount":
+        try:
+            return "amount", f"{float(text):.2f}"
+        except ValueError:
+            return "amount", text
+    if kind.family == "person" and kind.field == "phone":
+        return "phone", re.sub(r"\D", "", text)[-9:]
+    if kind.family == "place" and kind.field in ("city", "location"):
+        place = place_named(text)
+        return "city", place.city.lower() if place else text.lower()
+    if kind.family == "place" and kind.field in ("country", "country_code"):
+        place = place_named(text)
+        return "country", place.code if place else text.lower()
+    return "text", text.lower()
+
+
+def _canonical_moment(value: Any, text: str) -> tuple[str, str]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "epoch", str(int(value))
+    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?Z?", text):
+        return "time", text[:5]
+    moment = _parse_moment(text)
+    if moment is None:
+        return "text", text.lower()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return "date", moment.date().isoformat()
+    return "datetime", moment.isoformat(timespec="minutes")
+
+
+def _parse_moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "").replace(" ", "T")[:19])
+    except ValueError:
+        return None

@@ -22,7 +22,7 @@ from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_kinds import Kind, remembers, tokens
 from fms_dgt.core.tools._fake_things import THINGS, number_in
 
-__all__ = ["ANCHOR", "Person", "Scope", "Site", "canonical", "examples_in", "place_named"]
+__all__ = ["ANCHOR", "Person", "Scope", "Site", "examples_in"]
 
 #: The calendar's anchor: every date is drawn around it, never around the clock, so a record made
 #: today and one made next year from the same seed are the same.
@@ -178,9 +178,7 @@ class Scope:
     @property
     def faker(self) -> Any:
         """This thread's private Faker instance, seeded from the scope's random source."""
-        from fms_dgt.core.tools.fakes import private_faker
-
-        faker = private_faker()
+        faker = data.private_faker()
         if not self._faker_seeded:
             faker.seed_instance(self.rng.getrandbits(64))
             self._faker_seeded = True
@@ -556,58 +554,3 @@ _RENDER: dict[str, Callable[[Scope, Kind, Mapping[str, Any], str], Iterator[Any]
     "account": _account,
     **THINGS,
 }
-
-
-# ---------------------------------------------------------------- comparing observed values
-
-
-def place_named(text: Any) -> data.Place | None:
-    """The place a city, country, code or airport names (``"Lisbon, PT"`` -> Lisbon), if known."""
-    return data.PLACE_INDEX.get(str(text).split(",")[0].strip().lower())
-
-
-def canonical(kind: Kind, value: Any) -> tuple[str, str]:
-    """``(style, form)`` under which two values of ``kind`` are the same entity when equal.
-
-    The style keeps apart renderings that are not comparable (a date and a time of day).
-    """
-    text = str(value).strip()
-    if kind.family == "id":
-        digits = re.sub(r"\D", "", text).lstrip("0")
-        return "id", digits or text.lower()
-    if kind.family == "date":
-        return _canonical_moment(value, text)
-    if kind.family == "money" and kind.field == "amount":
-        try:
-            return "amount", f"{float(text):.2f}"
-        except ValueError:
-            return "amount", text
-    if kind.family == "person" and kind.field == "phone":
-        return "phone", re.sub(r"\D", "", text)[-9:]
-    if kind.family == "place" and kind.field in ("city", "location"):
-        place = place_named(text)
-        return "city", place.city.lower() if place else text.lower()
-    if kind.family == "place" and kind.field in ("country", "country_code"):
-        place = place_named(text)
-        return "country", place.code if place else text.lower()
-    return "text", text.lower()
-
-
-def _canonical_moment(value: Any, text: str) -> tuple[str, str]:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return "epoch", str(int(value))
-    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?Z?", text):
-        return "time", text[:5]
-    moment = _parse_moment(text)
-    if moment is None:
-        return "text", text.lower()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return "date", moment.date().isoformat()
-    return "datetime", moment.isoformat(timespec="minutes")
-
-
-def _parse_moment(text: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text.replace("Z", "").replace(" ", "T")[:19])
-    except ValueError:
-        return None

@@ -34,12 +34,20 @@ from __future__ import annotations
 import functools
 import random
 import re
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fms_dgt.core.tools._fake_kinds import REMEMBERED, Kind, classify, remembers, tokens
-from fms_dgt.core.tools._fake_values import Scope, canonical, examples_in, place_named
+from fms_dgt.core.tools._fake_data import private_faker
+from fms_dgt.core.tools._fake_kinds import (
+    REMEMBERED,
+    Kind,
+    canonical,
+    classify,
+    place_named,
+    remembers,
+    tokens,
+)
+from fms_dgt.core.tools._fake_values import Scope, examples_in
 from fms_dgt.core.tools.synth import MISSING, Path, SynthesisError, SynthHooks, synthesise
 
 __all__ = [
@@ -63,21 +71,6 @@ __all__ = [
 _HINTED = frozenset({"text", "misc", "item", "file", "web", "company", "number"})
 #: Families whose members differ from one array item to the next (passengers, line items).
 _PER_ITEM = frozenset({"person", "place", "id", "item", "file", "company"})
-_local = threading.local()
-
-
-def private_faker() -> Any:
-    """This thread's own Faker instance (default locale), made on first use.
-
-    Callers seed it (``seed_instance``) before drawing from it; :class:`Scope` does so once per
-    scope from its random source, so draws do not depend on other threads or earlier scopes.
-    """
-    faker = getattr(_local, "faker", None)
-    if faker is None:
-        from faker import Faker
-
-        faker = _local.faker = Faker()
-    return faker
 
 
 def fake(
@@ -206,11 +199,21 @@ class FakeHooks(SynthHooks):
 
     def finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
         """Arrays of plain values without repeats (``["Drums", "Drums"]``) when the schema allows."""
-        if isinstance(value, list) and value and not isinstance(value[0], (dict, list)):
-            unique = list(dict.fromkeys(map(_hashable, value)))
-            if len(unique) < len(value) and len(unique) >= int(schema.get("minItems", 0) or 0):
-                return [value[[_hashable(v) for v in value].index(u)] for u in unique]
-        return value
+        if not isinstance(value, list) or not value or isinstance(value[0], (dict, list)):
+            return value
+        keys = [_hashable(v) for v in value]
+        if len(set(keys)) == len(keys):
+            return value
+        unique = [value[keys.index(k)] for k in dict.fromkeys(keys)]
+        items = schema.get("items")
+        options = items.get("enum") if isinstance(items, Mapping) else None
+        if isinstance(options, list):
+            # Repeats of an enum become the members not used yet, as far as there are any.
+            used = set(keys)
+            unused = [o for o in options if _hashable(o) not in used]
+            self.scope.rng.shuffle(unused)
+            unique += unused[: len(value) - len(unique)]
+        return unique if len(unique) >= int(schema.get("minItems", 0) or 0) else value
 
     def choose(self, kind: Kind | None, options: list[Any]) -> Any:
         """An ``enum`` member: the scope's own value when it is one, else a draw (remembered)."""
@@ -326,9 +329,24 @@ def fit(value: Any, schema: Mapping[str, Any]) -> bool:
     the fakes render it), numeric bounds and ``multipleOf``. Keywords across values (``not``,
     ``if``) are left to the validator the callers run on the whole value.
     """
-    if _types(schema) is not None and _shape(value, schema) is not value:
+    allowed = _types(schema)
+    if allowed is not None and not _of_type(value, allowed):
         return False
     return _fits_shaped(value, schema)
+
+
+def _of_type(value: Any, allowed: frozenset[str]) -> bool:
+    if isinstance(value, bool):
+        return "boolean" in allowed
+    if isinstance(value, int):
+        return bool(allowed & {"integer", "number"})
+    if isinstance(value, float):
+        return "number" in allowed or ("integer" in allowed and value.is_integer())
+    if isinstance(value, str):
+        return "string" in allowed
+    if value is None:
+        return "null" in allowed
+    return ("array" if isinstance(value, list) else "object" if isinstance(value, Mapping) else "") in allowed
 
 
 def _fits_shaped(value: Any, schema: Mapping[str, Any]) -> bool:

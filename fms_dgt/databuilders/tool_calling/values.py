@@ -174,20 +174,26 @@ def _leaf_kinds(tool: Tool) -> dict[tuple[int, str], tuple[Mapping[str, Any], Ki
 def _repaired(
     tool: Tool, args: dict[str, Any], fixed: Mapping[str, Any], rng: random.Random, optional: float
 ) -> dict[str, Any]:
-    """``args`` with each argument the schema refuses replaced by plain synthesis."""
+    """``args`` with what the schema refuses replaced by plain synthesis, argument by argument."""
     validator = get_validator(tool.parameters, tool.fingerprint)
-    plain = synthesise(tool.parameters, rng, optional_probability=optional, fingerprint=tool.fingerprint)
+    plain = _plain_arguments(tool, rng, optional)
     for _ in range(_REPAIRS):
         found = validator.locate(args)
         if found is None:
             return args
         top = _top_level(found[1])
-        if top is None or top in fixed:
+        if top is not None and top not in fixed:
+            if top in plain:
+                args[top] = plain[top]
+            else:
+                args.pop(top, None)
+            continue
+        # The whole object is refused (``not``, ``dependentRequired``...): one argument less or
+        # one more from plain synthesis may be enough.
+        retried = _one_less_or_more(tool, args, plain, fixed)
+        if retried is None:
             break
-        if top in plain:
-            args[top] = plain[top]
-        else:
-            args.pop(top, None)
+        args = retried
     args = {**plain, **fixed}
     found = validator.locate(args)
     if found is None:
@@ -197,6 +203,33 @@ def _repaired(
         f"{', '.join(sorted(fixed)) or 'none'}: {found[0]} (at {found[1] or '/'}). Wire only "
         "values that validate against the argument's schema"
     )
+
+
+def _plain_arguments(tool: Tool, rng: random.Random, optional: float) -> dict[str, Any]:
+    """Plain schema-valid synthesis, or no arguments when even that finds nothing."""
+    try:
+        value = synthesise(
+            tool.parameters, rng, optional_probability=optional, fingerprint=tool.fingerprint, attempts=10
+        )
+    except SynthesisError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _one_less_or_more(
+    tool: Tool, args: dict[str, Any], plain: Mapping[str, Any], fixed: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    validator = get_validator(tool.parameters, tool.fingerprint)
+    required = set(tool.parameters.get("required") or ())
+    for name in args:
+        if name not in required and name not in fixed:
+            fewer = {k: v for k, v in args.items() if k != name}
+            if validator.is_valid(fewer):
+                return fewer
+    for name, value in plain.items():
+        if name not in args and validator.is_valid({**args, name: value}):
+            return {**args, name: value}
+    return None
 
 
 def _top_level(pointer: str) -> str | None:

@@ -110,6 +110,7 @@ def register_implementation(*names: str) -> Callable[[Implementation], Implement
     def add(implementation: Implementation) -> Implementation:
         for name in names:
             _REGISTRY["".join(tokens(name))] = implementation
+        implementation_for.cache_clear()  # a name looked up before may have one now
         return implementation
 
     return add

@@ -174,7 +174,9 @@ def _place(tool: Tool, arguments: Mapping[str, Any], computed: Any, rng: random.
     if key is None:
         return MISSING
     value = _synthesised(tool, schema, arguments, rng, pinned={key: computed}, fallback=False)
-    return value if value is not MISSING and tool.output_validator.is_valid(value) else MISSING
+    if not isinstance(value, dict) or value.get(key) != computed or isinstance(value.get(key), bool):
+        return MISSING  # the schema has no room for the exact value (an integer for 2.5)
+    return value if tool.output_validator.is_valid(value) else MISSING
 
 
 def _key_for(tool: Tool, props: Mapping[str, Any]) -> str | None:
