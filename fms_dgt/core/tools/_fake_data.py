@@ -444,8 +444,8 @@ _local = threading.local()
 def private_faker() -> Any:
     """This thread's own Faker instance (default locale), made on first use.
 
-    Callers seed it (``seed_instance``) before drawing from it; :class:`Scope` does so once per
-    scope from its random source, so draws do not depend on other threads or earlier scopes.
+    Callers seed it (``seed_instance``) before every draw; ``Scope.faker`` does so from the scope's
+    random source, so draws depend neither on other threads nor on other scopes.
     """
     faker = getattr(_local, "faker", None)
     if faker is None:

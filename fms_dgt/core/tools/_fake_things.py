@@ -227,6 +227,8 @@ def number_in(
 
 
 def _bounded(schema: Mapping[str, Any], low: float, high: float, integer: bool) -> tuple[float, float]:
+    if _BOUNDS.isdisjoint(schema):
+        return low, high
     nudge = 1 if integer else 1e-6
     for key, better in (("minimum", max), ("exclusiveMinimum", max)):
         bound = schema.get(key)
@@ -238,6 +240,8 @@ def _bounded(schema: Mapping[str, Any], low: float, high: float, integer: bool) 
             high = better(high, bound - (nudge if key.startswith("exclusive") else 0))
     return low, high
 
+
+_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 
 THINGS: dict[str, Callable[[Scope, Kind, Mapping[str, Any], str], Iterator[Any]]] = {
     "company": _company,

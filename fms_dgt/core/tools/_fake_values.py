@@ -99,7 +99,7 @@ class Scope:
         rng: the random source (seeded by the caller).
     """
 
-    __slots__ = ("_faker_seeded", "entities", "rng", "today")
+    __slots__ = ("entities", "rng", "today")
     rng: random.Random
     today: datetime
     entities: dict[str, Any]
@@ -108,7 +108,6 @@ class Scope:
         self.rng = rng
         self.today = ANCHOR + timedelta(days=rng.randrange(365))
         self.entities: dict[str, Any] = {}
-        self._faker_seeded = False
 
     # ------------------------------------------------------------------ entities
 
@@ -177,11 +176,13 @@ class Scope:
 
     @property
     def faker(self) -> Any:
-        """This thread's private Faker instance, seeded from the scope's random source."""
+        """This thread's private Faker instance, seeded from the scope's random source.
+
+        Seeded on every use, so what it draws depends on this scope alone, whatever other scopes
+        of the thread drew in between (the record's scope lives across calls).
+        """
         faker = data.private_faker()
-        if not self._faker_seeded:
-            faker.seed_instance(self.rng.getrandbits(64))
-            self._faker_seeded = True
+        faker.seed_instance(self.rng.getrandbits(64))
         return faker
 
     # ------------------------------------------------------------------ adopting given values

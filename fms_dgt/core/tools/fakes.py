@@ -24,9 +24,9 @@ also satisfy its schema (``enum``, ``const``, ``format``, ``pattern``, bounds, l
 falls back to :mod:`fms_dgt.core.tools.synth`, whose bounds (``MAX_STRING``...) still apply.
 
 Faker's default locale (``en_US``) provides names, streets, companies, jobs and colours; a private
-Faker instance per thread, seeded from the caller's :class:`random.Random` for each scope, provides
-the rest. Nothing reads the clock or the network, so the same seed gives the same values in any
-process.
+Faker instance per thread, seeded from the scope's :class:`random.Random` each time it is used,
+provides sentences, words and passwords. Nothing reads the clock or the network, so the same seed
+gives the same values in any process.
 """
 
 from __future__ import annotations

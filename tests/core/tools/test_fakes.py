@@ -238,3 +238,16 @@ def test_the_same_values_in_another_process_and_hash_seed() -> None:
         for seed in ("1", "987")
     }
     assert len(outputs) == 1 and "@" in outputs.pop()
+
+
+def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> None:
+    def words(interleave: bool) -> list[str]:
+        mine, other = Scope(random.Random(1)), Scope(random.Random(2))
+        out = []
+        for _ in range(5):
+            out.append(mine.faker.word())
+            if interleave:
+                other.faker.sentence()
+        return out
+
+    assert words(False) == words(True)
