@@ -131,7 +131,12 @@ def classify(
     # it is a timestamp; a number named like a text is not that text.
     if numeric and (found is None or found.family != "date" or not set(words) & _EPOCH):
         return None
+    if found == ("file", "document", "") and _IMAGES.search(topic):
+        return Kind("file", "image")  # the file of uploadPhoto is a photo
     return found
+
+
+_IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
 
 
 def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, kind: str) -> Kind | None:
@@ -231,6 +236,8 @@ def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
         return _EXACT[joined + "code"] if joined + "code" in _EXACT else _EXACT[joined]
     if joined == "flight":
         return _k("item", "flight")
+    if joined in ("stock", "ticker", "symbol", "share"):
+        return _k("item", "ticker")
     if joined in ("promo", "discount", "coupon", "voucher", "verification", "otp", "auth", "confirmation"):
         return Kind("misc", "code")
     if joined in ("user", "customer", "member", "client"):
