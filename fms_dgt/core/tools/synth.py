@@ -8,6 +8,11 @@ numeric bounds and ``multipleOf``, string lengths and ``pattern`` (through a sma
 objects (required properties always, optional ones sometimes, ``additionalProperties``), arrays
 (``items``, ``prefixItems``, length bounds, ``uniqueItems``), ``anyOf``/``oneOf``/``allOf`` and
 local ``$ref``. Property names steer strings toward plausible values (``city`` -> a city name).
+
+:class:`SynthHooks` lets a caller steer generation without re-implementing the schema walk: a
+realistic value for a leaf (:mod:`fms_dgt.core.tools.fakes`), the size of an array, a last touch on
+each object or array (ordering paired bounds, sorting dates). Whatever the hooks do, the value
+returned still validates: a top-level value the validator refuses is generated again.
 """
 
 from __future__ import annotations
@@ -25,7 +30,16 @@ from fms_dgt.core.tools.schema import CompiledValidator, get_validator
 from fms_dgt.errors import SynthesisError
 from fms_dgt.io import env_int
 
-__all__ = ["MAX_ITEMS", "MAX_STRING", "MAX_VALUES", "SynthesisError", "synthesise"]
+__all__ = [
+    "MAX_ITEMS",
+    "MAX_STRING",
+    "MAX_VALUES",
+    "MISSING",
+    "Path",
+    "SynthHooks",
+    "SynthesisError",
+    "synthesise",
+]
 
 _MAX_DEPTH = 6
 #: Bounds on one synthesised value: schemas are untrusted, and ``minLength: 1000000000`` or
@@ -53,6 +67,52 @@ _HINTS: dict[str, list[str]] = {
 }
 
 
+#: Where a value sits in the synthesised document: property names, and item indexes in arrays.
+Path = tuple[str | int, ...]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: What a hook returns to let synthesis do its default.
+MISSING: Any = _Missing()
+
+
+class SynthHooks:
+    """Callbacks that steer :func:`synthesise` (override the ones you need).
+
+    ``path`` locates the value from the root (``("days", 2, "date")``); ``name`` is the property
+    name the value is for (an array's items get the array's name made singular).
+    """
+
+    def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
+        """A value for a scalar, enum or untyped node, or :data:`MISSING` for the default.
+
+        The value should validate against ``schema``; one that makes the whole value invalid
+        costs a retry.
+        """
+        return MISSING
+
+    def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
+        """The number of items of an array (clamped to ``[low, high]``), or None for random.
+
+        ``high`` is the schema's ``maxItems`` (at most :data:`MAX_ITEMS`).
+        """
+        return None
+
+    def include(self, schema: Mapping[str, Any], name: str, path: Path) -> bool | None:
+        """Whether to fill the optional property ``name`` at ``path``, or None for a random draw."""
+        return None
+
+    def finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
+        """The object or array just built, possibly adjusted (ordering, sorting)."""
+        return value
+
+
 def synthesise(
     schema: Any,
     rng: random.Random,
@@ -62,6 +122,7 @@ def synthesise(
     attempts: int = 5,
     fingerprint: str | None = None,
     validator: CompiledValidator | None = None,
+    hooks: SynthHooks | None = None,
 ) -> Any:
     """A value valid against ``schema``.
 
@@ -73,19 +134,21 @@ def synthesise(
         attempts: tries before giving up on schemas the generator does not fully understand.
         fingerprint: the schema's fingerprint when known (saves recomputing it for the cache).
         validator: the schema's compiled validator when the caller holds one.
+        hooks: callbacks that steer leaves, array sizes and finished containers.
 
     Raises:
         SynthesisError: no valid value was found in ``attempts`` tries.
     """
     if validator is None and isinstance(schema, dict):
         validator = get_validator(schema, fingerprint)
-    generator = _Generator(rng, schema if isinstance(schema, dict) else {}, optional_probability)
+    root = schema if isinstance(schema, dict) else {}
+    generator = _Generator(rng, root, optional_probability, hooks or _NO_HOOKS)
     value: Any = None
     reason: str | None = None
     for _ in range(attempts):
         generator.made = 0
         try:
-            value = generator.value(schema, name, 0)
+            value = generator.value(schema, name, 0, ())
         except _TooCostly as exc:
             raise SynthesisError(
                 f"cannot synthesise a value for {name or 'the schema'}: {exc}. No tool call needs that; "
@@ -107,41 +170,55 @@ class _TooCostly(Exception):
     """A schema asks for more than the synthesis bounds allow (not retried)."""
 
 
+_NO_HOOKS = SynthHooks()
+
+
 class _Generator:
-    def __init__(self, rng: random.Random, root: Mapping[str, Any], optional_probability: float):
+    def __init__(
+        self, rng: random.Random, root: Mapping[str, Any], optional_probability: float, hooks: SynthHooks
+    ):
         self.rng = rng
         self.root = root
         self.optional_probability = optional_probability
+        self.hooks = hooks
+        self.steered = hooks is not _NO_HOOKS
         self.made = 0
 
-    def value(self, schema: Any, name: str, depth: int) -> Any:
+    def value(self, schema: Any, name: str, depth: int, path: Path) -> Any:
         self.made += 1
         if self.made > MAX_VALUES:
             raise _TooCostly(f"it would take more than {MAX_VALUES:,} values")
         if depth > 64:
             raise _TooCostly("its references or nesting go more than 64 levels deep")
-        return self._value(schema, name, depth)
+        return self._value(schema, name, depth, path)
 
-    def _value(self, schema: Any, name: str, depth: int) -> Any:
+    def _value(self, schema: Any, name: str, depth: int, path: Path) -> Any:
         if schema is True or not isinstance(schema, Mapping) or not schema:
-            return self._scalar_for_name(name)
+            return self._leaf({}, name, path, lambda: self._scalar_for_name(name))
         if "$ref" in schema:
-            return self.value(self._resolve(schema), name, depth + 1)
+            return self.value(self._resolve(schema), name, depth + 1, path)
         if "const" in schema:
             return schema["const"]
         if isinstance(schema.get("enum"), list) and schema["enum"]:
-            return self.rng.choice(schema["enum"])
+            return self._leaf(schema, name, path, lambda: self.rng.choice(schema["enum"]))
         for key in ("anyOf", "oneOf"):
             if isinstance(schema.get(key), list) and schema[key]:
                 branch = self.rng.choice(schema[key])
                 rest = {k: v for k, v in schema.items() if k != key}
-                return self.value(_merge(rest, branch), name, depth + 1)
+                return self.value(_merge(rest, branch), name, depth + 1, path)
         if isinstance(schema.get("allOf"), list):
             merged = dict(schema)
             for part in merged.pop("allOf"):
                 merged = _merge(merged, part)
-            return self.value(merged, name, depth + 1)
-        return self._typed(schema, self._pick_type(schema), name, depth)
+            return self.value(merged, name, depth + 1, path)
+        return self._typed(schema, self._pick_type(schema), name, depth, path)
+
+    def _leaf(self, schema: Mapping[str, Any], name: str, path: Path, default: Any) -> Any:
+        if self.steered:
+            value = self.hooks.leaf(schema, name, path)
+            if value is not MISSING:
+                return value
+        return default()
 
     def _resolve(self, schema: Mapping[str, Any]) -> Any:
         ref = str(schema["$ref"])
@@ -168,49 +245,68 @@ class _Generator:
             return "array"
         return "string"
 
-    def _typed(self, schema: Mapping[str, Any], kind: str, name: str, depth: int) -> Any:
+    def _typed(self, schema: Mapping[str, Any], kind: str, name: str, depth: int, path: Path) -> Any:
         if kind == "object":
-            return self._object(schema, depth)
+            return self._finish(schema, self._object(schema, depth, path), name, path)
         if kind == "array":
-            return self._array(schema, name, depth)
+            return self._finish(schema, self._array(schema, name, depth, path), name, path)
         if kind in ("integer", "number"):
-            return self._number(schema, kind == "integer")
+            return self._leaf(schema, name, path, lambda: self._number(schema, kind == "integer"))
         if kind == "boolean":
-            return self.rng.random() < 0.5
+            return self._leaf(schema, name, path, lambda: self.rng.random() < 0.5)
         if kind == "null":
             return None
-        return self._string(schema, name)
+        return self._leaf(schema, name, path, lambda: self._string(schema, name))
 
-    def _object(self, schema: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    def _finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
+        return self.hooks.finish(schema, value, name, path) if self.steered else value
+
+    def _object(self, schema: Mapping[str, Any], depth: int, path: Path) -> dict[str, Any]:
         props: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
         out: dict[str, Any] = {}
         for key, sub in props.items():
-            deep = depth >= _MAX_DEPTH
-            if key in required or (not deep and self.rng.random() < self.optional_probability):
-                out[key] = self.value(sub, key, depth + 1)
+            if key in required or self._include(sub, key, depth, (*path, key)):
+                out[key] = self.value(sub, key, depth + 1, (*path, key))
         for key in required - set(out):
             extra = schema.get("additionalProperties", True)
-            out[key] = self.value(extra if isinstance(extra, Mapping) else {}, key, depth + 1)
+            out[key] = self.value(extra if isinstance(extra, Mapping) else {}, key, depth + 1, (*path, key))
         return out
 
-    def _array(self, schema: Mapping[str, Any], name: str, depth: int) -> list[Any]:
+    def _include(self, schema: Any, name: str, depth: int, path: Path) -> bool:
+        if depth >= _MAX_DEPTH:
+            return False
+        if self.steered:
+            wanted = self.hooks.include(schema if isinstance(schema, Mapping) else {}, name, path)
+            if wanted is not None:
+                return wanted
+        return self.rng.random() < self.optional_probability
+
+    def _array(self, schema: Mapping[str, Any], name: str, depth: int, path: Path) -> list[Any]:
         prefix = list(schema.get("prefixItems", []))
         low = max(int(schema.get("minItems", 1 if depth < _MAX_DEPTH else 0)), len(prefix))
         if low > MAX_ITEMS:
             raise _TooCostly(f"it asks for at least {low:,} items (the bound is {MAX_ITEMS:,})")
-        high = int(schema.get("maxItems", max(low, 3)))
-        count = self.rng.randint(low, max(low, min(high, low + 2)))
+        count = self._count(schema, name, path, low)
         items = schema.get("items", {})
         out = [
-            self.value(prefix[i], name, depth + 1)
+            self.value(prefix[i], name, depth + 1, (*path, i))
             if i < len(prefix)
-            else self.value(items, _singular(name), depth + 1)
+            else self.value(items, _singular(name), depth + 1, (*path, i))
             for i in range(count)
         ]
         if schema.get("uniqueItems"):
             out = _unique(out)
         return out
+
+    def _count(self, schema: Mapping[str, Any], name: str, path: Path, low: int) -> int:
+        if self.steered:
+            cap = min(int(schema.get("maxItems", MAX_ITEMS)), MAX_ITEMS)
+            wanted = self.hooks.count(schema, name, path, low, cap)
+            if wanted is not None:
+                return max(low, min(wanted, cap))
+        high = int(schema.get("maxItems", max(low, 3)))
+        return self.rng.randint(low, max(low, min(high, low + 2)))
 
     def _number(self, schema: Mapping[str, Any], integer: bool) -> int | float:
         low, high = _bounds(schema, integer)

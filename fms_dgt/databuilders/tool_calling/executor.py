@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.schema import get_validator
-from fms_dgt.databuilders.tool_calling._interim_values import EntityContext, arguments
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
 from fms_dgt.errors import DGTError, RejectedRecord
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class RecordExecutor:
                 or the record went over its time budget.
         """
         plan = planned.plan
-        context = EntityContext(rng)
+        context = EntityContext.for_record(self.settings.seed, plan.index)
         if plan.kind != CALLS:
             self._state(plan, context, rng)
             return context
@@ -102,6 +102,9 @@ class RecordExecutor:
                 calls = self._calls(planned, positions, done, context, rng, timing, deadline)
                 self._execute(session, calls, rng, timing, deadline)
                 plan.steps[step] = calls
+                for call in calls:  # a created order's id, a found user: later calls reuse them
+                    if call.result is not None and call.result.ok:
+                        context.learn(call.tool, call.result.result)
                 done.update(
                     (p, c.result) for p, c in zip(positions, calls, strict=True) if c.result is not None
                 )

@@ -5,8 +5,10 @@ For each call, in order of precedence:
 1. a per-tool entry in ``results`` (qualified name -> value or template),
 2. the tool's own manifest settings (``metadata["mock_result"]`` / ``metadata["mock_template"]``),
 3. the engine-wide ``template`` or ``result``,
-4. a value **synthesised from** ``output_parameters`` that validates against it (a small
-   ``{"status": "ok"}`` object when the tool declares no output schema).
+4. a result that fits the call (:func:`~fms_dgt.core.tools.engines.results.mock_result`): an exact
+   implementation of a pure tool, a result example the source carries, a value synthesised from
+   ``output_parameters`` that echoes the arguments and validates, or, without an output schema, an
+   object shaped by the tool's name. ``metadata["mock"]`` names the source.
 
 Templates are strings, lists or mappings whose strings may contain ``{{ argument }}``; a string
 that is exactly one placeholder becomes the argument's value itself (not its text). Synthesis is
@@ -30,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
+from fms_dgt.core.tools.engines.results import mock_result
 from fms_dgt.core.tools.engines.runner import error_info
-from fms_dgt.core.tools.synth import synthesise
 from fms_dgt.errors import TemplateError
 from fms_dgt.plugins import register_tool_engine
 
@@ -169,15 +171,7 @@ class MockToolEngine(ToolEngine):
         if self.result is not None:
             return self.result, "result"
         seed = call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name, args)
-        if not tool.output_parameters:
-            return {"status": "ok"}, "default"
-        value = synthesise(
-            tool.output_parameters,
-            random.Random(seed),
-            optional_probability=0.7,
-            validator=tool.output_validator,
-        )
-        return value, "synthesised"
+        return mock_result(tool, args, random.Random(seed))
 
 
 def _live_refusal(tool: Tool, call: ToolCall) -> ToolResult:

@@ -4,9 +4,11 @@
 the tool's name, description, input schema (parameters plus request body, see
 :mod:`~fms_dgt.core.tools.openapi.parameters` and :mod:`~fms_dgt.core.tools.openapi.bodies`), output
 schema (the success response) and metadata. The metadata keeps what people read at the top level
-(``kind``, ``source``, ``operation_id``, ``tags``, ``deprecated``, ``normalised``) and everything the
-``rest`` engine needs to rebuild the request as a :class:`~fms_dgt.core.tools.openapi.route.Route`
-under ``metadata["route"]``.
+(``kind``, ``source``, ``operation_id``, ``tags``, ``deprecated``, ``normalised``), the success
+response's examples (``result_examples``: the media type's ``example`` or ``examples`` values, or a
+Swagger 2.0 response's ``examples`` for its media type; the mock engine returns them) and everything
+the ``rest`` engine needs to rebuild the request as a
+:class:`~fms_dgt.core.tools.openapi.route.Route` under ``metadata["route"]``.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterCon
 from fms_dgt.core.tools.openapi.route import ROUTE_KEY, BodySpec, Interner, ResponseSpec, Route, path_problem
 from fms_dgt.core.tools.openapi.schemas import REQUEST, RESPONSE, SchemaCompiler
 
-__all__ = ["MAX_NOTES", "OperationConverter", "ToolFields", "slug"]
+__all__ = ["MAX_EXAMPLES", "MAX_NOTES", "OperationConverter", "ToolFields", "slug"]
 
 #: At most this many normalisation notes are kept per tool.
 MAX_NOTES = 50
+#: At most this many response examples are kept per tool.
+MAX_EXAMPLES = 5
 _SLUG = re.compile(r"[^A-Za-z0-9]+")
 
 
@@ -107,34 +111,68 @@ class OperationConverter:
             self.parameters.add(builder, param, op)
         body = self.bodies.body(builder, op, params)
         parameters = self.compiler.attach_defs(builder.schema(), REQUEST)
-        output, response = self._output(op)
+        output, response, examples = self._output(op)
         route = self._route(op, builder, body, response)
         notes = [*builder.notes, *self.compiler.def_notes(parameters, REQUEST)]
         metadata = self._metadata(op, route, notes)
+        if examples:
+            metadata["result_examples"] = examples
         return ToolFields(_tool_name(op), _description(op), parameters, output, metadata, route)
 
     # ------------------------------------------------------------------ responses
 
-    def _output(self, op: Operation) -> tuple[dict[str, Any], ResponseSpec | None]:
+    def _output(self, op: Operation) -> tuple[dict[str, Any], ResponseSpec | None, list[Any]]:
         responses = op.node.get("responses") or {}
         if not isinstance(responses, dict):
             raise OperationError("responses is not a map of status codes")
         status = _success_status(responses)
         if status is None:
-            return {}, None
+            return {}, None, []
         raw, uri = responses[status], op.uri
         if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
             target, raw = self.store.resolve(raw["$ref"], uri)
             uri = target.uri
         if not isinstance(raw, dict):
-            return {}, self._specs.make(ResponseSpec, status=str(status))
+            return {}, self._specs.make(ResponseSpec, status=str(status)), []
         schema_node, content_type = self._response_schema(raw, op)
         info = self._specs.make(ResponseSpec, status=str(status), content_type=content_type or None)
+        examples = self._examples(raw, content_type, uri)
         if schema_node is None:
-            return {}, info
+            return {}, info, examples
         pointer = f"{op.pointer}/responses/{status}"
         compiled = self.compiler.compile(schema_node, uri, RESPONSE, pointer)
-        return self.compiler.attach_defs(_as_object(compiled.schema), RESPONSE), info
+        return self.compiler.attach_defs(_as_object(compiled.schema), RESPONSE), info, examples
+
+    def _examples(self, raw: dict[str, Any], content_type: str | None, uri: str) -> list[Any]:
+        """The response's example values for its media type (not copied: read-only, like schemas)."""
+        if content_type is None:
+            return []
+        if self.swagger:
+            examples = raw.get("examples")
+            found = examples.get(content_type) if isinstance(examples, dict) else None
+            return [] if found is None else [found]
+        media = (raw.get("content") or {}).get(content_type)
+        if not isinstance(media, dict):
+            return []
+        if "example" in media:
+            return [media["example"]]
+        named = media.get("examples")
+        if not isinstance(named, dict):
+            return []
+        return [v for v in map(lambda e: self._example_value(e, uri), named.values()) if v is not _NONE][
+            :MAX_EXAMPLES
+        ]
+
+    def _example_value(self, example: Any, uri: str) -> Any:
+        """An Example Object's ``value`` (following a ``$ref``), or ``_NONE`` (``externalValue``)."""
+        if isinstance(example, dict) and isinstance(example.get("$ref"), str):
+            try:
+                _, example = self.store.resolve(example["$ref"], uri)
+            except RefError:
+                return _NONE
+        if isinstance(example, dict) and "value" in example:
+            return example["value"]
+        return _NONE
 
     def _response_schema(self, raw: dict[str, Any], op: Operation) -> tuple[Any, str | None]:
         if self.swagger:
@@ -180,6 +218,9 @@ class OperationConverter:
         if notes:
             metadata["normalised"] = notes[:MAX_NOTES]
         return metadata
+
+
+_NONE = object()
 
 
 def _success_status(responses: dict[str, Any]) -> str | None:

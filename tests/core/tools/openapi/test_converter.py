@@ -77,3 +77,88 @@ def test_route_survives_the_json_round_trip_of_tools_list() -> None:
         again = Tool.from_dict(json.loads(text))
         assert route_of(again) == route_of(tool)
         assert Route.from_dict(route_of(tool).to_dict()) == route_of(tool)
+
+
+def test_success_response_examples_are_kept_for_the_mock_engine(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    pet = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    spec.write_text(
+        json.dumps(
+            {
+                "openapi": "3.0.0",
+                "info": {"title": "t", "version": "1"},
+                "components": {"examples": {"rex": {"value": {"id": 2, "name": "Rex"}}}},
+                "paths": {
+                    "/one": {
+                        "get": {
+                            "operationId": "one",
+                            "responses": {
+                                "200": {
+                                    "description": "x",
+                                    "content": {"application/json": {"schema": pet, "example": {"id": 1}}},
+                                },
+                                "404": {
+                                    "description": "x",
+                                    "content": {"application/json": {"example": {"error": "no"}}},
+                                },
+                            },
+                        }
+                    },
+                    "/many": {
+                        "get": {
+                            "operationId": "many",
+                            "responses": {
+                                "200": {
+                                    "description": "x",
+                                    "content": {
+                                        "application/json": {
+                                            "schema": pet,
+                                            "examples": {
+                                                "rex": {"$ref": "#/components/examples/rex"},
+                                                "far": {"externalValue": "https://example.com/x.json"},
+                                                "tom": {"summary": "s", "value": {"id": 3, "name": "Tom"}},
+                                            },
+                                        }
+                                    },
+                                }
+                            },
+                        }
+                    },
+                    "/none": {"get": {"operationId": "none", "responses": {"200": {"description": "x"}}}},
+                },
+            }
+        )
+    )
+    tools, _ = load(spec)
+    assert tools["one"].metadata["result_examples"] == [{"id": 1}], "the success response's, not the 404's"
+    assert tools["many"].metadata["result_examples"] == [{"id": 2, "name": "Rex"}, {"id": 3, "name": "Tom"}]
+    assert "result_examples" not in tools["none"].metadata
+
+
+def test_swagger_response_examples_for_the_chosen_media_type(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(
+        json.dumps(
+            {
+                "swagger": "2.0",
+                "info": {"title": "t", "version": "1"},
+                "produces": ["application/json"],
+                "paths": {
+                    "/a": {
+                        "get": {
+                            "operationId": "a",
+                            "responses": {
+                                "200": {
+                                    "description": "x",
+                                    "schema": {"type": "object"},
+                                    "examples": {"application/json": {"ok": True}, "text/plain": "ok"},
+                                }
+                            },
+                        }
+                    }
+                },
+            }
+        )
+    )
+    tools, _ = load(spec)
+    assert tools["a"].metadata["result_examples"] == [{"ok": True}]

@@ -1,0 +1,375 @@
+"""What a value is about, from its property name, description, format and surroundings.
+
+:func:`classify` turns ``("check_out", "Check-out date", ...)`` into ``Kind("date", "end")`` and
+``("recipient_email", ...)`` into ``Kind("person", "email", "other")``: a *family* (person, place,
+date, id, money...), a *field* within it and a *role* that tells apart two entities of one family
+in the same record (the user and the recipient, the origin and the destination). Results are
+cached: the same names recur across every call of a run.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from datetime import datetime
+from typing import Any
+
+from fms_dgt.core.tools import _fake_data as data
+from fms_dgt.core.tools._fake_names import (
+    AS_TEXT as _AS_TEXT,
+)
+from fms_dgt.core.tools._fake_names import (
+    DESCRIPTION_HINTS as _DESCRIPTION_HINTS,
+)
+from fms_dgt.core.tools._fake_names import (
+    DESTINATION as _DESTINATION,
+)
+from fms_dgt.core.tools._fake_names import (
+    END as _END,
+)
+from fms_dgt.core.tools._fake_names import (
+    ENTITY_HEADS as _ENTITY_HEADS,
+)
+from fms_dgt.core.tools._fake_names import (
+    EPOCH as _EPOCH,
+)
+from fms_dgt.core.tools._fake_names import (
+    EXACT as _EXACT,
+)
+from fms_dgt.core.tools._fake_names import (
+    FORMAT_FAMILIES as _FORMAT_FAMILIES,
+)
+from fms_dgt.core.tools._fake_names import (
+    FORMATS as _FORMATS,
+)
+from fms_dgt.core.tools._fake_names import (
+    ID_IN_DESCRIPTION as _ID_IN_DESCRIPTION,
+)
+from fms_dgt.core.tools._fake_names import (
+    MONEY_HEADS as _MONEY_HEADS,
+)
+from fms_dgt.core.tools._fake_names import (
+    NAME_HINTS as _NAME_HINTS,
+)
+from fms_dgt.core.tools._fake_names import (
+    OTHER_PEOPLE as _OTHER_PEOPLE,
+)
+from fms_dgt.core.tools._fake_names import (
+    OTHER_PERSON as _OTHER_PERSON,
+)
+from fms_dgt.core.tools._fake_names import (
+    PEOPLE as _PEOPLE,
+)
+from fms_dgt.core.tools._fake_names import (
+    PERSON_WORDS as _PERSON_WORDS,
+)
+from fms_dgt.core.tools._fake_names import (
+    PLACE_ROLES as _PLACE_ROLES,
+)
+from fms_dgt.core.tools._fake_names import (
+    REMEMBERED,
+    Kind,
+    remembers,
+    tokens,
+)
+from fms_dgt.core.tools._fake_names import (
+    ROLE_WORDS as _ROLE_WORDS,
+)
+from fms_dgt.core.tools._fake_names import (
+    SOCIAL as _SOCIAL,
+)
+from fms_dgt.core.tools._fake_names import (
+    START as _START,
+)
+from fms_dgt.core.tools._fake_names import (
+    TEXT_ONLY as _TEXT_ONLY,
+)
+from fms_dgt.core.tools._fake_names import (
+    TRAVEL as _TRAVEL,
+)
+from fms_dgt.core.tools._fake_names import (
+    VENUES as _VENUES,
+)
+from fms_dgt.core.tools._fake_names import (
+    VERBS as _VERBS,
+)
+from fms_dgt.core.tools._fake_names import (
+    WEAK as _WEAK,
+)
+from fms_dgt.core.tools._fake_names import (
+    WORK_TITLES as _WORK_TITLES,
+)
+from fms_dgt.core.tools._fake_names import k as _k
+
+__all__ = ["REMEMBERED", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
+
+
+@functools.lru_cache(maxsize=16384)
+def classify(
+    name: str, description: str = "", parent: str = "", topic: str = "", fmt: str = "", kind: str = ""
+) -> Kind | None:
+    """What the value of property ``name`` stands for, or None when nothing says.
+
+    Args:
+        name: the property name.
+        description: its description.
+        parent: the enclosing property's name (``address`` for ``address.city``).
+        topic: the tool's name (``get_order`` makes a bare ``id`` an order id).
+        fmt: the schema's ``format``.
+        kind: the schema's JSON type (``integer`` makes ``day`` a day of the month).
+    """
+    words = tokens(name)
+    found = _by_name(words, parent, topic, description, kind)
+    if found is None and (not words or "".join(words) in _WEAK):
+        found = _by_description(description.lower(), words)
+    if fmt in _FORMATS and (found is None or not _fits_format(found, fmt)):
+        found = _FORMATS[fmt]._replace(role=found.role if found else "")
+        if found.family == "date":
+            found = found._replace(field=_date_field(words))
+    numeric = kind in ("integer", "number") and found is not None and found.family in _TEXT_ONLY
+    # A number named like a moment is a duration or a count (``time`` in physics) unless it says
+    # it is a timestamp; a number named like a text is not that text.
+    if numeric and (found is None or found.family != "date" or not set(words) & _EPOCH):
+        return None
+    if found == ("file", "document", "") and _IMAGES.search(topic):
+        return Kind("file", "image")  # the file of uploadPhoto is a photo
+    return found
+
+
+_IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
+
+
+def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, kind: str) -> Kind | None:
+    joined = "".join(words)
+    if joined in ("name", "title") and parent:
+        return _name_of(tokens(parent), topic, description)
+    if joined in _AS_TEXT and kind not in ("integer", "number"):
+        return _AS_TEXT[joined]
+    if joined in ("high", "low", "hi", "lo", "max", "min") and re.search(
+        r"weather|forecast|temp", f"{parent} {topic} {description}".lower()
+    ):
+        return _k("number", "temperature")
+    if joined == "platform" and _SOCIAL.search(f"{description} {' '.join(tokens(topic))}".lower()):
+        return _k("misc", "social")
+    if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):
+        return Kind("place", "city", _role(words, "place"))
+    if joined in _OTHER_PEOPLE or (joined.endswith("s") and joined[:-1] in _OTHER_PEOPLE):
+        return Kind("person", "full_name", "other")
+    if joined in _PEOPLE:
+        return _person_by_description(description.lower(), words)
+    if joined in _EXACT:
+        found = _EXACT[joined]
+        return found._replace(role=_role(words, found.family))
+    role_free = tuple(w for w in words if w not in _ROLE_WORDS and w not in _START and w not in _END)
+    core = role_free or words
+    exact = _EXACT.get("".join(core))
+    if exact is not None:
+        return _with_role(exact, words)
+    return _by_head(core, words, parent, topic, description, kind)
+
+
+def _person_by_description(description: str, words: tuple[str, ...]) -> Kind | None:
+    role = _role(words, "person")
+    if re.search(r"\be-?mail", description):
+        return Kind("person", "email", role)
+    if re.search(r"\bphone|\bnumber\b", description):
+        return Kind("person", "phone", role)
+    if "username" in description or "handle" in description:
+        return Kind("person", "username", role)
+    if set(words) & {"to", "from"}:
+        return None  # `from`/`to` alone may be anything: the description decides
+    return Kind("person", "full_name", role)
+
+
+def _with_role(found: Kind, words: tuple[str, ...]) -> Kind:
+    if found.family == "date" and found.field in ("start", "past"):
+        return found._replace(field=_date_field(words))
+    return found._replace(role=_role(words, found.family))
+
+
+def _by_head(
+    core: tuple[str, ...], words: tuple[str, ...], parent: str, topic: str, description: str, kind: str
+) -> Kind | None:
+    head, modifier = core[-1], core[:-1]
+    if head in ("date", "time", "datetime", "at", "on", "day") and (modifier or head != "day"):
+        return Kind("date", _date_field(words))
+    if head in _ENTITY_HEADS and modifier:
+        return _entity_id(modifier, words)
+    if head in ("id", "ids", "uuid") and not modifier:
+        return Kind("id", _entity_of(parent, topic, description))
+    if head == "name":
+        return _name_of(modifier or tokens(parent), topic, description, words)
+    if head == "title" and modifier and modifier[-1] in _WORK_TITLES:
+        return _k("text", "work")
+    if head in ("list", "array", "collection") and modifier:
+        return _by_name(modifier, parent, topic, description, kind)
+    if head in _MONEY_HEADS or (modifier and modifier[-1] in _MONEY_HEADS):
+        return Kind("money", "price")
+    if head in ("email", "phone", "city", "country", "address", "url", "currency") and modifier:
+        found = _EXACT.get(head)
+        return found._replace(role=_role(words, found.family)) if found else None
+    if head in ("count", "number", "limit", "size") or core[0] in ("num", "number", "max", "min", "total"):
+        return _k("number", "count")
+    return None
+
+
+def _date_field(words: tuple[str, ...]) -> str:
+    present = set(words)
+    if present & {"birth", "birthday", "dob", "born"}:
+        return "birth"
+    if present & {"created", "updated", "modified", "last", "published", "posted"}:
+        return "past"
+    if present & _END:
+        return "end"
+    return "start"
+
+
+def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
+    joined = "".join(modifier)
+    if joined in ("phone", "mobile", "telephone", "contact"):
+        return Kind("person", "phone", _role(words, "person"))
+    if joined in ("card", "creditcard", "bank", "routing", "iban"):
+        return Kind("account", "card" if "card" in joined else "number")
+    if joined in ("zip", "postal", "post", "pin"):
+        return _k("place", "postcode")
+    if joined in ("country", "currency", "language", "airport", "color", "colour", "lang"):
+        return _EXACT[joined + "code"] if joined + "code" in _EXACT else _EXACT[joined]
+    if joined == "flight":
+        return _k("item", "flight")
+    if joined in ("stock", "ticker", "symbol", "share"):
+        return _k("item", "ticker")
+    if joined in ("promo", "discount", "coupon", "voucher", "verification", "otp", "auth", "confirmation"):
+        return Kind("misc", "code")
+    if joined in ("user", "customer", "member", "client"):
+        return Kind("id", "user", _role(words, "person"))
+    return Kind("id", _singular(modifier[-1]), _role(words, "person"))
+
+
+def _entity_of(parent: str, topic: str, description: str) -> str:
+    if parent:
+        return _singular(tokens(parent)[-1]) if tokens(parent) else "item"
+    match = _ID_IN_DESCRIPTION.search(description.lower())
+    if match:
+        word = next(g for g in match.groups() if g)
+        if word not in ("the", "unique", "an", "a", "its", "this"):
+            return _singular(word)
+    nouns = [w for w in tokens(topic) if w not in _VERBS and not w.isdigit()]
+    return _singular(nouns[0]) if nouns else "item"
+
+
+def _name_of(
+    modifier: tuple[str, ...], topic: str, description: str, words: tuple[str, ...] = ()
+) -> Kind | None:
+    joined = "".join(modifier)
+    if modifier and modifier[-1] in _WORK_TITLES | {"music"}:
+        return _k("text", "work")
+    if modifier and modifier[-1] in _VENUES:
+        return Kind("item", f"venue:{modifier[-1]}")
+    if joined in _EXACT and _EXACT[joined].family != "number":
+        found = _EXACT[joined]
+        return found._replace(field="full_name") if found.family == "person" else found
+    singular = {_singular(w) for w in modifier}
+    if singular & _OTHER_PEOPLE:
+        return Kind("person", "full_name", "other")
+    if singular & _PERSON_WORDS:
+        return Kind("person", "full_name", _role(words or modifier, "person"))
+    text = f"{joined} {description.lower()} {' '.join(tokens(topic))}"
+    for hint, kind in _NAME_HINTS:
+        if hint in text:
+            return kind
+    if set(text.split()) & _PERSON_WORDS or not modifier:
+        return Kind("person", "full_name", _role(words, "person"))
+    return Kind("text", "title")
+
+
+def _by_description(description: str, words: tuple[str, ...]) -> Kind | None:
+    if not description:
+        return None
+    for pattern, kind in _DESCRIPTION_HINTS:
+        if pattern.search(description):
+            return _with_role(kind, words)
+    match = _ID_IN_DESCRIPTION.search(description)
+    if match:
+        return Kind("id", _singular(next(g for g in match.groups() if g)))
+    return None
+
+
+def _role(words: tuple[str, ...], family: str) -> str:
+    present = set(words)
+    if family == "person" and present & _OTHER_PERSON:
+        return "other"
+    if family == "place" and present & _DESTINATION:
+        return "destination"
+    if family == "money" and present & {"to", "target", "quote"}:
+        return "target"
+    return ""
+
+
+def _fits_format(kind: Kind, fmt: str) -> bool:
+    allowed = _FORMAT_FAMILIES[fmt]
+    return kind.family in allowed or f"{kind.family}.{kind.field}" in allowed
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ses") or word.endswith("xes"):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+# ---------------------------------------------------------------- comparing observed values
+
+
+def place_named(text: Any) -> data.Place | None:
+    """The place a city, country, code or airport names (``"Lisbon, PT"`` -> Lisbon), if known."""
+    return data.PLACE_INDEX.get(str(text).split(",")[0].strip().lower())
+
+
+def canonical(kind: Kind, value: Any) -> tuple[str, str]:
+    """``(style, form)`` under which two values of ``kind`` are the same entity when equal.
+
+    The style keeps apart renderings that are not comparable (a date and a time of day).
+    """
+    text = str(value).strip()
+    if kind.family == "id":
+        digits = re.sub(r"\D", "", text).lstrip("0")
+        return "id", digits or text.lower()
+    if kind.family == "date":
+        return _canonical_moment(value, text)
+    if kind.family == "money" and kind.field == "amount":
+        try:
+            return "amount", f"{float(text):.2f}"
+        except ValueError:
+            return "amount", text
+    if kind.family == "person" and kind.field == "phone":
+        return "phone", re.sub(r"\D", "", text)[-9:]
+    if kind.family == "place" and kind.field in ("city", "location"):
+        place = place_named(text)
+        return "city", place.city.lower() if place else text.lower()
+    if kind.family == "place" and kind.field in ("country", "country_code"):
+        place = place_named(text)
+        return "country", place.code if place else text.lower()
+    return "text", text.lower()
+
+
+def _canonical_moment(value: Any, text: str) -> tuple[str, str]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "epoch", str(int(value))
+    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?Z?", text):
+        return "time", text[:5]
+    moment = _parse_moment(text)
+    if moment is None:
+        return "text", text.lower()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return "date", moment.date().isoformat()
+    return "datetime", moment.isoformat(timespec="minutes")
+
+
+def _parse_moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "").replace(" ", "T")[:19])
+    except ValueError:
+        return None

@@ -1,0 +1,456 @@
+"""The words :mod:`~fms_dgt.core.tools._fake_kinds` reads names by: whole names, roles, heads.
+
+Tables only (and :class:`Kind`, what they map to); the reading itself is in ``_fake_kinds``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import NamedTuple
+
+__all__ = ["EXACT", "REMEMBERED", "Kind", "k", "remembers", "tokens"]
+
+
+class Kind(NamedTuple):
+    """What a value stands for."""
+
+    family: str
+    field: str
+    role: str = ""
+
+    @property
+    def key(self) -> str:
+        """``family.field@role``: one entity value of a record."""
+        return _key(self)
+
+
+@functools.lru_cache(maxsize=8192)
+def _key(kind: Kind) -> str:
+    return f"{kind.family}.{kind.field}@{kind.role}"
+
+
+#: Families whose values are entities of the record: the same value recurs wherever it is asked
+#: for (other families, such as a message or a count, are drawn afresh each time).
+REMEMBERED = frozenset({"person", "place", "date", "id", "account", "company", "file", "money", "item"})
+# Fields of those families that are drawn afresh all the same: a price is not an amount paid.
+FRESH = frozenset({"money.price", "file.extension", "file.mime", "person.job"})
+
+
+@functools.lru_cache(maxsize=8192)
+def remembers(kind: Kind) -> bool:
+    """Whether values of ``kind`` are entities of the record (the same value wherever asked)."""
+    return kind.family in REMEMBERED and f"{kind.family}.{kind.field}" not in FRESH
+
+
+WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@functools.lru_cache(maxsize=4096)
+def tokens(name: str) -> tuple[str, ...]:
+    """Lower-case words of a name in any case style: ``checkInDate`` -> ``(check, in, date)``."""
+    return tuple(w.lower() for w in WORDS.findall(name))
+
+
+def k(family: str, field: str) -> Kind:
+    """``Kind(family, field)`` with no role."""
+    return Kind(family, field)
+
+
+# Whole names (words joined) that say everything at once.
+EXACT: dict[str, Kind] = {
+    **dict.fromkeys(("firstname", "fname", "givenname", "forename"), k("person", "first_name")),
+    **dict.fromkeys(("lastname", "lname", "surname", "familyname"), k("person", "last_name")),
+    **dict.fromkeys(
+        ("fullname", "personname", "contactname", "displayname", "customername"), k("person", "full_name")
+    ),
+    **dict.fromkeys(
+        ("username", "login", "handle", "screenname", "nickname", "userhandle"), k("person", "username")
+    ),
+    **dict.fromkeys(("email", "emailaddress", "mail", "emailid", "useremail"), k("person", "email")),
+    **dict.fromkeys(
+        (
+            "phone",
+            "phonenumber",
+            "mobile",
+            "mobilenumber",
+            "telephone",
+            "tel",
+            "cell",
+            "fax",
+            "contactnumber",
+        ),
+        k("person", "phone"),
+    ),
+    **dict.fromkeys(("gender", "sex"), k("person", "gender")),
+    **dict.fromkeys(("jobtitle", "occupation", "profession", "position"), k("person", "job")),
+    **dict.fromkeys(
+        ("city", "town", "cityname", "municipality", "destination", "origin"), k("place", "city")
+    ),
+    **dict.fromkeys(("country", "countryname", "nation"), k("place", "country")),
+    **dict.fromkeys(("countrycode", "countryiso", "iso"), k("place", "country_code")),
+    **dict.fromkeys(("state", "province", "region", "county", "statename"), k("place", "region")),
+    **dict.fromkeys(
+        ("zip", "zipcode", "postalcode", "postcode", "postal", "pincode"), k("place", "postcode")
+    ),
+    **dict.fromkeys(
+        ("street", "streetaddress", "addressline", "addressline1", "line1"), k("place", "street")
+    ),
+    **dict.fromkeys(("address", "fulladdress", "homeaddress", "mailingaddress"), k("place", "address")),
+    **dict.fromkeys(("lat", "latitude"), k("place", "latitude")),
+    **dict.fromkeys(("lon", "lng", "long", "longitude"), k("place", "longitude")),
+    **dict.fromkeys(("timezone", "tz", "tzname"), k("place", "timezone")),
+    **dict.fromkeys(("location", "place", "locationname", "where", "near", "loc"), k("place", "location")),
+    **dict.fromkeys(("airport", "airportcode", "iata", "iatacode"), k("place", "airport")),
+    **dict.fromkeys(("checkin", "checkindate", "arrivaldate"), k("date", "start")),
+    **dict.fromkeys(("checkout", "checkoutdate"), k("date", "end")),
+    **dict.fromkeys(("birthday", "birthdate", "dob", "dateofbirth"), k("date", "birth")),
+    **dict.fromkeys(("createdat", "updatedat", "timestamp", "created", "modified"), k("date", "past")),
+    **dict.fromkeys(("currency", "currencycode", "ccy", "basecurrency"), k("money", "currency")),
+    **dict.fromkeys(("amount", "payment", "paymentamount", "transferamount"), k("money", "amount")),
+    **dict.fromkeys(
+        ("cardnumber", "creditcard", "creditcardnumber", "ccnumber", "card"), k("account", "card")
+    ),
+    **dict.fromkeys(("cvv", "cvc", "securitycode"), k("account", "cvv")),
+    **dict.fromkeys(("expiry", "expirydate", "expirationdate", "expiration"), k("account", "expiry")),
+    **dict.fromkeys(("iban", "accountnumber", "account", "bankaccount"), k("account", "number")),
+    **dict.fromkeys(
+        (
+            "company",
+            "companyname",
+            "organization",
+            "organisation",
+            "employer",
+            "business",
+            "vendor",
+            "merchant",
+        ),
+        k("company", "name"),
+    ),
+    **dict.fromkeys(
+        ("url", "link", "website", "homepage", "uri", "href", "webhook", "callbackurl"), k("web", "url")
+    ),
+    **dict.fromkeys(
+        ("imageurl", "photourl", "avatar", "avatarurl", "thumbnail", "logo"), k("web", "image_url")
+    ),
+    **dict.fromkeys(("domain", "hostname", "host", "domainname"), k("web", "domain")),
+    **dict.fromkeys(("ip", "ipaddress", "ipv4"), k("web", "ip")),
+    **dict.fromkeys(("file", "filename", "attachment", "document", "doc"), k("file", "document")),
+    **dict.fromkeys(("image", "photo", "picture", "img", "imagefile"), k("file", "image")),
+    **dict.fromkeys(("audio", "audiofile", "recording"), k("file", "audio")),
+    **dict.fromkeys(("video", "videofile"), k("file", "video")),
+    **dict.fromkeys(("path", "filepath", "fullpath"), k("file", "path")),
+    **dict.fromkeys(
+        ("directory", "dir", "folder", "foldername", "directoryname", "dirname"), k("file", "folder")
+    ),
+    **dict.fromkeys(("extension", "fileextension", "ext"), k("file", "extension")),
+    **dict.fromkeys(("mimetype", "contenttype", "mediatype", "mime"), k("file", "mime")),
+    **dict.fromkeys(
+        ("title", "subject", "headline", "heading", "eventname", "eventtitle"), k("text", "title")
+    ),
+    **dict.fromkeys(
+        ("query", "q", "search", "searchterm", "searchquery", "searchtext", "prompt"), k("text", "query")
+    ),
+    **dict.fromkeys(("keyword", "keywords", "terms", "topic", "phrase"), k("text", "keyword")),
+    **dict.fromkeys(
+        ("message", "msg", "text", "body", "content", "comment", "note", "notes", "reply", "post", "tweet"),
+        k("text", "message"),
+    ),
+    **dict.fromkeys(("review", "feedback", "testimonial"), k("text", "review")),
+    **dict.fromkeys(("reason", "cause", "purpose"), k("text", "reason")),
+    **dict.fromkeys(
+        ("description", "desc", "summary", "details", "bio", "about", "overview", "caption"),
+        k("text", "description"),
+    ),
+    **dict.fromkeys(("tag", "tags", "label", "labels", "hashtag"), k("text", "tag")),
+    **dict.fromkeys(("category", "categories"), k("text", "category")),
+    **dict.fromkeys(("genre", "genres"), k("text", "genre")),
+    **dict.fromkeys(("hotel", "hotelname"), k("item", "hotel")),
+    **dict.fromkeys(("restaurant", "restaurantname"), k("item", "restaurant")),
+    **dict.fromkeys(("product", "productname", "item", "itemname"), k("item", "product")),
+    **dict.fromkeys(("flight", "flightnumber", "flightno"), k("item", "flight")),
+    **dict.fromkeys(("ticker", "symbol", "stock", "stocksymbol", "tickersymbol"), k("item", "ticker")),
+    **dict.fromkeys(("airline", "carrier"), k("misc", "airline")),
+    **dict.fromkeys(("color", "colour", "colorname"), k("misc", "colour")),
+    **dict.fromkeys(("hex", "hexcolor", "colorcode", "colourcode", "hexcode"), k("misc", "colour_hex")),
+    **dict.fromkeys(("language", "lang", "languagename"), k("misc", "language")),
+    **dict.fromkeys(("languagecode", "langcode", "locale"), k("misc", "language_code")),
+    **dict.fromkeys(("password", "passcode", "passphrase"), k("misc", "password")),
+    **dict.fromkeys(
+        ("token", "apikey", "accesstoken", "secret", "apitoken", "authtoken"), k("misc", "token")
+    ),
+    **dict.fromkeys(("weekday", "dayofweek", "dayname"), k("misc", "weekday")),
+    **dict.fromkeys(("status",), k("misc", "status")),
+    **dict.fromkeys(
+        (
+            "limit",
+            "count",
+            "n",
+            "k",
+            "topk",
+            "maxresults",
+            "numresults",
+            "pagesize",
+            "perpage",
+            "size",
+            "top",
+        ),
+        k("number", "count"),
+    ),
+    **dict.fromkeys(("quantity", "qty"), k("number", "quantity")),
+    **dict.fromkeys(("word", "term", "vocabulary"), k("misc", "word")),
+    **dict.fromkeys(("string", "sentence", "inputstring", "inputtext", "str"), k("text", "message")),
+    **dict.fromkeys(("cuisine", "cuisinetype", "foodtype"), k("misc", "cuisine")),
+    **dict.fromkeys(("activity", "exercise", "sport", "workout"), k("misc", "activity")),
+    **dict.fromkeys(("diet", "dietary", "dietaryrestriction", "dietaryrestrictions"), k("misc", "diet")),
+    **dict.fromkeys(
+        ("guests", "adults", "people", "persons", "passengers", "travelers", "travellers", "seats", "rooms"),
+        k("number", "party"),
+    ),
+    **dict.fromkeys(("children", "kids", "infants"), k("number", "children")),
+    **dict.fromkeys(("nights", "days", "numdays", "numberofdays", "numnights"), k("number", "days")),
+    **dict.fromkeys(("page", "pagenumber", "pageno"), k("number", "page")),
+    **dict.fromkeys(("offset", "skip"), k("number", "offset")),
+    **dict.fromkeys(("pet", "petname", "dog", "cat"), k("misc", "pet")),
+    **dict.fromkeys(("age",), k("number", "age")),
+    **dict.fromkeys(("bedrooms", "bathrooms", "floors", "beds"), k("number", "rooms")),
+    **dict.fromkeys(("years", "periodinyears", "termyears", "loanterm", "term"), k("number", "years")),
+    **dict.fromkeys(("platform", "os", "device"), k("misc", "platform")),
+    **dict.fromkeys(("rating", "stars", "score", "minrating"), k("number", "rating")),
+    **dict.fromkeys(("percent", "percentage", "discount"), k("number", "percent")),
+    **dict.fromkeys(
+        ("temperature", "temp", "feelslike", "tempmin", "tempmax", "mintemp", "maxtemp", "celsius"),
+        k("number", "temperature"),
+    ),
+    **dict.fromkeys(("windspeed", "wind", "windgust", "gust"), k("number", "wind")),
+    **dict.fromkeys(("humidity", "cloudcover", "precipitationprobability"), k("number", "humidity")),
+    **dict.fromkeys(("minutes", "durationminutes", "durationmins"), k("number", "minutes")),
+    **dict.fromkeys(("hours", "durationhours"), k("number", "hours")),
+    **dict.fromkeys(("distance", "radius", "km", "miles"), k("number", "distance")),
+    **dict.fromkeys(("year",), k("number", "year")),
+    **dict.fromkeys(("month",), k("number", "month")),
+    **dict.fromkeys(("day",), k("number", "day")),
+    **dict.fromkeys(("hour",), k("number", "hour")),
+    **dict.fromkeys(("minute",), k("number", "minute")),
+}
+
+#: Role words: which of two entities of one family a name means.
+OTHER_PERSON = frozenset(
+    {
+        "to",
+        "recipient",
+        "receiver",
+        "target",
+        "friend",
+        "assignee",
+        "invitee",
+        "payee",
+        "beneficiary",
+        "other",
+        "attendee",
+        "participant",
+    }
+)
+DESTINATION = frozenset({"to", "destination", "dest", "arrival", "dropoff", "target", "arrive"})
+ROLE_WORDS = frozenset(
+    {
+        *OTHER_PERSON,
+        *DESTINATION,
+        "from",
+        "source",
+        "src",
+        "origin",
+        "departure",
+        "depart",
+        "pickup",
+        "sender",
+        "owner",
+        "my",
+        "current",
+        "home",
+        "new",
+    }
+)
+START = frozenset(
+    {"start", "from", "begin", "since", "after", "earliest", "departure", "depart", "min", "in"}
+)
+END = frozenset(
+    {"end", "to", "until", "before", "latest", "return", "due", "out", "max", "finish", "deadline"}
+)
+ENTITY_HEADS = frozenset(
+    {"id", "ids", "uuid", "guid", "number", "no", "num", "ref", "reference", "key", "code"}
+)
+NAME_HINTS: tuple[tuple[str, Kind], ...] = (
+    ("file", k("file", "document")),
+    ("city", k("place", "city")),
+    ("country", k("place", "country")),
+    ("compan", k("company", "name")),
+    ("organi", k("company", "name")),
+    ("hotel", k("item", "hotel")),
+    ("restaurant", k("item", "restaurant")),
+    ("product", k("item", "product")),
+    ("event", k("text", "title")),
+    ("meeting", k("text", "title")),
+    ("playlist", k("text", "title")),
+    ("project", k("text", "title")),
+    ("team", k("text", "title")),
+    ("pet", k("misc", "pet")),
+)
+PERSON_WORDS = frozenset(
+    {
+        "user",
+        "person",
+        "customer",
+        "employee",
+        "contact",
+        "patient",
+        "author",
+        "guest",
+        "passenger",
+        "recipient",
+        "member",
+        "student",
+        "friend",
+        "player",
+        "owner",
+        "client",
+        "traveler",
+        "attendee",
+        "driver",
+        "artist",
+        "actor",
+        "doctor",
+        "sender",
+    }
+)
+FORMATS = {
+    "email": k("person", "email"),
+    "idn-email": k("person", "email"),
+    "date": k("date", "start"),
+    "date-time": k("date", "start"),
+    "time": k("date", "start"),
+    "uri": k("web", "url"),
+    "url": k("web", "url"),
+    "iri": k("web", "url"),
+    "uuid": k("id", "item"),
+    "ipv4": k("web", "ip"),
+    "hostname": k("web", "domain"),
+    "binary": k("file", "document"),
+}
+FORMAT_FAMILIES = {
+    "email": {"person.email"},
+    "idn-email": {"person.email"},
+    "date": {"date"},
+    "date-time": {"date"},
+    "time": {"date"},
+    "uri": {"web", "file"},
+    "url": {"web", "file"},
+    "iri": {"web", "file"},
+    "uuid": {"id"},
+    "ipv4": {"web.ip"},
+    "hostname": {"web.domain"},
+    "binary": {"file"},
+}
+# Descriptions, read when the name alone says too little: the first pattern found wins.
+DESCRIPTION_HINTS: tuple[tuple[re.Pattern[str], Kind], ...] = tuple(
+    (re.compile(pattern), kind)
+    for pattern, kind in (
+        (r"\be-?mail\b", k("person", "email")),
+        (r"\b(phone|telephone|mobile number)\b", k("person", "phone")),
+        (r"\bcountry code\b|\biso 3166", k("place", "country_code")),
+        (r"\b(zip|postal) code\b", k("place", "postcode")),
+        (r"\bairport\b|\biata\b", k("place", "airport")),
+        (r"\bcurrency\b", k("money", "currency")),
+        (r"\b(stock|ticker) symbol\b|\bticker\b", k("item", "ticker")),
+        (r"\b(url|link|website)\b", k("web", "url")),
+        (r"\bfile ?name\b|\bname of the file\b", k("file", "document")),
+        (r"\b(start|departure|check-in|begin)\w* date\b", k("date", "start")),
+        (r"\b(end|return|check-out)\w* date\b", k("date", "end")),
+        (r"\bdate\b", k("date", "start")),
+        (r"\bcity\b", k("place", "city")),
+        (r"\bcountry\b", k("place", "country")),
+        (r"\baddress\b", k("place", "address")),
+        (r"\blocation\b", k("place", "location")),
+        (r"\btime ?zone\b", k("place", "timezone")),
+        (r"\blanguage\b", k("misc", "language")),
+        (r"\b(company|organi[sz]ation)\b", k("company", "name")),
+        (r"\busername\b", k("person", "username")),
+        (
+            r"\b(full name|name of the (user|person|customer|employee|patient|contact))\b",
+            k("person", "full_name"),
+        ),
+        (r"\bpassword\b", k("misc", "password")),
+        (r"\bsearch\b|\bquery\b", k("text", "query")),
+        (r"\bkeyword", k("text", "keyword")),
+        (r"\btitle\b", k("text", "title")),
+        (r"\bmessage\b", k("text", "message")),
+        (r"\b(amount|price|cost)\b", k("money", "price")),
+    )
+)
+ID_IN_DESCRIPTION = re.compile(r"\b([a-z]+)[ _-]?id\b|\bid of the ([a-z]+)\b|\b([a-z]+) identifier\b")
+MONEY_HEADS = frozenset(
+    {
+        "price",
+        "cost",
+        "total",
+        "balance",
+        "salary",
+        "fee",
+        "budget",
+        "charge",
+        "fare",
+        "subtotal",
+        "tax",
+        "tip",
+    }
+    | {"income", "revenue", "deposit", "withdrawal", "loan", "principal", "rent", "bill", "spend", "refund"}
+)
+VERBS = frozenset(
+    {"get", "fetch", "list", "create", "update", "delete", "find", "search", "add", "remove", "set", "check"}
+    | {"book", "cancel", "send", "retrieve", "lookup", "look", "show", "view", "make", "post", "put", "patch"}
+    | {"calculate", "compute", "by", "for", "new", "all", "details", "info", "api", "v1", "v2"}
+)
+
+
+# Families whose values are text: a number with such a name is something else.
+TEXT_ONLY = frozenset({"date", "text", "web", "file", "company"})
+EPOCH = frozenset({"timestamp", "epoch", "unix", "at"})
+SOCIAL = re.compile(r"social|post|tweet|share|media|follower")
+TRAVEL = re.compile(r"\b(flight|fly|trip|travel|train|bus|route|direction|journey|ride|drive|ship|cab|taxi)")
+OTHER_PEOPLE = frozenset(
+    {"author", "artist", "actor", "actress", "scientist", "player", "composer", "director", "singer"}
+    | {"painter", "inventor", "writer", "athlete", "musician", "president", "doctor", "celebrity"}
+)
+VENUES = frozenset(
+    {"museum", "park", "gallery", "library", "school", "university", "hospital", "stadium", "theater"}
+    | {"theatre", "zoo", "station", "mall", "gym", "clinic", "church", "venue", "store", "shop", "cafe"}
+)
+WORK_TITLES = frozenset(
+    {"game", "book", "movie", "film", "song", "album", "show", "series", "novel", "track"}
+)
+
+
+WEAK = frozenset(
+    {"name", "id", "value", "input", "data", "code", "key", "type", "from", "to", "source", "target"}
+)
+
+
+# Names that mean a moment unless the schema asks for a number (``day: integer``, ``start: 0``).
+AS_TEXT = {"day": k("date", "start"), "start": k("date", "start"), "end": k("date", "end")}
+PEOPLE = frozenset(
+    {
+        "recipient",
+        "receiver",
+        "sender",
+        "assignee",
+        "contact",
+        "to",
+        "from",
+        "invitee",
+        "attendee",
+        "participant",
+    }
+)
+PLACE_ROLES = frozenset(
+    {"source", "origin", "from", "to", "destination", "departure", "arrival", "start", "end"}
+)

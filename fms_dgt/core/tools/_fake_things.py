@@ -1,0 +1,254 @@
+"""Candidate values of the kinds that are not people, places, dates, ids or money.
+
+Companies, files, web addresses, texts (titles, queries, messages...), items (products, hotels,
+flights...), numbers with a natural range (counts, ratings, ages...) and the rest. Each renderer
+yields candidates best first, like those of :mod:`~fms_dgt.core.tools._fake_values`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from fms_dgt.core.tools import _fake_data as data
+from fms_dgt.core.tools._fake_kinds import Kind
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools._fake_values import Scope
+
+__all__ = ["THINGS", "file_name"]
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+_IMAGE_WORDS = re.compile(r"image|photo|picture|avatar|screenshot|scan|jpe?g|png", re.I)
+
+
+def _company(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    yield scope.remembered(kind, lambda: _company_name(scope))
+
+
+def _company_name(scope: Scope) -> str:
+    rng, tables = scope.rng, data.faker_tables()
+    first, second = tables.last.draw(rng), tables.last.draw(rng)
+    return str(
+        rng.choice(
+            (
+                f"{first} {rng.choice(tables.company_suffixes)}",
+                f"{first}-{second}",
+                f"{first} & {second}",
+            )
+        )
+    )
+
+
+def file_name(scope: Scope, category: str) -> str:
+    """A file name of ``category`` (``document``, ``image``, ``data``...): ``report_2026.pdf``."""
+    rng = scope.rng
+    stems, extensions = data.FILES.get(category, data.FILES["document"])
+    suffix = rng.choice((str(scope.today.year), f"{rng.randint(1, 99):02d}", scope.today.strftime("%Y_%m")))
+    return f"{rng.choice(stems)}_{suffix}.{rng.choice(extensions)}"
+
+
+def _file(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    field = kind.field
+    if field in data.FILES:
+        category = "image" if _IMAGE_WORDS.search(str(schema.get("description") or "")) else field
+        yield scope.remembered(kind, lambda: file_name(scope, category))
+    elif field == "path":
+        document = scope.remembered(Kind("file", "document", kind.role), lambda: file_name(scope, "document"))
+        folder = scope.remembered(Kind("file", "folder"), lambda: scope.rng.choice(data.FOLDERS))
+        user = scope.person("").username
+        yield f"/home/{user}/{folder}/{document}"
+        yield f"{folder}/{document}"
+    elif field == "folder":
+        yield scope.remembered(kind, lambda: scope.rng.choice(data.FOLDERS))
+    elif field == "extension":
+        yield scope.rng.choice(("pdf", "csv", "png", "docx", "txt"))
+    elif field == "mime":
+        yield scope.rng.choice(sorted(data.MIME.values()))
+
+
+def _web(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    rng = scope.rng
+    if kind.field == "ip":
+        yield f"{rng.choice(('192.0.2', '198.51.100', '203.0.113'))}.{rng.randint(1, 254)}"
+        return
+    domain = f"{rng.choice(('www', 'shop', 'blog', 'docs', 'api'))}.example.com"
+    if kind.field == "domain":
+        yield domain
+        yield "example.com"
+    elif kind.field == "image_url":
+        yield f"https://{domain}/images/{file_name(scope, 'image')}"
+    else:
+        word = rng.choice(("products", "articles", "events", "profiles", "docs", "listings"))
+        yield f"https://{domain}/{word}/{rng.randint(100, 99_999)}"
+        yield f"https://{domain}/"
+
+
+_TEXTS: dict[str, tuple[str, ...]] = {
+    "title": data.TITLES,
+    "query": data.QUERIES,
+    "keyword": data.KEYWORDS,
+    "message": data.MESSAGES,
+    "review": data.REVIEWS,
+    "reason": data.REASONS,
+    "description": data.DESCRIPTIONS,
+    "tag": data.TAGS,
+    "category": data.CATEGORIES,
+    "genre": data.GENRES,
+    "work": data.WORK_TITLES,
+}
+
+
+def _text(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    choices = _TEXTS.get(kind.field, data.TITLES)
+    yield scope.rng.choice(choices)
+    if kind.field in ("message", "description", "review"):
+        yield scope.faker.sentence()
+    yield scope.rng.choice(data.KEYWORDS)
+
+
+def _item(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    field = kind.field
+    if field.startswith("venue:"):
+        yield scope.remembered(kind, lambda: _venue(scope, field.partition(":")[2]))
+    else:
+        yield scope.remembered(kind, lambda: _ITEMS[field](scope))
+
+
+def _venue(scope: Scope, what: str) -> str:
+    """``Lisbon Museum``, ``Harris Park``: a venue named after the record's city or a family name."""
+    rng = scope.rng
+    owner = scope.site("").place.city if rng.random() < 0.5 else data.faker_tables().last.draw(rng)
+    return f"{owner} {what.title()}"
+
+
+_ITEMS: dict[str, Callable[[Scope], Any]] = {
+    "hotel": lambda s: (
+        f"{s.rng.choice(data.HOTEL_WORDS[0])} {s.rng.choice(data.HOTEL_WORDS[1])} {s.site('').place.city}"
+    ),
+    "restaurant": lambda s: f"{data.faker_tables().last.draw(s.rng)}'s {s.rng.choice(data.RESTAURANT_WORDS)}",
+    "product": lambda s: s.rng.choice(data.PRODUCTS),
+    "flight": lambda s: f"{s.rng.choice(data.AIRLINES)}{s.rng.randint(100, 2999)}",
+    "ticker": lambda s: s.rng.choice(data.TICKERS),
+}
+
+
+def _misc(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    rng, field = scope.rng, kind.field
+    if field in ("colour", "colour_hex"):
+        colour, hex_code = rng.choice(data.faker_tables().colours)
+        yield hex_code if field == "colour_hex" else colour
+        yield colour.lower()
+    elif field in ("language", "language_code"):
+        code, language = rng.choice(data.LANGUAGES)
+        yield code if field == "language_code" else language
+        yield f"{code}-{scope.site('').place.code}"
+        yield code
+    elif field == "word":
+        yield scope.faker.word()
+    elif field == "password":
+        yield scope.faker.password(length=14)
+    elif field == "token":
+        yield f"{rng.getrandbits(128):032x}"
+    elif field in _MISC_CHOICES:
+        yield rng.choice(_MISC_CHOICES[field])
+    elif field == "code":
+        yield rng.choice(("SAVE", "WELCOME", "SPRING", "VIP")) + str(rng.choice((10, 15, 20, 25)))
+        yield f"{rng.randint(0, 999_999):06d}"
+
+
+_MISC_CHOICES: dict[str, tuple[str, ...]] = {
+    "weekday": data.WEEKDAYS,
+    "status": data.STATUSES,
+    "airline": data.AIRLINES,
+    "platform": ("iOS", "Android", "Windows", "macOS", "Linux", "PlayStation 5", "Nintendo Switch"),
+    "social": ("Twitter", "Facebook", "Instagram", "LinkedIn", "Mastodon"),
+    "cuisine": ("Italian", "Japanese", "Mexican", "Indian", "Thai", "French", "Greek", "Lebanese"),
+    "activity": ("running", "cycling", "swimming", "yoga", "hiking", "rowing", "tennis"),
+    "diet": ("vegetarian", "vegan", "gluten-free", "keto", "pescatarian", "dairy-free"),
+    "pet": ("Max", "Bella", "Luna", "Charlie", "Milo", "Daisy", "Rocky", "Coco", "Buddy", "Nala"),
+}
+
+#: Natural ranges of numbers: (lowest, highest, step).
+_RANGES: dict[str, tuple[float, float, float]] = {
+    "count": (1, 10, 1),
+    "quantity": (1, 5, 1),
+    "party": (1, 4, 1),
+    "children": (0, 3, 1),
+    "days": (1, 7, 1),
+    "page": (1, 5, 1),
+    "offset": (0, 50, 10),
+    "age": (18, 80, 1),
+    "rooms": (1, 5, 1),
+    "years": (1, 30, 1),
+    "rating": (1, 5, 0.5),
+    "percent": (5, 50, 5),
+    "temperature": (-5, 35, 0.1),
+    "wind": (0, 40, 0.1),
+    "humidity": (10, 100, 1),
+    "minutes": (15, 120, 15),
+    "hours": (1, 8, 1),
+    "distance": (1, 50, 0.5),
+    "year": (2020, 2030, 1),
+    "month": (1, 12, 1),
+    "day": (1, 28, 1),
+    "hour": (0, 23, 1),
+    "minute": (0, 55, 5),
+}
+
+
+def _number(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
+    low, high, step = _RANGES.get(kind.field, (1, 10, 1))
+    integer = schema.get("type") == "integer" or step >= 1
+    value = number_in(scope, schema, low, high, step if not integer else max(1, step), integer)
+    if value is not None:
+        yield value
+    if kind.field == "month":
+        yield scope.rng.choice(data.MONTHS)
+
+
+def number_in(
+    scope: Scope, schema: Mapping[str, Any], low: float, high: float, step: float, integer: bool
+) -> int | float | None:
+    """A number in ``[low, high]`` on ``step`` that also meets the schema's bounds, or None."""
+    low, high = _bounded(schema, low, high, integer)
+    multiple = schema.get("multipleOf")
+    if isinstance(multiple, (int, float)) and not isinstance(multiple, bool) and multiple > 0:
+        step = multiple
+    first, last = math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9)
+    if first > last:
+        return None
+    value: float = scope.rng.randint(first, last) * step
+    if integer or isinstance(step, int):
+        return round(value)
+    return round(value, 6)
+
+
+def _bounded(schema: Mapping[str, Any], low: float, high: float, integer: bool) -> tuple[float, float]:
+    if _BOUNDS.isdisjoint(schema):
+        return low, high
+    nudge = 1 if integer else 1e-6
+    for key, better in (("minimum", max), ("exclusiveMinimum", max)):
+        bound = schema.get(key)
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+            low = better(low, bound + (nudge if key.startswith("exclusive") else 0))
+    for key, better in (("maximum", min), ("exclusiveMaximum", min)):
+        bound = schema.get(key)
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+            high = better(high, bound - (nudge if key.startswith("exclusive") else 0))
+    return low, high
+
+
+_BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+
+THINGS: dict[str, Callable[[Scope, Kind, Mapping[str, Any], str], Iterator[Any]]] = {
+    "company": _company,
+    "file": _file,
+    "web": _web,
+    "text": _text,
+    "item": _item,
+    "misc": _misc,
+    "number": _number,
+}

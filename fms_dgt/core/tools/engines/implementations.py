@@ -1,0 +1,403 @@
+"""Exact implementations of common pure tools, for the mock engine's results.
+
+A tool whose result follows from its arguments alone (``add(47.22, 58.08)``, ``factorial(5)``,
+``celsius_to_fahrenheit(20)``) should not get a random number back. :func:`implementation_for`
+finds an implementation by the tool's name (``add``, ``add_numbers``, ``math.add``,
+``calculate_sum``...) and :func:`compute` runs it when the arguments have the shape it needs (two
+numbers to subtract, a number and two units it can convert exactly...). Anything it cannot
+compute exactly is :data:`NOT_COMPUTED`, and the engine falls back to synthesis.
+
+Add one with :func:`register_implementation`::
+
+    @register_implementation("celsius_to_kelvin")
+    def _kelvin(inputs: Inputs) -> float:
+        return inputs.number(0) + 273.15
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from fms_dgt.core.tools._fake_kinds import tokens
+
+__all__ = [
+    "NOT_COMPUTED",
+    "Inputs",
+    "NotComputable",
+    "compute",
+    "implementation_for",
+    "register_implementation",
+]
+
+
+class NotComputable(Exception):
+    """The arguments do not have the shape an implementation needs (not an error of the call)."""
+
+
+class _NotComputed:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_COMPUTED"
+
+
+#: What :func:`compute` returns when no implementation applies.
+NOT_COMPUTED: Any = _NotComputed()
+Implementation = Callable[["Inputs"], Any]
+_REGISTRY: dict[str, Implementation] = {}
+# Words that may open or close a tool's name around the operation itself.
+_NOISE = frozenset({"calculate", "compute", "get", "find", "math", "do", "perform", "of", "the", "two"})
+_NOISE |= {"numbers", "number", "values", "tool", "function", "calc", "calculator", "basic", "simple"}
+
+
+class Inputs:
+    """A call's arguments as an implementation reads them (in the schema's property order)."""
+
+    __slots__ = ("arguments", "order")
+
+    def __init__(self, parameters: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
+        props = parameters.get("properties")
+        declared = list(props) if isinstance(props, Mapping) else []
+        self.order = [n for n in declared if n in arguments] + [n for n in arguments if n not in declared]
+        self.arguments = arguments
+
+    def numbers(self) -> list[float]:
+        """Every number among the arguments, arrays of numbers flattened, in order."""
+        out: list[float] = []
+        for name in self.order:
+            value = self.arguments[name]
+            values = value if isinstance(value, list) else [value]
+            out.extend(v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool))
+        return out
+
+    def number(self, index: int, count: int | None = None) -> float:
+        """The ``index``-th number; with ``count``, there must be exactly that many."""
+        found = self.numbers()
+        if (count is not None and len(found) != count) or index >= len(found):
+            raise NotComputable(f"expected {count or index + 1} numbers, got {len(found)}")
+        return found[index]
+
+    def measure(self, *names: str) -> float:
+        """The number given by the first argument whose words include one of ``names``."""
+        value = self.named(*names)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise NotComputable(f"{' or '.join(names)} is not a number")
+        return float(value)
+
+    def named(self, *names: str) -> Any:
+        """The first argument whose words include one of ``names``."""
+        for name in self.order:
+            if set(tokens(name)) & set(names) or name.lower() in names:
+                return self.arguments[name]
+        raise NotComputable(f"no argument named {' or '.join(names)}")
+
+    def text(self) -> str:
+        """The one string argument."""
+        found = [v for v in (self.arguments[n] for n in self.order) if isinstance(v, str)]
+        if len(found) != 1:
+            raise NotComputable(f"expected one text argument, got {len(found)}")
+        return found[0]
+
+
+def register_implementation(*names: str) -> Callable[[Implementation], Implementation]:
+    """Register an implementation under tool names (any case style: ``addNumbers``, ``add_numbers``)."""
+
+    def add(implementation: Implementation) -> Implementation:
+        for name in names:
+            _REGISTRY["".join(tokens(name))] = implementation
+        implementation_for.cache_clear()  # a name looked up before may have one now
+        return implementation
+
+    return add
+
+
+@functools.lru_cache(maxsize=4096)
+def implementation_for(name: str) -> Implementation | None:
+    """The implementation registered for a tool name (``math.add``, ``calculate_sum``...), if any."""
+    words = [w for w in tokens(name.rsplit(".", 1)[-1]) if not w.isdigit()]
+    for candidate in (words, [w for w in words if w not in _NOISE]):
+        found = _REGISTRY.get("".join(candidate))
+        if found is not None:
+            return found
+    return None
+
+
+def compute(name: str, parameters: Mapping[str, Any], arguments: Mapping[str, Any]) -> Any:
+    """The exact result of tool ``name`` for ``arguments``, or :data:`NOT_COMPUTED`."""
+    implementation = implementation_for(name)
+    if implementation is None:
+        return NOT_COMPUTED
+    try:
+        value = implementation(Inputs(parameters, arguments))
+    except (NotComputable, ArithmeticError, ValueError, TypeError, OverflowError):
+        return NOT_COMPUTED
+    return _tidy(value)
+
+
+def _tidy(value: Any) -> Any:
+    """Floats without binary noise (``105.30000000000001`` -> ``105.3``); whole ones stay floats."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise NotComputable("not a finite number")
+        return float(f"{value:.12g}")
+    return value
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+@register_implementation("add", "addition", "plus", "sum", "add_numbers", "sum_numbers", "sum_of")
+def _add(inputs: Inputs) -> float:
+    numbers = inputs.numbers()
+    if not numbers:
+        raise NotComputable("no numbers")
+    return math.fsum(numbers)
+
+
+@register_implementation("subtract", "subtraction", "minus", "difference", "sub")
+def _subtract(inputs: Inputs) -> float:
+    return inputs.number(0, 2) - inputs.number(1, 2)
+
+
+@register_implementation("multiply", "multiplication", "times", "product", "mul")
+def _multiply(inputs: Inputs) -> float:
+    numbers = inputs.numbers()
+    if not numbers:
+        raise NotComputable("no numbers")
+    return math.prod(numbers)
+
+
+@register_implementation("divide", "division", "quotient", "div")
+def _divide(inputs: Inputs) -> float:
+    return inputs.number(0, 2) / inputs.number(1, 2)
+
+
+@register_implementation("average", "mean", "avg", "arithmetic_mean")
+def _mean(inputs: Inputs) -> float:
+    return statistics.fmean(inputs.numbers())
+
+
+@register_implementation("median")
+def _median(inputs: Inputs) -> float:
+    return float(statistics.median(inputs.numbers()))
+
+
+@register_implementation("max", "maximum", "largest")
+def _max(inputs: Inputs) -> float:
+    return max(inputs.numbers())
+
+
+@register_implementation("min", "minimum", "smallest")
+def _min(inputs: Inputs) -> float:
+    return min(inputs.numbers())
+
+
+@register_implementation("power", "pow", "exponent", "exponentiation")
+def _power(inputs: Inputs) -> float:
+    base, exponent = inputs.number(0, 2), inputs.number(1, 2)
+    if abs(exponent) > 64 or abs(base) > 1e6:
+        raise NotComputable("too large to compute exactly")
+    return float(base**exponent)
+
+
+@register_implementation("square_root", "sqrt", "squareroot")
+def _sqrt(inputs: Inputs) -> float:
+    return math.sqrt(inputs.number(0, 1))
+
+
+@register_implementation("factorial")
+def _factorial(inputs: Inputs) -> int:
+    n = inputs.number(0, 1)
+    if n != int(n) or not 0 <= n <= 25:
+        raise NotComputable("factorial of a whole number up to 25 only")
+    return math.factorial(int(n))
+
+
+@register_implementation("hypot", "hypotenuse")
+def _hypot(inputs: Inputs) -> float:
+    return math.hypot(*inputs.numbers())
+
+
+@register_implementation("gcd", "greatest_common_divisor", "hcf")
+def _gcd(inputs: Inputs) -> int:
+    return math.gcd(*_whole(inputs.numbers()))
+
+
+@register_implementation("lcm", "least_common_multiple")
+def _lcm(inputs: Inputs) -> int:
+    return math.lcm(*_whole(inputs.numbers()))
+
+
+@register_implementation("absolute_value", "abs")
+def _abs(inputs: Inputs) -> float:
+    return abs(inputs.number(0, 1))
+
+
+@register_implementation("percentage", "percent", "calculate_percentage")
+def _percentage(inputs: Inputs) -> float:
+    part, whole = inputs.number(0, 2), inputs.number(1, 2)
+    return part / whole * 100
+
+
+def _whole(numbers: Sequence[float]) -> list[int]:
+    if not numbers or any(n != int(n) for n in numbers):
+        raise NotComputable("whole numbers only")
+    return [int(n) for n in numbers]
+
+
+# ---------------------------------------------------------------- geometry and health
+
+
+@register_implementation("triangle_area", "area_of_triangle", "area_triangle")
+def _triangle(inputs: Inputs) -> float:
+    return inputs.measure("base") * inputs.measure("height") / 2
+
+
+@register_implementation("circle_area", "area_of_circle", "area_circle")
+def _circle(inputs: Inputs) -> float:
+    return math.pi * inputs.measure("radius") ** 2
+
+
+@register_implementation("rectangle_area", "area_of_rectangle", "area_rectangle")
+def _rectangle(inputs: Inputs) -> float:
+    return inputs.measure("length") * inputs.measure("width")
+
+
+@register_implementation("bmi", "body_mass_index")
+def _bmi(inputs: Inputs) -> float:
+    weight, height = inputs.measure("weight"), inputs.measure("height")
+    metres = height / 100 if height > 3 else height  # centimetres given
+    return round(weight / metres**2, 1)
+
+
+# ---------------------------------------------------------------- units
+
+_FACTORS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(("m", "meter", "meters", "metre", "metres"), ("length", 1.0)),
+    **dict.fromkeys(("km", "kilometer", "kilometers", "kilometre", "kilometres"), ("length", 1000.0)),
+    **dict.fromkeys(("cm", "centimeter", "centimeters", "centimetre", "centimetres"), ("length", 0.01)),
+    **dict.fromkeys(("mm", "millimeter", "millimeters", "millimetre", "millimetres"), ("length", 0.001)),
+    **dict.fromkeys(("mi", "mile", "miles"), ("length", 1609.344)),
+    **dict.fromkeys(("yd", "yard", "yards"), ("length", 0.9144)),
+    **dict.fromkeys(("ft", "foot", "feet"), ("length", 0.3048)),
+    **dict.fromkeys(("in", "inch", "inches"), ("length", 0.0254)),
+    **dict.fromkeys(("kg", "kilogram", "kilograms"), ("mass", 1.0)),
+    **dict.fromkeys(("g", "gram", "grams"), ("mass", 0.001)),
+    **dict.fromkeys(("lb", "lbs", "pound", "pounds"), ("mass", 0.45359237)),
+    **dict.fromkeys(("oz", "ounce", "ounces"), ("mass", 0.028349523125)),
+    **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), ("volume", 1.0)),
+    **dict.fromkeys(("ml", "milliliter", "milliliters", "millilitre", "millilitres"), ("volume", 0.001)),
+    **dict.fromkeys(("s", "sec", "second", "seconds"), ("time", 1.0)),
+    **dict.fromkeys(("min", "minute", "minutes"), ("time", 60.0)),
+    **dict.fromkeys(("h", "hr", "hour", "hours"), ("time", 3600.0)),
+    **dict.fromkeys(("day", "days"), ("time", 86400.0)),
+}
+_TEMPERATURES = {"c": "c", "celsius": "c", "f": "f", "fahrenheit": "f", "k": "k", "kelvin": "k"}
+
+
+def convert(value: float, source: str, target: str) -> float:
+    """``value`` in unit ``source`` expressed in ``target`` (exact factors only).
+
+    Raises:
+        NotComputable: a unit is unknown, or the two measure different things.
+    """
+    source, target = source.strip().lower(), target.strip().lower()
+    if source in _TEMPERATURES and target in _TEMPERATURES:
+        return _temperature(value, _TEMPERATURES[source], _TEMPERATURES[target])
+    if source not in _FACTORS or target not in _FACTORS:
+        raise NotComputable(f"unknown unit {source if source not in _FACTORS else target}")
+    (kind_a, a), (kind_b, b) = _FACTORS[source], _FACTORS[target]
+    if kind_a != kind_b:
+        raise NotComputable(f"{source} and {target} measure different things")
+    return value * a / b
+
+
+def _temperature(value: float, source: str, target: str) -> float:
+    celsius = {"c": value, "f": (value - 32) * 5 / 9, "k": value - 273.15}[source]
+    return {"c": celsius, "f": celsius * 9 / 5 + 32, "k": celsius + 273.15}[target]
+
+
+@register_implementation("convert_units", "unit_conversion", "convert_unit", "convert", "unit_converter")
+def _convert(inputs: Inputs) -> float:
+    return convert(
+        inputs.number(0, 1), str(inputs.named("from", "source")), str(inputs.named("to", "target"))
+    )
+
+
+@register_implementation("convert_temperature", "temperature_conversion", "temperature_converter")
+def _convert_temperature(inputs: Inputs) -> float:
+    value = inputs.number(0, 1)
+    target = str(inputs.named("to", "target", "unit")).lower()
+    try:
+        source = str(inputs.named("from", "source"))
+    except NotComputable:
+        # Only the target is given: the value is in the other unit (Celsius <-> Fahrenheit).
+        source = "fahrenheit" if _TEMPERATURES.get(target) == "c" else "celsius"
+    return convert(value, source, target)
+
+
+def _fixed(source: str, target: str) -> Implementation:
+    return lambda inputs: convert(inputs.number(0, 1), source, target)
+
+
+for _source, _target in (
+    ("celsius", "fahrenheit"),
+    ("fahrenheit", "celsius"),
+    ("celsius", "kelvin"),
+    ("kelvin", "celsius"),
+    ("km", "miles"),
+    ("miles", "km"),
+    ("kg", "lbs"),
+    ("lbs", "kg"),
+    ("meters", "feet"),
+    ("feet", "meters"),
+    ("inches", "cm"),
+    ("cm", "inches"),
+):
+    register_implementation(f"{_source}_to_{_target}", f"convert_{_source}_to_{_target}")(
+        _fixed(_source, _target)
+    )
+
+
+# ---------------------------------------------------------------- text and dates
+
+
+@register_implementation("string_length", "length", "get_length", "count_characters", "strlen", "len")
+def _length(inputs: Inputs) -> int:
+    return len(inputs.text())
+
+
+@register_implementation("uppercase", "to_uppercase", "to_upper", "upper", "convert_to_uppercase")
+def _upper(inputs: Inputs) -> str:
+    return inputs.text().upper()
+
+
+@register_implementation("lowercase", "to_lowercase", "to_lower", "lower", "convert_to_lowercase")
+def _lower(inputs: Inputs) -> str:
+    return inputs.text().lower()
+
+
+@register_implementation("reverse_string", "reverse", "reverse_text")
+def _reverse(inputs: Inputs) -> str:
+    return inputs.text()[::-1]
+
+
+@register_implementation("count_words", "word_count", "words_count")
+def _words(inputs: Inputs) -> int:
+    return len(inputs.text().split())
+
+
+@register_implementation(
+    "days_between", "date_difference", "date_diff", "days_between_dates", "days_difference"
+)
+def _days_between(inputs: Inputs) -> int:
+    dates = [v for v in (inputs.arguments[n] for n in inputs.order) if isinstance(v, str)]
+    if len(dates) != 2:
+        raise NotComputable("expected two dates")
+    first, second = (date.fromisoformat(d[:10]) for d in dates)
+    return abs((second - first).days)

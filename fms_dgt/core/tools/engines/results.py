@@ -1,0 +1,503 @@
+"""Mock results that fit the call: what the mock engine returns when nothing is configured.
+
+:func:`mock_result` tries, in order:
+
+1. ``implementation``: an exact implementation of a pure tool
+   (:mod:`~fms_dgt.core.tools.engines.implementations`): ``calc::add(47.22, 58.08)`` is ``105.3``;
+2. ``example``: a result example the source carries and that validates against the output
+   schema: ``metadata["result_examples"]`` (the OpenAPI response's ``example``/``examples``, kept
+   by the rest loader), ``result_examples``/``output_examples``/``response_examples`` keys of a
+   tool file (``metadata["extra"]``), the output schema's own ``examples`` or ``default``; output
+   properties named like an argument take the argument's value;
+3. ``synthesised``: a value synthesised from ``output_parameters`` that respects the call: an
+   output property named like an argument echoes it (``petId``, ``city``); the call's entities
+   carry over (``geocode_city(city="Oslo")`` gives Oslo's coordinates and time zone, a
+   ``filename`` is the file uploaded); an array whose size an argument gives (``days``,
+   ``limit``, ``count``, ``n``, ``top_k``...) has that many items within the schema's bounds;
+   paired bounds are ordered (``low``/``high``, ``min``/``max``, ``start``/``end``,
+   ``check_in``/``check_out``); dates in a list are sorted, and a list of dated items (a forecast)
+   has consecutive dates; other leaves come from :mod:`fms_dgt.core.tools.fakes`;
+4. ``shaped``: for a tool without an output schema (BFCL), a plausible object shaped by the tool's
+   name: the main argument echoed and a result field (``get_stock_price`` -> ``stock_price``,
+   ``book_flight`` -> ``status: booked`` and a ``flight_id``, ``find_restaurants`` -> a list of
+   restaurants); a tool with neither a recognisable name nor arguments gets ``{"status": "ok"}``.
+
+Every step is a pure function of the tool, the arguments and the random source, so a seeded
+engine gives the same results in any process.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
+from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, tokens
+from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
+
+__all__ = ["EXAMPLE_KEYS", "SIZE_ARGUMENTS", "SOURCES", "ResultHooks", "examples_of", "mock_result"]
+
+#: ``metadata["mock"]`` of a result, by step.
+SOURCES = ("implementation", "example", "synthesised", "shaped")
+#: Keys of a tool file (kept in ``metadata["extra"]``) that hold result examples.
+EXAMPLE_KEYS = ("result_examples", "output_examples", "response_examples", "example_response")
+#: Arguments whose value is the size of the result's list.
+SIZE_ARGUMENTS = frozenset(
+    {"days", "limit", "count", "n", "k", "numresults", "topk", "maxresults", "size", "pagesize", "perpage"}
+    | {"number", "num", "numitems", "results", "hours", "nights", "quantity"}
+)
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+_OPTIONAL = 0.7
+
+
+def mock_result(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> tuple[Any, str]:
+    """A result for a call of ``tool`` with ``arguments``, and the step that gave it (:data:`SOURCES`).
+
+    Raises:
+        SynthesisError: the output schema admits no value the synthesiser can find.
+    """
+    plan = _plan(tool)
+    computed = compute(tool.name, tool.parameters, arguments) if plan.implemented else NOT_COMPUTED
+    if computed is not NOT_COMPUTED:
+        placed = _place(tool, arguments, computed, rng)
+        if placed is not MISSING:
+            return placed, "implementation"
+    examples = plan.examples
+    if examples:
+        return _echoed(tool, rng.choice(examples), arguments), "example"
+    if not tool.output_parameters:
+        return _shaped(tool, arguments, rng), "shaped"
+    return _synthesised(tool, tool.output_parameters, arguments, rng), "synthesised"
+
+
+class _Plan:
+    """What is known of a tool before any call: whether it has an implementation, its result
+    examples and what its arguments stand for (worked out once per tool)."""
+
+    __slots__ = ("examples", "implemented", "kinds", "leaves", "tool")
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+        self.implemented = implementation_for(tool.name) is not None
+        self.examples = examples_of(tool)
+        self.kinds: dict[str, Kind | None] = {}
+        self.leaves: dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]] = {}
+
+    def kind(self, name: str) -> Kind | None:
+        """What argument ``name`` stands for."""
+        if name not in self.kinds:
+            props = self.tool.parameters.get("properties")
+            found = props.get(name) if isinstance(props, Mapping) else None
+            schema: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+            self.kinds[name] = classify(
+                name,
+                str(schema.get("description") or ""),
+                "",
+                self.tool.name,
+                str(schema.get("format") or ""),
+                schema.get("type") if isinstance(schema.get("type"), str) else "",
+            )
+        return self.kinds[name]
+
+
+_PLANS: dict[Tool, _Plan] = {}
+_MAX_PLANS = 20_000
+
+
+def _plan(tool: Tool) -> _Plan:
+    plan = _PLANS.get(tool)
+    if plan is None or plan.tool is not tool:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()  # a registry refreshed many times over: start afresh
+        plan = _PLANS[tool] = _Plan(tool)
+    return plan
+
+
+# ---------------------------------------------------------------- examples
+
+
+def examples_of(tool: Tool) -> list[Any]:
+    """The result examples ``tool`` carries that validate against its output schema."""
+    found: list[Any] = []
+    meta = tool.metadata
+    extra = meta.get("extra") if isinstance(meta.get("extra"), Mapping) else {}
+    for holder, key in [(meta, "result_examples"), *((extra, k) for k in EXAMPLE_KEYS)]:
+        value = holder.get(key) if isinstance(holder, Mapping) else None
+        if value is not None:
+            found.extend(value if isinstance(value, list) and key != "example_response" else [value])
+    schema = tool.output_parameters
+    if isinstance(schema.get("examples"), list):
+        found.extend(schema["examples"])
+    if "default" in schema:
+        found.append(schema["default"])
+    if not schema:
+        return found
+    validator = tool.output_validator
+    return [e for e in found if validator.is_valid(e)]
+
+
+def _echoed(tool: Tool, example: Any, arguments: Mapping[str, Any]) -> Any:
+    """``example`` with each top-level property named like an argument set to its value."""
+    if not isinstance(example, Mapping) or not arguments:
+        return example
+    given = {_plain(k): v for k, v in arguments.items()}
+    echoed = {k: given.get(_plain(k), v) for k, v in example.items()}
+    if echoed == example:
+        return example
+    if not tool.output_parameters or tool.output_validator.is_valid(echoed):
+        return echoed
+    return example
+
+
+# ---------------------------------------------------------------- implementations
+
+
+_RESULT_KEYS = ("result", "value", "answer", "output", "converted_value", "total")
+
+
+def _place(tool: Tool, arguments: Mapping[str, Any], computed: Any, rng: random.Random) -> Any:
+    """The computed value in the shape of the output schema, or :data:`MISSING`."""
+    schema = tool.output_parameters
+    if not schema:
+        return {_result_key(tool): computed}
+    direct = first_fit([computed], schema)
+    if direct is not MISSING and schema.get("type") != "object":
+        return direct
+    props = schema.get("properties")
+    key = _key_for(tool, props) if isinstance(props, Mapping) else None
+    if key is None:
+        return MISSING
+    value = _synthesised(tool, schema, arguments, rng, pinned={key: computed}, fallback=False)
+    if not isinstance(value, dict) or value.get(key) != computed or isinstance(value.get(key), bool):
+        return MISSING  # the schema has no room for the exact value (an integer for 2.5)
+    return value if tool.output_validator.is_valid(value) else MISSING
+
+
+def _key_for(tool: Tool, props: Mapping[str, Any]) -> str | None:
+    names = list(props)
+    wanted = {*_RESULT_KEYS, *tokens(tool.name.rsplit(".", 1)[-1])}
+    for name in names:
+        if name.lower() in wanted or _plain(name) in wanted:
+            return name
+    return names[0] if len(names) == 1 else None
+
+
+def _result_key(tool: Tool) -> str:
+    words = tokens(tool.name.rsplit(".", 1)[-1])
+    last = words[-1] if words else ""
+    return last if last in _QUANTITIES else "result"
+
+
+# ---------------------------------------------------------------- synthesis
+
+
+class ResultHooks(FakeHooks):
+    """Synthesis hooks for a result: echoes, sizes, ordering, and the call's entities.
+
+    Args:
+        scope: entities, with the call's arguments adopted.
+        tool: the tool called.
+        arguments: the call's arguments.
+        pinned: values for top-level properties decided beforehand (a computed result).
+    """
+
+    def __init__(
+        self,
+        scope: Scope,
+        tool: Tool,
+        arguments: Mapping[str, Any],
+        pinned: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(scope, topic=tool.name, defaults=True, kinds=_plan(tool).leaves)
+        self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
+        self.pinned = dict(pinned or {})
+        sizes = [v for k, v in self.given.items() if k in SIZE_ARGUMENTS and _whole(v)]
+        self.size: int | None = int(sizes[0]) if sizes else None
+
+    def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
+        """A pinned value, an echoed argument, or a leaf from the vocabulary."""
+        if len(path) == 1 and path[0] in self.pinned:
+            return first_fit([self.pinned[str(path[0])]], schema)
+        if _plain(name) in self.given and not _in_array(path):
+            echoed = first_fit([self.given[_plain(name)]], schema)
+            if echoed is not MISSING:
+                return echoed
+        return super().leaf(schema, name, path)
+
+    def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
+        """The size an argument gives to the result's main lists (``days`` -> 3 days)."""
+        if len(path) > 1 or _in_array(path):
+            return None
+        own = self.given.get(_plain(name))
+        return int(own) if isinstance(own, int) and _whole(own) else self.size
+
+    def include(self, schema: Mapping[str, Any], name: str, path: Path) -> bool | None:
+        """Every property near the top (a response lists its fields; items look alike)."""
+        return True if len(path) <= 3 else None
+
+    def finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
+        """Paired bounds in order; dates sorted; dated items consecutive."""
+        value = super().finish(schema, value, name, path)
+        if isinstance(value, dict):
+            _order_pairs(value)
+        elif isinstance(value, list) and value:
+            _order_dates(value, name)
+        return value
+
+
+def _synthesised(
+    tool: Tool,
+    schema: Mapping[str, Any],
+    arguments: Mapping[str, Any],
+    rng: random.Random,
+    *,
+    pinned: Mapping[str, Any] | None = None,
+    fallback: bool = True,
+) -> Any:
+    validator = tool.output_validator if schema is tool.output_parameters else None
+    hooks = ResultHooks(_scope(tool, arguments, rng), tool, arguments, pinned)
+    try:
+        return synthesise(schema, rng, optional_probability=_OPTIONAL, validator=validator, hooks=hooks)
+    except SynthesisError:
+        if not fallback:
+            return MISSING
+        # The steering met constraints it cannot see (across properties): plain synthesis.
+        return synthesise(schema, rng, optional_probability=_OPTIONAL, validator=validator)
+
+
+def _scope(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Scope:
+    """A scope whose entities are the call's: the city asked about, the user, the dates."""
+    scope = Scope(rng)
+    plan = _plan(tool)
+    for name, value in arguments.items():
+        kind = plan.kind(name)
+        if kind is not None:
+            scope.adopt(kind, value)
+    return scope
+
+
+# ---------------------------------------------------------------- ordering
+
+_LOW_HIGH = {
+    "low": "high",
+    "lowest": "highest",
+    "min": "max",
+    "minimum": "maximum",
+    "start": "end",
+    "begin": "end",
+    "from": "to",
+    "earliest": "latest",
+    "in": "out",
+    "departure": "arrival",
+    "open": "close",
+    "first": "last",
+}
+
+
+def _order_pairs(value: dict[str, Any]) -> None:
+    """Swap the values of paired keys (``low``/``high``, ``check_in``/``check_out``) that are reversed."""
+    if len(value) < 2:
+        return
+    for low_key, high_key in _pairs(tuple(value)):
+        if _after(value[low_key], value[high_key]):
+            value[low_key], value[high_key] = value[high_key], value[low_key]
+
+
+@functools.lru_cache(maxsize=4096)
+def _pairs(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The (lower, upper) key pairs among ``keys``: ``temp_min``/``temp_max``, ``check_in``/``check_out``."""
+    by_words = {tokens(k): k for k in keys}
+    found = []
+    for words, low_key in by_words.items():
+        for i, word in enumerate(words):
+            partner = _LOW_HIGH.get(word)
+            high_key = by_words.get((*words[:i], partner, *words[i + 1 :])) if partner else None
+            if high_key is not None:
+                found.append((low_key, high_key))
+    return tuple(found)
+
+
+def _after(low: Any, high: Any) -> bool:
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+    if numbers:
+        return bool(low > high)
+    if isinstance(low, str) and isinstance(high, str) and len(low) == len(high) and low[:1].isdigit():
+        return low > high
+    return False
+
+
+def _order_dates(items: list[Any], name: str) -> None:
+    """Sort a list of dates; give a list of dated objects consecutive dates from the first."""
+    if all(isinstance(v, str) and _ISO_DATE.match(v) for v in items):
+        items.sort()
+        return
+    if not all(isinstance(v, dict) for v in items):
+        return
+    key = next((k for k, v in items[0].items() if isinstance(v, str) and _ISO_DATE.match(v)), None)
+    if key is None or not all(isinstance(v.get(key), str) and _ISO_DATE.match(v[key]) for v in items):
+        return
+    start = _parse(items[0][key])
+    if start is None:
+        return
+    hourly = bool({"hour", "hourly", "time"} & {*tokens(key), *tokens(name)}) and "T" in items[0][key]
+    step = timedelta(hours=1) if hourly else timedelta(days=1)
+    for i, item in enumerate(items):
+        item[key] = _render_like(start + i * step, item[key])
+
+
+def _parse(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "")[:19])
+    except ValueError:
+        return None
+
+
+def _render_like(moment: datetime, example: str) -> str:
+    if len(example) == 10:
+        return moment.date().isoformat()
+    rendered = moment.isoformat(timespec="seconds")
+    return rendered + ("Z" if example.endswith("Z") else "")
+
+
+# ---------------------------------------------------------------- tools without an output schema
+
+_PAST = {
+    "create": "created",
+    "add": "added",
+    "book": "booked",
+    "reserve": "reserved",
+    "schedule": "scheduled",
+    "register": "registered",
+    "send": "sent",
+    "post": "posted",
+    "submit": "submitted",
+    "update": "updated",
+    "set": "set",
+    "delete": "deleted",
+    "remove": "removed",
+    "cancel": "cancelled",
+    "upload": "uploaded",
+    "buy": "purchased",
+    "purchase": "purchased",
+    "order": "placed",
+    "pay": "paid",
+    "transfer": "completed",
+    "share": "shared",
+    "save": "saved",
+    "subscribe": "subscribed",
+    "invite": "invited",
+    "assign": "assigned",
+    "enable": "enabled",
+    "disable": "disabled",
+    "start": "started",
+    "stop": "stopped",
+    "play": "playing",
+    "open": "opened",
+    "close": "closed",
+    "edit": "updated",
+    "modify": "updated",
+    "move": "moved",
+    "copy": "copied",
+    "rename": "renamed",
+    "turn": "done",
+    "lock": "locked",
+    "unlock": "unlocked",
+}
+_QUERIES = frozenset(
+    {"get", "fetch", "find", "search", "calculate", "compute", "list", "check", "convert", "estimate"}
+    | {"predict", "lookup", "look", "retrieve", "query", "count", "recommend", "suggest", "analyze"}
+    | {"analyse", "show", "view", "read", "translate", "generate", "identify", "detect", "validate"}
+)
+_LISTING = frozenset({"list", "search", "find", "recommend", "suggest"})
+_FILLER = frozenset({"by", "for", "of", "the", "a", "an", "and", "to", "from", "in", "on", "with", "up"})
+_FILLER |= {"info", "information", "details", "data", "api", "v1", "v2", "all", "new", "my"}
+#: Nouns whose value is a number (``calculate_area`` -> ``area``).
+_QUANTITIES = frozenset(
+    {"area", "sum", "total", "price", "cost", "distance", "volume", "probability", "rate", "score", "count"}
+    | {"bmi", "average", "mean", "speed", "temperature", "population", "duration", "percentage", "value"}
+    | {"amount", "balance", "length", "product", "difference", "quotient", "factorial", "result", "tax"}
+    | {"interest", "payment", "perimeter", "circumference", "density", "force", "energy", "power", "mass"}
+    | {"weight", "height", "velocity", "acceleration", "displacement", "revenue", "profit", "salary", "fee"}
+    | {"calories", "emi", "roi", "cagr", "median", "variance", "deviation", "ratio", "time", "age"}
+)
+_WEATHER = {
+    "type": "object",
+    "properties": {
+        "temperature": {"type": "number", "minimum": -30, "maximum": 45},
+        "condition": {"enum": ["clear", "partly cloudy", "cloudy", "rain", "snow", "fog", "windy"]},
+        "humidity": {"type": "integer", "minimum": 5, "maximum": 100},
+    },
+    "required": ["temperature", "condition", "humidity"],
+}
+
+
+def _shaped(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Any:
+    words = [w for w in tokens(tool.name.rsplit(".", 1)[-1]) if not w.isdigit()]
+    verb = words[0] if words and (words[0] in _PAST or words[0] in _QUERIES) else ""
+    nouns = [w for w in words[1 if verb else 0 :] if w not in _FILLER and w not in _QUERIES]
+    if not verb and not arguments:
+        return {"status": "ok"}
+    schema = _guessed_schema(verb, nouns, arguments, tool)
+    return _synthesised(tool, schema, arguments, rng)
+
+
+def _guessed_schema(verb: str, nouns: list[str], arguments: Mapping[str, Any], tool: Tool) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    main = _main_argument(tool, arguments)
+    if main is not None:
+        props[main] = {}
+    if verb in _PAST:
+        noun = _singular(nouns[-1]) if nouns else "request"
+        props["status"] = {"const": _PAST[verb]}
+        if not any(_plain(a) == f"{noun}id" for a in arguments):
+            props[f"{noun}_id"] = {"type": "string"}
+    else:
+        key = "_".join(nouns) or "result"
+        props[key] = _value_schema(verb, nouns)
+    return {"type": "object", "properties": props, "required": list(props)}
+
+
+def _main_argument(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
+    required = tool.parameters.get("required")
+    for name in [*(required if isinstance(required, list) else []), *arguments]:
+        if name in arguments and not isinstance(arguments[name], (dict, list)):
+            return str(name)
+    return None
+
+
+def _value_schema(verb: str, nouns: list[str]) -> dict[str, Any]:
+    last = nouns[-1] if nouns else ""
+    if last in ("weather", "forecast"):
+        return _WEATHER
+    if last in _QUANTITIES or (not nouns and verb in ("calculate", "compute", "count", "estimate")):
+        return {"type": "number", "minimum": 0}
+    if verb in _LISTING or (last.endswith("s") and not last.endswith("ss") and len(last) > 3):
+        return {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 10}
+    return {"type": "string"}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _in_array(path: Path) -> bool:
+    return any(type(part) is int for part in path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(name: str) -> str:
+    """A name without case or separators: ``pet_id``, ``petId`` and ``PetID`` are ``petid``."""
+    return _NOT_ALNUM.sub("", str(name).lower())
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1000
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word

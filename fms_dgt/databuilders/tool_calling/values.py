@@ -1,0 +1,332 @@
+"""Arguments for the calls of one record that agree with each other.
+
+A record is about *someone* doing *something*: one user (name, email, user id), one city with its
+country and code, one trip from a start date to a later end date, one order, one amount. An
+:class:`EntityContext`, seeded per record, holds those entities; :func:`arguments` synthesises a
+tool's arguments from it:
+
+* an argument that names an entity the context already fixed reuses its value (``user_id`` in the
+  second call is the ``user_id`` of the first, ``city`` and ``country_code`` agree, ``check_in``
+  comes before ``check_out``), rendered for the argument's schema (``usr-48213`` or ``48213``);
+* an entity seen for the first time is drawn from :mod:`fms_dgt.core.tools.fakes` and added;
+* ``fixed`` arguments (wired from earlier results by the job) win, and become the context's
+  entities when it had none for them;
+* everything else is a realistic value for its name, or schema-valid synthesis.
+
+Arguments always validate against the tool's schema
+(:func:`fms_dgt.core.tools.schema.get_validator`): a value the schema refuses is synthesised again,
+never sent. :meth:`EntityContext.conflicts` lists calls that disagree on an entity (the run's
+quality report counts them; the target is none).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.engines.mock import call_seed
+from fms_dgt.core.tools.fakes import FakeHooks, Kind, Scope, canonical, classify, place_named, remembers
+from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall
+
+__all__ = ["EntityContext", "arguments"]
+
+#: Attempts at repairing an argument the schema refuses before plain synthesis takes over.
+_REPAIRS = 8
+
+
+class EntityContext:
+    """The entities of one record: people, places, dates, ids, amounts...
+
+    Args:
+        rng: the record's random source for entities (seed it from the run seed and the record
+            index; :meth:`for_record` does).
+    """
+
+    __slots__ = ("scope",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.scope = Scope(rng)
+
+    @classmethod
+    def for_record(cls, seed: int, index: int) -> EntityContext:
+        """The context of record ``index`` of a run seeded ``seed`` (the same in any process)."""
+        return cls(random.Random(call_seed("entities", seed, index)))
+
+    def kind(self, tool: Tool, name: str) -> Kind | None:
+        """What argument ``name`` of ``tool`` stands for (None when nothing says)."""
+        schema = _property(tool.parameters, name)
+        return _classify(tool, name, schema)
+
+    def adopt(self, tool: Tool, values: Mapping[str, Any]) -> None:
+        """Take given argument values (wired from results) as entities the context lacks."""
+        for name, value in values.items():
+            kind = self.kind(tool, name)
+            if kind is not None:
+                self.scope.adopt(kind, value)
+
+    def learn(self, tool: Tool, result: Any) -> None:
+        """Take the entities a call's result names (a created order's id) for later calls."""
+        if not isinstance(result, Mapping):
+            return
+        for name, value in result.items():
+            kind = _classify(tool, str(name), _property(tool.output_parameters, str(name)))
+            if kind is not None and remembers(kind) and not isinstance(value, (Mapping, list)):
+                self.scope.adopt(kind, value)
+
+    def conflicts(self, calls: Iterable[PlannedCall | tuple[Tool, Mapping[str, Any]]]) -> list[str]:
+        """Every disagreement between the calls on an entity, as sentences (empty when coherent).
+
+        Two calls giving different values for one entity (two user ids, two check-in dates), a
+        city and a country code of different countries, or an end before its start are listed.
+        """
+        pairs = [(c.tool, c.call.arguments) if isinstance(c, PlannedCall) else c for c in calls]
+        seen: list[_Seen] = [
+            _Seen(i, tool.qualified_name, kind, value)
+            for i, (tool, args) in enumerate(pairs)
+            for kind, value in _walk(tool, args, tool.parameters, "")
+        ]
+        found = [*_disagreements(seen), *_places_apart(seen), *_ends_before_starts(seen)]
+        return list(dict.fromkeys(found))
+
+    def values(self) -> dict[str, Any]:
+        """The entities fixed so far, JSON-ready (for :attr:`RecordPlan.context`)."""
+        return self.scope.snapshot()
+
+
+def arguments(
+    tool: Tool,
+    context: EntityContext,
+    rng: random.Random,
+    *,
+    fixed: Mapping[str, Any] | None = None,
+    optional_probability: float = 0.5,
+) -> dict[str, Any]:
+    """Arguments for one call of ``tool`` that agree with the record's ``context``.
+
+    Args:
+        tool: the tool called.
+        context: the record's entities (read and extended).
+        rng: the call's random source (which optional arguments, which free values).
+        fixed: arguments already decided (wired from earlier results); they win.
+        optional_probability: chance that an optional argument is given.
+
+    Raises:
+        SynthesisError: no valid arguments exist, or a fixed value does not validate.
+    """
+    fixed = dict(fixed or {})
+    context.adopt(tool, fixed)
+    validator = get_validator(tool.parameters, tool.fingerprint)
+    hooks = _ArgumentHooks(context.scope, topic=tool.name, fixed=fixed, kinds=_leaf_kinds(tool))
+    try:
+        args = synthesise(
+            tool.parameters,
+            rng,
+            optional_probability=optional_probability,
+            fingerprint=tool.fingerprint,
+            hooks=hooks,
+            attempts=1,
+        )
+    except SynthesisError:
+        args = {}
+    args = {**args, **fixed} if isinstance(args, dict) else dict(fixed)
+    if validator.is_valid(args):
+        return args
+    return _repaired(tool, args, fixed, rng, optional_probability)
+
+
+class _ArgumentHooks(FakeHooks):
+    """Leaves from the record's context; wired arguments are taken as given."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        *,
+        topic: str,
+        fixed: Mapping[str, Any],
+        kinds: dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]],
+    ) -> None:
+        super().__init__(scope, topic=topic, kinds=kinds)
+        self.fixed = fixed
+
+    def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
+        if len(path) == 1 and path[0] in self.fixed:
+            return self.fixed[str(path[0])]
+        return super().leaf(schema, name, path)
+
+
+_LEAF_KINDS: dict[Tool, dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]]] = {}
+
+
+def _leaf_kinds(tool: Tool) -> dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]]:
+    """The kinds of a tool's argument leaves, worked out once per tool."""
+    kinds = _LEAF_KINDS.get(tool)
+    if kinds is None:
+        if len(_LEAF_KINDS) >= 20_000:
+            _LEAF_KINDS.clear()  # registries refreshed many times over: start afresh
+        kinds = _LEAF_KINDS[tool] = {}
+    return kinds
+
+
+def _repaired(
+    tool: Tool, args: dict[str, Any], fixed: Mapping[str, Any], rng: random.Random, optional: float
+) -> dict[str, Any]:
+    """``args`` with what the schema refuses replaced by plain synthesis, argument by argument."""
+    validator = get_validator(tool.parameters, tool.fingerprint)
+    plain, impossible = _plain_arguments(tool, rng, optional)
+    for _ in range(_REPAIRS):
+        found = validator.locate(args)
+        if found is None:
+            return args
+        top = _top_level(found[1])
+        if top is not None and top not in fixed:
+            if top in plain:
+                args[top] = plain[top]
+            else:
+                args.pop(top, None)
+            continue
+        # The whole object is refused (``not``, ``dependentRequired``...): one argument less or
+        # one more from plain synthesis may be enough.
+        retried = _one_less_or_more(tool, args, plain, fixed)
+        if retried is None:
+            break
+        args = retried
+    args = {**plain, **fixed}
+    found = validator.locate(args)
+    if found is None:
+        return args
+    if impossible is not None:  # the schema itself admits no value: say why, not what is missing
+        raise impossible
+    raise SynthesisError(
+        f"cannot give {tool.qualified_name} valid arguments with the values wired into "
+        f"{', '.join(sorted(fixed)) or 'none'}: {found[0]} (at {found[1] or '/'}). Wire only "
+        "values that validate against the argument's schema"
+    )
+
+
+def _plain_arguments(
+    tool: Tool, rng: random.Random, optional: float
+) -> tuple[dict[str, Any], SynthesisError | None]:
+    """Plain schema-valid synthesis, or no arguments and the reason when even that finds nothing."""
+    try:
+        value = synthesise(
+            tool.parameters, rng, optional_probability=optional, fingerprint=tool.fingerprint, attempts=10
+        )
+    except SynthesisError as exc:
+        return {}, exc
+    return (value if isinstance(value, dict) else {}), None
+
+
+def _one_less_or_more(
+    tool: Tool, args: dict[str, Any], plain: Mapping[str, Any], fixed: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    validator = get_validator(tool.parameters, tool.fingerprint)
+    required = set(tool.parameters.get("required") or ())
+    for name in args:
+        if name not in required and name not in fixed:
+            fewer = {k: v for k, v in args.items() if k != name}
+            if validator.is_valid(fewer):
+                return fewer
+    for name, value in plain.items():
+        if name not in args and validator.is_valid({**args, name: value}):
+            return {**args, name: value}
+    return None
+
+
+def _top_level(pointer: str) -> str | None:
+    if not pointer.startswith("/"):
+        return None
+    return pointer[1:].split("/", 1)[0].replace("~1", "/").replace("~0", "~")
+
+
+def _property(parameters: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    props = parameters.get("properties")
+    schema = props.get(name) if isinstance(props, Mapping) else None
+    return schema if isinstance(schema, Mapping) else {}
+
+
+def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = "") -> Kind | None:
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "")
+    return classify(
+        name,
+        str(schema.get("description") or ""),
+        parent=parent,
+        topic=tool.name,
+        fmt=str(schema.get("format") or ""),
+        kind=kind if isinstance(kind, str) else "",
+    )
+
+
+def _walk(
+    tool: Tool, values: Mapping[str, Any], schema: Mapping[str, Any], parent: str
+) -> Iterator[tuple[Kind, Any]]:
+    """``(kind, value)`` of every entity value among ``values`` (nested objects included)."""
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    for name, value in values.items():
+        sub = props.get(name)
+        sub = sub if isinstance(sub, Mapping) else {}
+        if isinstance(value, Mapping):
+            yield from _walk(tool, value, sub, str(name))
+        elif not isinstance(value, list) and value is not None:
+            kind = _classify(tool, str(name), sub, parent)
+            if kind is not None and remembers(kind):
+                yield kind, value
+
+
+class _Seen:
+    """One entity value in one call."""
+
+    __slots__ = ("call", "form", "kind", "style", "tool", "value")
+
+    def __init__(self, call: int, tool: str, kind: Kind, value: Any) -> None:
+        self.call, self.tool, self.kind, self.value = call, tool, kind, value
+        self.style, self.form = canonical(kind, value)
+
+    def where(self) -> str:
+        return f"call {self.call} ({self.tool})"
+
+    def pair(self, other: _Seen) -> str:
+        """``call 0 (a::x) and call 2 (b::y)``, or ``call 0 (a::x)`` within one call."""
+        return self.where() if other.call == self.call else f"{self.where()} and {other.where()}"
+
+
+def _disagreements(seen: list[_Seen]) -> Iterator[str]:
+    first: dict[tuple[str, str], _Seen] = {}
+    for item in seen:
+        earlier = first.setdefault((item.kind.key, item.style), item)
+        if earlier.form != item.form:
+            yield f"{earlier.pair(item)}: {item.kind.key} is {earlier.value!r} and {item.value!r}"
+
+
+def _places_apart(seen: list[_Seen]) -> Iterator[str]:
+    """A city and a country (or code) of one role that belong to different countries."""
+    cities = [s for s in seen if s.kind.family == "place" and s.kind.field in ("city", "location")]
+    countries = [s for s in seen if s.kind.family == "place" and s.kind.field in ("country", "country_code")]
+    for city in cities:
+        place = place_named(city.value)
+        if place is None or place.city.lower() != city.form:
+            continue
+        for country in countries:
+            if country.kind.role == city.kind.role and country.form not in (
+                place.code,
+                place.country.lower(),
+            ):
+                yield (
+                    f"{city.pair(country)}: {city.value!r} is in {place.country} ({place.code}), "
+                    f"not {country.value!r}"
+                )
+
+
+def _ends_before_starts(seen: list[_Seen]) -> Iterator[str]:
+    starts = [s for s in seen if s.kind.family == "date" and s.kind.field == "start"]
+    ends = [s for s in seen if s.kind.family == "date" and s.kind.field == "end"]
+    for start in starts:
+        for end in ends:
+            if end.style == start.style and end.style != "text" and end.form < start.form:
+                yield f"{start.pair(end)}: the end {end.value!r} comes before the start {start.value!r}"

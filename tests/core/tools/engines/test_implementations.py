@@ -1,0 +1,75 @@
+"""Tests of the exact implementations of pure tools (fms_dgt/core/tools/engines/implementations.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fms_dgt.core.tools.engines.implementations import (
+    NOT_COMPUTED,
+    Inputs,
+    compute,
+    implementation_for,
+    register_implementation,
+)
+
+TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("add", {"a": 47.22, "b": 58.08}, 105.3),
+        ("math.add", {"b": 2, "a": 1}, 3),
+        ("calculate_sum", {"numbers": [1, 2, 3.5]}, 6.5),
+        ("subtract", {"a": 10, "b": 4}, 6),
+        ("multiply", {"a": 0.1, "b": 3}, 0.3),
+        ("divide", {"a": 1, "b": 8}, 0.125),
+        ("calculate_average", {"numbers": [1, 2, 3, 4]}, 2.5),
+        ("math.factorial", {"number": 5}, 120),
+        ("math.hypot", {"x": 3, "y": 4}, 5.0),
+        ("gcd", {"a": 12, "b": 18}, 6),
+        ("calculate_triangle_area", {"base": 10, "height": 5}, 25.0),
+        ("celsius_to_fahrenheit", {"celsius": 100}, 212.0),
+        ("convert_units", {"value": 5, "from_unit": "km", "to_unit": "miles"}, 3.10685596119),
+        ("convert_temperature", {"value": 212, "to": "celsius"}, 100.0),
+        ("string_length", {"text": "hello"}, 5),
+        ("to_uppercase", {"text": "hi there"}, "HI THERE"),
+        ("count_words", {"text": "one two  three"}, 3),
+        ("days_between", {"start_date": "2026-01-01", "end_date": "2026-03-01"}, 59),
+    ],
+)
+def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, Any], expected: Any) -> None:
+    assert compute(name, TWO, arguments) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("subtract", {"a": 1, "b": 2, "c": 3}),  # three numbers: which two?
+        ("divide", {"a": 1, "b": 0}),
+        ("math.factorial", {"number": 2.5}),
+        ("power", {"base": 14.3, "exponent": 84.9}),
+        ("convert_units", {"value": 2, "from_unit": "cups", "to_unit": "grams"}),
+        ("convert_units", {"value": 2, "from_unit": "km", "to_unit": "kg"}),
+        ("string_length", {"a": "x", "b": "y"}),
+        ("get_weather", {"city": "Oslo"}),
+    ],
+)
+def test_what_cannot_be_computed_exactly_is_not(name: str, arguments: dict[str, Any]) -> None:
+    assert compute(name, TWO, arguments) is NOT_COMPUTED
+
+
+def test_numbers_follow_the_schema_order_not_the_call_order() -> None:
+    assert compute("subtract", TWO, {"b": 4, "a": 10}) == 6
+
+
+def test_a_registered_implementation_is_found_by_name_in_any_style() -> None:
+    @register_implementation("celsius_to_rankine")
+    def _rankine(inputs: Inputs) -> float:
+        return (inputs.number(0, 1) + 273.15) * 9 / 5
+
+    assert implementation_for("CelsiusToRankine") is _rankine
+    assert implementation_for("calculate_celsius_to_rankine") is _rankine
+    assert compute("celsius_to_rankine", {}, {"c": 0}) == 491.67

@@ -1,0 +1,225 @@
+"""Tests of mock results that fit the call (fms_dgt/core/tools/engines/results.py)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from fms_dgt.core.tools._fake_data import PLACE_INDEX
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.engines.mock import MockToolEngine
+from fms_dgt.core.tools.engines.results import examples_of, mock_result
+from fms_dgt.core.tools.loaders.file import FileToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
+
+REPO = Path(__file__).resolve().parents[4]
+NUMBER = {"type": "number"}
+ADD = Tool(
+    "add",
+    "calc",
+    parameters={"type": "object", "properties": {"a": NUMBER, "b": NUMBER}, "required": ["a", "b"]},
+    output_parameters={"type": "object", "properties": {"result": NUMBER}, "required": ["result"]},
+)
+DAY = {
+    "type": "object",
+    "properties": {"date": {"type": "string", "format": "date"}, "high": NUMBER, "low": NUMBER},
+}
+FORECAST = Tool(
+    "get_forecast",
+    "weather",
+    parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 14}},
+    },
+    output_parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "array", "items": DAY, "maxItems": 10}},
+        "required": ["city", "days"],
+    },
+)
+
+
+def _results(tool: Tool, arguments: dict[str, Any], seeds: range = range(30)) -> list[Any]:
+    found = []
+    for seed in seeds:
+        value, source = mock_result(tool, arguments, random.Random(seed))
+        if tool.output_parameters:
+            assert Draft202012Validator(tool.output_parameters).is_valid(value), value
+        found.append((value, source))
+    return found
+
+
+def test_a_pure_tool_with_an_implementation_returns_the_exact_answer() -> None:
+    assert mock_result(ADD, {"a": 47.22, "b": 58.08}, random.Random(1)) == (
+        {"result": 105.3},
+        "implementation",
+    )
+    bare = Tool("calculate_triangle_area", "bfcl", parameters={"type": "object", "properties": {}})
+    assert mock_result(bare, {"base": 10, "height": 5}, random.Random(1)) == (
+        {"area": 25.0},
+        "implementation",
+    )
+
+
+def test_what_an_implementation_cannot_compute_is_synthesised() -> None:
+    divide = Tool("divide", "calc", parameters=ADD.parameters, output_parameters=ADD.output_parameters)
+    assert {source for _, source in _results(divide, {"a": 1, "b": 0})} == {"synthesised"}
+    narrow = {"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]}
+    integer = Tool("add", "calc", parameters=ADD.parameters, output_parameters=narrow)
+    assert {source for _, source in _results(integer, {"a": 1.5, "b": 1})} == {"synthesised"}
+    assert mock_result(integer, {"a": 2, "b": 1}, random.Random(0)) == ({"result": 3}, "implementation")
+
+
+def test_the_examples_a_tool_carries_come_first_and_echo_the_arguments() -> None:
+    output = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    tool = Tool(
+        "get_pet",
+        "shop",
+        parameters={"type": "object", "properties": {"id": {"type": "integer"}}},
+        output_parameters={**output, "examples": [{"id": 1, "name": "Rex"}]},
+        metadata={"result_examples": [{"id": 2, "name": "Tom"}, {"id": "not an integer"}]},
+    )
+    assert examples_of(tool) == [{"id": 2, "name": "Tom"}, {"id": 1, "name": "Rex"}], (
+        "invalid ones are left out"
+    )
+    results = _results(tool, {"id": 77})
+    assert {source for _, source in results} == {"example"}
+    assert {value["name"] for value, _ in results} == {"Tom", "Rex"}
+    assert all(value["id"] == 77 for value, _ in results)
+    from_file = Tool("ping", "x", metadata={"extra": {"response_examples": [{"pong": True}]}})
+    assert mock_result(from_file, {}, random.Random(0)) == ({"pong": True}, "example")
+
+
+def test_lists_have_the_size_the_call_asks_within_the_schema() -> None:
+    for value, source in _results(FORECAST, {"city": "Oslo", "days": 4}):
+        assert source == "synthesised" and len(value["days"]) == 4
+    assert all(len(v["days"]) == 10 for v, _ in _results(FORECAST, {"days": 14})), "maxItems wins"
+    search = Tool(
+        "search",
+        "web",
+        parameters={"type": "object", "properties": {"limit": {"type": "integer"}}},
+        output_parameters={"type": "object", "properties": {"results": {"type": "array", "items": {}}}},
+    )
+    assert all(len(v["results"]) == 6 for v, _ in _results(search, {"limit": 6}))
+
+
+def test_bounds_are_ordered_and_dated_items_consecutive() -> None:
+    for value, _ in _results(FORECAST, {"city": "Lima", "days": 5}):
+        days = value["days"]
+        assert all(day["low"] <= day["high"] for day in days)
+        dates = [day["date"] for day in days]
+        assert dates == sorted(dates) and len(set(dates)) == 5
+        assert dates[-1][:8] == dates[0][:8] or dates[-1] > dates[0]
+    stay = Tool(
+        "stay",
+        "t",
+        output_parameters={
+            "type": "object",
+            "properties": {
+                "check_in": {"type": "string", "format": "date"},
+                "check_out": {"type": "string", "format": "date"},
+                "nights": {"type": "array", "items": {"type": "string", "format": "date"}, "minItems": 3},
+            },
+            "required": ["check_in", "check_out", "nights"],
+        },
+    )
+    for value, _ in _results(stay, {}):
+        assert value["check_in"] < value["check_out"] and value["nights"] == sorted(value["nights"])
+
+
+def test_results_echo_arguments_and_carry_the_calls_entities() -> None:
+    tools = {t.name: t for t in FileToolLoader(REPO / "data" / "weather_tools.yaml").load()}
+    for value, _ in _results(tools["geocode_city"], {"city": "Oslo"}):
+        oslo = PLACE_INDEX["oslo"]
+        assert (value["latitude"], value["longitude"]) == (oslo.latitude, oslo.longitude)
+        assert value.get("timezone", oslo.timezone) == oslo.timezone
+    for value, _ in _results(FORECAST, {"city": "Lima", "days": 2}):
+        assert value["city"] == "Lima"
+    upload = Tool(
+        "uploadPhoto",
+        "petstore",
+        parameters={
+            "type": "object",
+            "properties": {"petId": {"type": "string"}, "file": {"format": "binary"}},
+        },
+        output_parameters={"type": "object", "properties": {"filename": {"type": "string"}, "petId": {}}},
+    )
+    for value, _ in _results(upload, {"petId": "p-1", "file": "dog_2026.jpg"}):
+        assert value["filename"] == "dog_2026.jpg" and value["petId"] == "p-1"
+    for value, _ in _results(upload, {"petId": "p-1"}):
+        assert re.fullmatch(r"[a-z_]+_\d+(_\d+)?\.[a-z0-9]+", value["filename"]), value
+
+
+def test_a_tool_without_an_output_schema_gets_a_result_shaped_by_its_name() -> None:
+    def shaped(name: str, arguments: dict[str, Any]) -> Any:
+        value, source = mock_result(Tool(name, "bfcl"), arguments, random.Random(3))
+        assert source == "shaped"
+        return value
+
+    price = shaped("get_stock_price", {"symbol": "AAPL"})
+    assert price["symbol"] == "AAPL" and isinstance(price["stock_price"], float) and price["stock_price"] >= 0
+    booking = shaped("book_flight", {"from_city": "Lisbon", "to_city": "Oslo"})
+    assert booking["status"] == "booked" and re.fullmatch(r"[A-Z]{2}\d{3,4}", booking["flight_id"])
+    restaurants = shaped("find_restaurants", {"location": "Lima, Peru", "limit": 4})
+    assert restaurants["location"] == "Lima, Peru" and len(restaurants["restaurants"]) == 4
+    weather = shaped("get_weather", {"city": "Oslo"})
+    assert set(weather["weather"]) == {"temperature", "condition", "humidity"}
+    assert shaped("ping", {}) == {"status": "ok"}, "nothing to shape a result by"
+
+
+def test_the_mock_engine_names_the_source_of_each_result() -> None:
+    bare = Tool("get_capital", "bfcl", parameters={"type": "object", "properties": {"country": {}}})
+    engine = MockToolEngine(ToolRegistry([ADD, FORECAST, bare]), seed=4)
+    engine.setup("s")
+    results = engine.execute(
+        "s",
+        [
+            ToolCall("calc::add", {"a": 47.22, "b": 58.08}, "1"),
+            ToolCall("weather::get_forecast", {"days": 3}, "2"),
+            ToolCall("bfcl::get_capital", {"country": "Peru"}, "3"),
+        ],
+    )
+    assert [r.metadata["mock"] for r in results] == ["implementation", "synthesised", "shaped"]
+    assert results[0].result == {"result": 105.3} and len(results[1].result["days"]) == 3
+    assert results[2].result["country"] == "Peru"
+
+
+@pytest.mark.corpus
+def test_every_result_validates_on_the_corpus_toolsets(corpus: Path) -> None:
+    folder = corpus / "toolsets" / "bfcl" / "multi_turn_func_doc"
+    tools = [t for path in sorted(folder.glob("*.json")) for t in FileToolLoader(path).load()]
+    assert len(tools) > 100
+    for i, tool in enumerate(tools):
+        value, _ = mock_result(tool, {}, random.Random(i))
+        assert not tool.output_parameters or tool.output_validator.is_valid(value), (tool.name, value)
+
+
+def test_the_same_results_in_another_process_and_hash_seed() -> None:
+    code = (
+        "import random, json;"
+        "from fms_dgt.core.tools.engines.results import mock_result;"
+        "from fms_dgt.core.tools.loaders.file import FileToolLoader;"
+        "tools = FileToolLoader('data/weather_tools.yaml').load();"
+        "print(json.dumps([mock_result(t, {'city': 'Oslo', 'days': 3}, random.Random(i)) "
+        "for i, t in enumerate(tools * 3)]))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("3", "4242")
+    }
+    assert len(outputs) == 1 and "synthesised" in outputs.pop()

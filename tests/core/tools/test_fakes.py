@@ -1,0 +1,253 @@
+"""Tests of realistic, schema-valid values (fms_dgt/core/tools/fakes.py and its private tables)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from fms_dgt.core.tools._fake_data import CITIES, PLACE_INDEX
+from fms_dgt.core.tools.fakes import Kind, Scope, classify, fake, fit
+from fms_dgt.core.tools.synth import MAX_STRING, SynthesisError
+
+REPO = Path(__file__).resolve().parents[3]
+SEEDS = range(40)
+
+
+def _valid(schema: dict[str, Any], value: Any) -> bool:
+    return bool(Draft202012Validator(schema).is_valid(value))
+
+
+def _object(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": props, "required": list(props)}
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "expected"),
+    [
+        ("first_name", {}, Kind("person", "first_name")),
+        ("lastName", {}, Kind("person", "last_name")),
+        ("email", {}, Kind("person", "email")),
+        ("recipient_email", {}, Kind("person", "email", "other")),
+        ("userId", {}, Kind("id", "user")),
+        ("order_id", {}, Kind("id", "order")),
+        ("id", {"topic": "get_order"}, Kind("id", "order")),
+        ("city", {}, Kind("place", "city")),
+        ("destination", {}, Kind("place", "city", "destination")),
+        ("country_code", {}, Kind("place", "country_code")),
+        ("check_in", {}, Kind("date", "start")),
+        ("checkOutDate", {}, Kind("date", "end")),
+        ("return_date", {}, Kind("date", "end")),
+        ("created_at", {}, Kind("date", "past")),
+        ("to_currency", {}, Kind("money", "currency", "target")),
+        ("phone_number", {}, Kind("person", "phone")),
+        ("file", {"fmt": "binary"}, Kind("file", "document")),
+        ("contact", {"fmt": "email"}, Kind("person", "email")),
+        ("name", {"description": "The name of the city."}, Kind("place", "city")),
+        ("name", {"parent": "passengers"}, Kind("person", "full_name")),
+        ("to", {"description": "Recipient email address"}, Kind("person", "email", "other")),
+        ("from", {"description": "Source currency code"}, Kind("money", "currency")),
+        ("day", {"kind": "integer"}, Kind("number", "day")),
+        ("days", {}, Kind("number", "days")),
+        ("time", {"kind": "number"}, None),
+        ("q", {}, Kind("text", "query")),
+        ("zork", {}, None),
+    ],
+)
+def test_what_a_name_stands_for(name: str, options: dict[str, str], expected: Kind | None) -> None:
+    assert classify(name, **options) == expected
+
+
+def test_a_persons_email_and_username_come_from_their_name() -> None:
+    schema = _object(first_name={"type": "string"}, last_name={"type": "string"}, email={"type": "string"})
+    for seed in SEEDS:
+        value = fake(schema, random.Random(seed))
+        first, last = (re.sub(r"[^a-z]", "", value[k].lower()) for k in ("first_name", "last_name"))
+        assert value["email"].startswith(f"{first}.{last}@"), value
+        assert value["email"].split("@")[1].endswith(("example.com", "example.org", "example.net"))
+
+
+def test_a_city_comes_with_its_own_country_code_and_coordinates() -> None:
+    schema = _object(
+        city={"type": "string"},
+        country={"type": "string"},
+        country_code={"type": "string", "pattern": "^[A-Z]{2}$"},
+        latitude={"type": "number", "minimum": -90, "maximum": 90},
+        timezone={"type": "string"},
+    )
+    cities = set()
+    for seed in SEEDS:
+        value = fake(schema, random.Random(seed))
+        place = PLACE_INDEX[value["city"].lower()]
+        assert (value["country"], value["country_code"]) == (place.country, place.code)
+        assert (value["latitude"], value["timezone"]) == (place.latitude, place.timezone)
+        cities.add(value["city"])
+    assert len(cities) > 10, "cities vary with the seed"
+
+
+def test_an_end_comes_after_its_start_in_iso_formats() -> None:
+    schema = _object(
+        check_in={"type": "string", "format": "date"},
+        check_out={"type": "string", "format": "date"},
+        start_time={"type": "string", "format": "date-time"},
+        end_time={"type": "string", "format": "date-time"},
+    )
+    for seed in SEEDS:
+        value = fake(schema, random.Random(seed))
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", value["check_in"])
+        assert value["check_in"] < value["check_out"]
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", value["start_time"])
+        assert value["start_time"] < value["end_time"]
+        assert value["check_in"].startswith(("2026", "2027")), "dates are drawn around a fixed anchor"
+
+
+def test_a_date_format_in_the_description_is_followed() -> None:
+    for description, shape in (
+        ("The start time. Format: %Y-%m-%d %H:%M:%S", r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}"),
+        ("The date in yyyy-mm-dd format.", r"\d{4}-\d{2}-\d{2}"),
+        ("Departure date as MM/DD/YYYY", r"\d{2}/\d{2}/\d{4}"),
+    ):
+        value = fake({"type": "string", "description": description}, random.Random(1), name="date")
+        assert re.fullmatch(shape, value), (description, value)
+        if "%m" in description or "mm" in description:
+            assert 1 <= int(value[5:7]) <= 12, "MM before the hours is the month"
+
+
+def test_file_names_look_like_file_names_and_ids_like_their_entity() -> None:
+    schema = _object(
+        file={"type": "string", "format": "binary"},
+        filename={"type": "string"},
+        user_id={"type": "string"},
+        order_id={"type": "integer"},
+        photo={"type": "string"},
+    )
+    for seed in SEEDS:
+        value = fake(schema, random.Random(seed))
+        assert re.fullmatch(r"[a-z_]+_\d{2,4}(_\d{2})?\.[a-z0-9]+", value["filename"]), value
+        assert value["file"] == value["filename"], "one file per scope"
+        assert value["photo"].endswith((".jpg", ".png"))
+        assert re.fullmatch(r"usr-\d{5}", value["user_id"])
+        assert isinstance(value["order_id"], int)
+
+
+def test_description_examples_shape_ids_and_give_values() -> None:
+    schema = _object(
+        order_id={"type": "string", "description": "The order id, such as '#W0000000'."},
+        category={"type": "string", "description": "The field, such as 'Physics' or 'Chemistry'."},
+    )
+    seen = set()
+    for seed in SEEDS:
+        value = fake(schema, random.Random(seed))
+        assert re.fullmatch(r"#W\d{7}", value["order_id"]) and value["order_id"] != "#W0000000"
+        seen.add(value["category"])
+    assert seen == {"Physics", "Chemistry"}
+
+
+def test_every_value_still_satisfies_its_schema() -> None:
+    schema = _object(
+        city={"type": "string", "maxLength": 4},
+        country_code={"type": "string", "pattern": "^[a-z]{3}$"},
+        email={"type": "string", "pattern": "^[0-9]+$"},
+        amount={"type": "number", "minimum": 1000, "maximum": 1001, "multipleOf": 0.5},
+        limit={"type": "integer", "exclusiveMinimum": 50, "maximum": 52},
+        currency={"enum": ["XAU", "XAG"]},
+        status={"const": "archived"},
+        title={"type": "string", "minLength": 80},
+        tags={"type": "array", "items": {"enum": ["a", "b", "c"]}, "minItems": 2},
+    )
+    for seed in SEEDS:
+        value = fake(schema, random.Random(seed))
+        assert _valid(schema, value), value
+        assert len(set(value["tags"])) == len(value["tags"]), "no repeats when the schema allows"
+
+
+def test_values_are_seeded_and_independent_of_other_random_sources() -> None:
+    import faker
+
+    schema = _object(name={"type": "string"}, message={"type": "string"}, password={"type": "string"})
+    first = [fake(schema, random.Random(seed)) for seed in SEEDS]
+    random.seed(99)
+    faker.Faker.seed(12345)
+    assert [fake(schema, random.Random(seed)) for seed in SEEDS] == first
+    assert len({v["name"] for v in first}) > 20
+
+
+def test_the_synthesis_bounds_still_apply() -> None:
+    with pytest.raises(SynthesisError, match="at least"):
+        fake({"type": "string", "minLength": MAX_STRING + 1}, random.Random(1), name="title")
+
+
+def test_what_the_vocabulary_does_not_know_is_plain_synthesis() -> None:
+    schema = _object(zork={"type": "string", "pattern": "^Z[0-9]{3}$"}, flag={"type": "boolean"})
+    value = fake(schema, random.Random(3))
+    assert re.fullmatch(r"Z\d{3}", value["zork"]) and isinstance(value["flag"], bool)
+
+
+def test_one_scope_keeps_its_entities_across_values() -> None:
+    scope = Scope(random.Random(5))
+    first = fake(_object(user_id={"type": "string"}, city={"type": "string"}), random.Random(1), scope=scope)
+    second = fake(
+        _object(customer_id={"type": "integer"}, country_code={"type": "string"}),
+        random.Random(2),
+        scope=scope,
+    )
+    assert first["user_id"] == f"usr-{second['customer_id']}"
+    assert PLACE_INDEX[first["city"].lower()].code == second["country_code"]
+
+
+def test_fit_checks_the_scalar_keywords() -> None:
+    assert fit("ab", {"type": "string", "maxLength": 2, "pattern": "^a"})
+    assert not fit("abc", {"type": "string", "maxLength": 2})
+    assert not fit(1, {"type": "boolean"}) and not fit(True, {"enum": [1]})
+    assert not fit(3, {"type": "integer", "multipleOf": 2}) and fit(4.0, {"type": "integer"})
+    assert not fit("2026-01-01", {"type": "string", "format": "date-time"})
+
+
+def test_the_city_table_is_consistent() -> None:
+    assert len(CITIES) >= 50
+    for place in CITIES:
+        assert re.fullmatch(r"[A-Z]{2}", place.code) and re.fullmatch(r"[A-Z]{3}", place.code3)
+        assert -90 <= place.latitude <= 90 and -180 <= place.longitude <= 180
+        assert re.fullmatch(r"[A-Z]{3}", place.currency) and place.timezone.count("/") >= 1
+
+
+def test_the_same_values_in_another_process_and_hash_seed() -> None:
+    code = (
+        "import random, json;"
+        "from fms_dgt.core.tools.fakes import fake;"
+        "s = {'type': 'object', 'properties': {k: {'type': 'string'} for k in "
+        "('name', 'email', 'city', 'country_code', 'check_in', 'message', 'password', 'user_id', 'word')}};"
+        "print(json.dumps([fake(s, random.Random(i), optional_probability=1) for i in range(20)]))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "987")
+    }
+    assert len(outputs) == 1 and "@" in outputs.pop()
+
+
+def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> None:
+    def words(interleave: bool) -> list[str]:
+        mine, other = Scope(random.Random(1)), Scope(random.Random(2))
+        out = []
+        for _ in range(5):
+            out.append(mine.faker.word())
+            if interleave:
+                other.faker.sentence()
+        return out
+
+    assert words(False) == words(True)

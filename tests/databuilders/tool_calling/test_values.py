@@ -1,0 +1,196 @@
+"""Tests of coherent arguments across the calls of a record (fms_dgt/databuilders/tool_calling/values.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fms_dgt.core.tools._fake_data import PLACE_INDEX
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.loaders.file import FileToolLoader
+from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.synth import SynthesisError
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall
+from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
+
+REPO = Path(__file__).resolve().parents[3]
+STRING = {"type": "string"}
+
+
+def _tool(name: str, required: bool = True, **props: Any) -> Tool:
+    schema = {"type": "object", "properties": props, "required": list(props) if required else []}
+    return Tool(name, "t", parameters=schema)
+
+
+BOOK = _tool(
+    "book_hotel",
+    user_id=STRING,
+    city=STRING,
+    country_code={"type": "string", "pattern": "^[A-Z]{2}$"},
+    check_in={"type": "string", "format": "date"},
+    check_out={"type": "string", "format": "date"},
+)
+PAY = _tool(
+    "charge_card",
+    user_id={"type": "integer"},
+    email={"type": "string", "format": "email"},
+    amount={"type": "number", "minimum": 1},
+    currency={"enum": ["USD", "EUR", "GBP", "JPY"]},
+    card_number=STRING,
+)
+NOTIFY = _tool("send_confirmation", email=STRING, customer_name=STRING, amount=STRING, start_date=STRING)
+LOOKUP = _tool("geocode", city=STRING, country=STRING)
+
+
+def _record(index: int, tools: list[Tool]) -> tuple[EntityContext, list[tuple[Tool, dict[str, Any]]]]:
+    context = EntityContext.for_record(7, index)
+    calls = [(tool, arguments(tool, context, random.Random(f"{index}:{i}"))) for i, tool in enumerate(tools)]
+    return context, calls
+
+
+def test_calls_of_one_record_agree_on_their_entities() -> None:
+    users, cities = set(), set()
+    for index in range(60):
+        context, calls = _record(index, [LOOKUP, BOOK, PAY, NOTIFY, BOOK])
+        geo, book, pay, notify, again = (args for _, args in calls)
+        assert context.conflicts(calls) == []
+        assert book["user_id"] == f"usr-{pay['user_id']}" and again == book
+        assert geo["city"] == book["city"] and PLACE_INDEX[book["city"].lower()].code == book["country_code"]
+        assert geo["country"] == PLACE_INDEX[geo["city"].lower()].country
+        assert book["check_in"] < book["check_out"] and notify["start_date"] == book["check_in"]
+        assert pay["email"] == notify["email"]
+        assert notify["customer_name"].split()[0].lower() in pay["email"]
+        assert float(notify["amount"]) == pay["amount"]
+        users.add(pay["user_id"])
+        cities.add(geo["city"])
+    assert len(users) > 50 and len(cities) > 20, "records differ from one another"
+
+
+def test_an_enum_takes_the_records_own_value_when_it_can() -> None:
+    for index in range(40):
+        _, calls = _record(index, [LOOKUP, PAY])
+        home = PLACE_INDEX[calls[0][1]["city"].lower()].currency
+        if home in ("USD", "EUR", "GBP", "JPY"):
+            assert calls[1][1]["currency"] == home
+
+
+def test_fixed_arguments_win_and_become_the_records_entities() -> None:
+    context = EntityContext.for_record(1, 1)
+    first = arguments(PAY, context, random.Random(1), fixed={"user_id": 4242, "email": "ada@example.org"})
+    assert first["user_id"] == 4242 and first["email"] == "ada@example.org"
+    later = arguments(BOOK, context, random.Random(2))
+    assert later["user_id"] == "usr-4242"
+    assert context.values()["id.user@"] == 4242 and json.dumps(context.values())
+
+
+def test_a_fixed_value_the_schema_refuses_is_an_error_never_sent() -> None:
+    with pytest.raises(SynthesisError, match="wired into user_id"):
+        arguments(PAY, EntityContext.for_record(1, 2), random.Random(1), fixed={"user_id": "not a number"})
+
+
+def test_arguments_always_validate_even_under_constraints_across_properties() -> None:
+    tool = Tool(
+        "t",
+        "x",
+        parameters={
+            "type": "object",
+            "properties": {"city": STRING, "zip": STRING, "email": STRING},
+            "required": ["city"],
+            "dependentRequired": {"city": ["zip"]},
+            "not": {"required": ["email"]},
+            "additionalProperties": False,
+        },
+    )
+    validator = get_validator(tool.parameters, tool.fingerprint)
+    for index in range(30):
+        assert validator.is_valid(arguments(tool, EntityContext.for_record(3, index), random.Random(index)))
+
+
+def test_results_teach_the_context_their_entities() -> None:
+    create = Tool(
+        "create_order",
+        "shop",
+        output_parameters={"type": "object", "properties": {"order_id": STRING}},
+    )
+    cancel = _tool("cancel_order", order_id=STRING, reason=STRING)
+    context = EntityContext.for_record(5, 5)
+    context.learn(create, {"order_id": "ord-31337"})
+    assert arguments(cancel, context, random.Random(1))["order_id"] == "ord-31337"
+
+
+def test_conflicts_name_the_calls_and_the_disagreement() -> None:
+    context = EntityContext.for_record(1, 1)
+    calls = [
+        (BOOK, {"user_id": "usr-1", "city": "Nairobi", "country_code": "IS", "check_in": "2026-03-05"}),
+        (PAY, {"user_id": 2, "email": "a@example.org"}),
+        (BOOK, {"user_id": "usr-1", "check_out": "2026-03-02"}),
+    ]
+    found = context.conflicts(calls)
+    assert len(found) == 3, found
+    assert "call 0 (t::book_hotel) and call 1 (t::charge_card): id.user@ is 'usr-1' and 2" in found
+    assert any("'Nairobi' is in Kenya (KE), not 'IS'" in c for c in found)
+    assert any("the end '2026-03-02' comes before the start '2026-03-05'" in c for c in found)
+    planned = [PlannedCall(tool=t, call=ToolCall(t.qualified_name, a)) for t, a in calls]
+    assert context.conflicts(planned) == found
+    assert context.conflicts([(BOOK, {"user_id": "usr-0001"}), (PAY, {"user_id": 1})]) == [], "one id"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "bfcl/BFCL_v4_multiple.json",
+        "bfcl/BFCL_v4_simple_python.json",
+        "bfcl/multi_turn_func_doc",
+        "toolbench/G1_query.json",
+        "api-bank/tool_catalog.json",
+        "api-bank/openai_tools.json",
+        "toolmind/APIGen-MT-5k-query_tools.yaml",
+        "toolmind/glaive-function-calling-v2-query_tools.yaml",
+        "toolmind/When2Call-query_tools.yaml",
+    ],
+)
+def test_every_corpus_tool_gets_valid_arguments(corpus: Path, relative: str) -> None:
+    path = corpus / "toolsets" / relative
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    tools = [tool for file in files for tool in FileToolLoader(file).load()]
+    assert tools
+    context = EntityContext.for_record(0, 0)
+    for i, tool in enumerate(tools):
+        if i % 3 == 0:
+            context = EntityContext.for_record(0, i)  # a record of a few calls
+        args = arguments(tool, context, random.Random(i), optional_probability=0.8)
+        assert get_validator(tool.parameters, tool.fingerprint).is_valid(args), (tool.qualified_name, args)
+
+
+def test_the_same_arguments_in_another_process_and_hash_seed() -> None:
+    code = (
+        "import random, json;"
+        "from fms_dgt.core.tools.loaders.file import FileToolLoader;"
+        "from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments;"
+        "tools = FileToolLoader('data/api_bank_sample.json').load() + "
+        "FileToolLoader('data/weather_tools.yaml').load();"
+        "out = [];"
+        "[out.append([arguments(t, c, random.Random(j)) for j, t in enumerate(tools)]) "
+        "for c in (EntityContext.for_record(9, i) for i in range(5))];"
+        "print(json.dumps(out))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("0", "31337")
+    }
+    assert len(outputs) == 1 and len(outputs.pop()) > 100
