@@ -31,10 +31,11 @@ MEMO_ARRAYS = (
     *(
         f"{side}_{part}"
         for side in ("out", "in")
-        for part in ("ptr", "local", "name", "sig", "keys", "order", "types", "vectors", "inverse")
+        for part in ("ptr", "local", "name", "sig", "keys", "order", "types", "roles", "vectors", "inverse")
     ),
     "names",
     "type_names",
+    "role_names",
 )
 
 
@@ -46,9 +47,9 @@ class Memo:
         head: file name of the newest shard (the one a new delta extends).
         shards: the shards' arrays, oldest first.
         positions: content key -> (shard, group position).
-        names, types: parameter names and type keys, by id across the chain.
+        names, types, roles: parameter names, type keys and roles, by id across the chain.
         tables: per side, the signatures of the whole chain: ``keys``, ``order`` (their sorted
-            order), ``types``, ``vectors`` (int8) and ``inverse``.
+            order), ``types``, ``roles``, ``vectors`` (int8) and ``inverse``.
     """
 
     head: str
@@ -56,6 +57,7 @@ class Memo:
     positions: dict[str, tuple[int, int]]
     names: list[str]
     types: list[str]
+    roles: list[str]
     tables: dict[str, dict[str, npt.NDArray[Any]]]
 
 
@@ -82,11 +84,13 @@ def _combine(head: str, shards: list[Mapping[str, npt.NDArray[Any]]], dim: int) 
     """The chain ``shards`` (oldest first) as one :class:`Memo`, or None when inconsistent."""
     names: list[str] = []
     types: list[str] = []
+    roles: list[str] = []
     sizes = {"out": 0, "in": 0}
     positions: dict[str, tuple[int, int]] = {}
     for number, arrays in enumerate(shards):
         names += _json_of(arrays["names"])
         types += _json_of(arrays["type_names"])
+        roles += _json_of(arrays["role_names"])
         groups = len(arrays["keys"])
         for side in ("out", "in"):
             ptr, sig, name = arrays[f"{side}_ptr"], arrays[f"{side}_sig"], arrays[f"{side}_name"]
@@ -98,6 +102,8 @@ def _combine(head: str, shards: list[Mapping[str, npt.NDArray[Any]]], dim: int) 
                 and int(ptr[-1]) == count == len(sig) == len(name)
                 and arrays[f"{side}_vectors"].shape == (added, dim)
                 and len(arrays[f"{side}_inverse"]) == len(arrays[f"{side}_types"]) == added
+                and len(arrays[f"{side}_roles"]) == added
+                and (added == 0 or int(arrays[f"{side}_roles"].max()) < len(roles))
                 and len(arrays[f"{side}_order"]) == sizes[side]
                 and (count == 0 or (int(sig.max()) < sizes[side] and int(name.max()) < len(names)))
                 and (added == 0 or int(arrays[f"{side}_types"].max()) < len(types))
@@ -111,12 +117,13 @@ def _combine(head: str, shards: list[Mapping[str, npt.NDArray[Any]]], dim: int) 
             "keys": _joined([a[f"{side}_keys"] for a in shards]),
             "order": shards[-1][f"{side}_order"],
             "types": _joined([a[f"{side}_types"] for a in shards]),
+            "roles": _joined([a[f"{side}_roles"] for a in shards]),
             "vectors": _joined([a[f"{side}_vectors"] for a in shards]),
             "inverse": _joined([a[f"{side}_inverse"] for a in shards]),
         }
         for side in ("out", "in")
     }
-    return Memo(head, list(shards), positions, names, types, tables)
+    return Memo(head, list(shards), positions, names, types, roles, tables)
 
 
 def update_memo(
@@ -127,18 +134,20 @@ def update_memo(
     outs: Side,
     ins: Side,
     names: Sequence[str],
-    type_names: Sequence[str],
+    labels: tuple[Sequence[str], Sequence[str]],
 ) -> None:
     """Store the namespaces ``memo`` lacked: as a delta, or as a new full memo when one is due.
+
+    ``labels`` are the pool's type keys and roles, by id.
 
     A full memo is written when there is none, or when the chain is as long as allowed or the
     store holds too many packs; it then covers every keyed namespace of the pool.
     """
     missed = [(k, rows) for k, rows in groups if k is not None and (memo is None or k not in memo.positions)]
     if memo is None or (missed and (len(memo.shards) >= MemoStore.max_shards or store.crowded())):
-        _write_memo(store, groups, count, outs, ins, names, type_names)
+        _write_memo(store, groups, count, outs, ins, names, labels)
     elif missed:
-        _write_delta(store, memo, missed, count, outs, ins, names, type_names)
+        _write_delta(store, memo, missed, count, outs, ins, names, labels)
 
 
 def _write_memo(
@@ -148,7 +157,7 @@ def _write_memo(
     outs: Side,
     ins: Side,
     names: Sequence[str],
-    type_names: Sequence[str],
+    labels: tuple[Sequence[str], Sequence[str]],
 ) -> None:
     """Store, per keyed namespace, its parameter instances and the signatures they use."""
     keyed = [(key, rows) for key, rows in groups if key is not None]
@@ -161,7 +170,8 @@ def _write_memo(
     arrays: dict[str, npt.NDArray[Any]] = {
         "keys": np.asarray([key for key, _ in keyed], dtype="U32"),
         "names": _json_array([names[i] for i in used.tolist()]),
-        "type_names": _json_array(list(type_names)),
+        "type_names": _json_array(list(labels[0])),
+        "role_names": _json_array(list(labels[1])),
     }
     for label, side in (("out", outs), ("in", ins)):
         ptr, local, keep = _grouped(keyed, count, side)
@@ -172,6 +182,7 @@ def _write_memo(
         arrays[f"{label}_keys"] = side.keys
         arrays[f"{label}_order"] = np.argsort(side.keys, kind="stable").astype(np.int32)
         arrays[f"{label}_types"] = side.types.astype(np.int32)
+        arrays[f"{label}_roles"] = side.roles.astype(np.int32)
         arrays[f"{label}_vectors"] = side.vectors.astype(np.int8)
         arrays[f"{label}_inverse"] = side.inverse
     store.replace(arrays)
@@ -185,7 +196,7 @@ def _write_delta(
     outs: Side,
     ins: Side,
     names: Sequence[str],
-    type_names: Sequence[str],
+    labels: tuple[Sequence[str], Sequence[str]],
 ) -> None:
     """Store only the namespaces the memo lacked, as a shard that extends the memo's newest one.
 
@@ -196,7 +207,8 @@ def _write_delta(
         "keys": np.asarray([key for key, _ in missed], dtype="U32"),
         "base": _json_array(memo.head),
         "names": _json_array(list(names[len(memo.names) :])),
-        "type_names": _json_array(list(type_names[len(memo.types) :])),
+        "type_names": _json_array(list(labels[0][len(memo.types) :])),
+        "role_names": _json_array(list(labels[1][len(memo.roles) :])),
     }
     for label, side in (("out", outs), ("in", ins)):
         ptr, local, keep = _grouped(missed, count, side)
@@ -212,6 +224,7 @@ def _write_delta(
             np.int32
         )
         arrays[f"{label}_types"] = side.types[added].astype(np.int32)
+        arrays[f"{label}_roles"] = side.roles[added].astype(np.int32)
         arrays[f"{label}_vectors"] = side.vectors[added].astype(np.int8)
         arrays[f"{label}_inverse"] = side.inverse[added]
     store.add(arrays)

@@ -17,17 +17,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
 
 __all__ = [
+    "ID_INTO_PLAIN",
+    "PLAIN_INTO_ID",
     "Candidates",
     "Scorer",
     "from_state",
     "pool_key",
     "rank_inputs",
+    "role_compatibility",
     "tie_break",
     "to_state",
     "update_candidates",
@@ -37,6 +41,57 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 
 _CHUNK_CELLS = 1 << 22
+
+#: Factor of an edge from a plain value into an identifier input (``product_photos`` ->
+#: ``product_id``): possible, but an identifier is normally fed by an identifier.
+PLAIN_INTO_ID = 0.5
+#: Factor of an edge from an identifier into a plain input (``event_id`` -> ``title``).
+ID_INTO_PLAIN = 0.6
+
+
+def _opaque(key: str) -> bool:
+    """Whether identifiers of type ``key`` are interchangeable tokens (scalars, or lists of them)."""
+    body = key.rstrip("?")
+    if body.startswith("array<"):
+        body = body[6:-1].rstrip("?")
+    return body in ("string", "integer", "number", "any") or body.startswith(("string|", "integer|"))
+
+
+def role_compatibility(out_key: str, out_id: bool, in_key: str, in_id: bool) -> float:
+    """Type compatibility of an edge, given which of its ends are identifiers.
+
+    Two identifiers of scalar types fit whatever the types (an id is an opaque token, written as a
+    number by one API and a string by the next; the entity check decides the rest); an identifier
+    on one end only scales the type compatibility by :data:`ID_INTO_PLAIN` or :data:`PLAIN_INTO_ID`.
+    """
+    base = type_compatibility(out_key, in_key)
+    if out_id and in_id:
+        both_lists = out_key.startswith("array") == in_key.startswith("array")
+        return 1.0 if both_lists and _opaque(out_key) and _opaque(in_key) else base
+    if in_id:
+        return base * PLAIN_INTO_ID
+    return base * ID_INTO_PLAIN if out_id else base
+
+
+def entity_table(role_names: Sequence[str]) -> tuple[npt.NDArray[np.bool_], IntArray, IntArray]:
+    """Per role id: whether it is an identifier, and its two entities as ids (-1 when unknown)."""
+    entities: dict[str, int] = {}
+    ident = np.zeros(max(len(role_names), 1), dtype=bool)
+    slots = np.full((2, max(len(role_names), 1)), -1, dtype=np.int64)
+    for number, text in enumerate(role_names):
+        parsed = parse_role(text)
+        ident[number] = parsed.identifier
+        for slot, entity in enumerate((parsed.a, parsed.b)):
+            if entity:
+                slots[slot, number] = entities.setdefault(entity, len(entities))
+    return ident, slots[0], slots[1]
+
+
+def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
+    """Where an output's entities (``oa``, ``ob``) and an input's (``ia``, ``ib``) share one."""
+    found: npt.NDArray[np.bool_] = ((oa == ia) | (oa == ib)) & (oa >= 0)
+    found |= ((ob == ia) | (ob == ib)) & (ob >= 0)
+    return found
 
 
 @dataclass(slots=True)
@@ -63,16 +118,40 @@ class Candidates:
 
 
 class Scorer:
-    """Scores output signatures against input signatures, keeping each row's top ``width`` with ties."""
+    """Scores output signatures against input signatures, keeping each row's top ``width`` with ties.
 
-    def __init__(self, outs: Side, ins: Side, type_keys: Sequence[str], threshold: float) -> None:
+    A score is text similarity x :func:`role_compatibility`, and 0 between identifiers of
+    different entities.
+
+    Args:
+        outs, ins: the two sides.
+        labels: the pool's type keys and roles, by id.
+        threshold: the lowest score kept.
+    """
+
+    def __init__(
+        self, outs: Side, ins: Side, labels: tuple[Sequence[str], Sequence[str]], threshold: float
+    ) -> None:
+        type_keys, role_names = labels
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
         self.in_vec, self.in_inv = ins.vectors, ins.inverse
+        ident, first, second = entity_table(role_names)
+        count = len(type_keys)
+        # Classes 0..count-1 are plain parameters of each type, count..2*count-1 identifiers.
         self.table = np.array(
-            [[type_compatibility(o, i) for i in type_keys] for o in type_keys], dtype=np.float32
-        ).reshape(len(type_keys), len(type_keys))
-        self.out_type = outs.types
-        self.in_type = ins.types
+            [
+                [
+                    role_compatibility(type_keys[o % count], o >= count, type_keys[i % count], i >= count)
+                    for i in range(2 * count)
+                ]
+                for o in range(2 * count)
+            ],
+            dtype=np.float32,
+        ).reshape(2 * count, 2 * count)
+        self.out_type = outs.types + count * ident[outs.roles]
+        self.in_type = ins.types + count * ident[ins.roles]
+        self.out_entity = (first[outs.roles], second[outs.roles])
+        self.in_entity = (first[ins.roles], second[ins.roles])
         self.threshold = threshold
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
@@ -96,6 +175,7 @@ class Scorer:
         dots *= self.out_inv[out_sigs][:, None]
         dots *= in_inv[None, :]
         dots *= self.table[self.out_type[out_sigs]][:, in_type]
+        self._separate_entities(dots, out_sigs, in_sigs if not everything else None)
         count = dots.shape[1]
         k = int(min(int(width.max()), count))
         top = np.sort(np.partition(dots, count - k, axis=1)[:, count - k :], axis=1)[:, ::-1]
@@ -103,6 +183,18 @@ class Scorer:
         flat = np.flatnonzero(dots >= np.maximum(kth, self.threshold)[:, None])
         rows, cols = np.divmod(flat, count)
         return Candidates(out_sigs[rows], in_sigs[cols], dots[rows, cols])
+
+    def _separate_entities(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None) -> None:
+        """Zero the cells between identifiers that name different entities (in place)."""
+        oa, ob = (e[out_sigs] for e in self.out_entity)
+        ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
+        rows = np.flatnonzero((oa >= 0) | (ob >= 0))
+        cols = np.flatnonzero((ia >= 0) | (ib >= 0))
+        if len(rows) == 0 or len(cols) == 0:
+            return
+        apart = ~same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
+        r, c = np.nonzero(apart)
+        dots[rows[r], cols[c]] = 0.0
 
     def merge(self, cands: Candidates, width: IntArray) -> Candidates:
         """Per output signature, the top ``width[out]`` candidates (with ties) of ``cands``."""

@@ -45,6 +45,14 @@ import numpy.typing as npt
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, VectorStore, pool_groups
+from fms_dgt.core.tools.enrichments._dataflow_exact import (
+    EXACT_FIT,
+    Pairs,
+    exact_pairs,
+    leaf_keys,
+    merge_exact,
+)
+from fms_dgt.core.tools.enrichments._dataflow_fields import MAX_DEPTH, MAX_NESTED
 from fms_dgt.core.tools.enrichments._dataflow_memo import MEMO_ARRAYS, Memo, read_memo, update_memo
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     Names,
@@ -54,6 +62,8 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     type_key,
 )
 from fms_dgt.core.tools.enrichments._dataflow_scoring import (
+    ID_INTO_PLAIN,
+    PLAIN_INTO_ID,
     Candidates,
     Scorer,
     from_state,
@@ -127,11 +137,14 @@ class DataflowEnrichment(ToolEnrichment):
             )
         )
         self.force = force
+        # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
         self.settings = {
-            "version": 1,
+            "version": 2,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
+            "fields": {"max_depth": MAX_DEPTH, "max_nested": MAX_NESTED},
+            "roles": {"plain_into_id": PLAIN_INTO_ID, "id_into_plain": ID_INTO_PLAIN, "exact_fit": EXACT_FIT},
         }
         root = resolve_cache_dir(cache_dir)
         base = root / "dataflow" / stable_hash(self.settings, size=16) if root else None
@@ -148,19 +161,21 @@ class DataflowEnrichment(ToolEnrichment):
             groups = [(None, np.arange(len(tools), dtype=np.int64))]
         memo = None if self.force else self._read_memo()
         names = Names(list(memo.names) if memo is not None else [])
-        types = Names(list(memo.types) if memo is not None else [])
-        outs = build_side(tools, groups, memo, True, names, types, self.encoder.dim)
-        ins = build_side(tools, groups, memo, False, names, types, self.encoder.dim)
+        tables = (Names(list(memo.types if memo else [])), Names(list(memo.roles if memo else [])))
+        outs = build_side(tools, groups, memo, True, names, tables, self.encoder.dim)
+        ins = build_side(tools, groups, memo, False, names, tables, self.encoder.dim)
         self._fill_vectors(outs)
         self._fill_vectors(ins)
-        scorer = Scorer(outs, ins, types.names, self.threshold)
+        labels = (tables[0].names, tables[1].names)
+        scorer = Scorer(outs, ins, labels, self.threshold)
         qid, qcount = _qualified_ids(registry, tools)
         width = self._widths(qid, qcount, outs, ins)
         cands = self._candidates(scorer, outs, ins, width)
         used, remap = _used_names(names.names, outs, ins)
-        edges = self._expand(cands, qid, outs, ins, remap, width)
+        exact = exact_pairs(outs, ins, leaf_keys(names.names), (_namespace_ids(tools), qid), scorer)
+        edges = self._expand(cands, qid, outs, ins, (remap, width), exact)
         if self.memo is not None:
-            update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, types.names)
+            update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels)
         return _graph(tools, edges, used, self.settings)
 
     # ------------------------------------------------------------------ memo
@@ -230,10 +245,15 @@ class DataflowEnrichment(ToolEnrichment):
         qid: IntArray,
         outs: Side,
         ins: Side,
-        name_map: IntArray,
-        width: IntArray,
+        maps: tuple[IntArray, IntArray],
+        exact: tuple[IntArray, IntArray],
     ) -> dict[str, npt.NDArray[Any]]:
-        """Signature candidates -> edges between tools: each output keeps its best inputs of other tools."""
+        """Signature candidates -> edges between tools: each output keeps its best inputs of other tools.
+
+        ``maps`` are the parameter name map (id -> position in the graph's names) and the widths;
+        ``exact`` the exact matches, which come first.
+        """
+        name_map, width = maps
         ranked, row_of_sig = rank_inputs(cands, ins, width)
         parts = [
             self._pick(ranked, row_of_sig, outs, ins, qid, np.arange(lo, min(lo + step, len(outs))))
@@ -242,9 +262,12 @@ class DataflowEnrichment(ToolEnrichment):
         ]
         out_names = name_map[outs.name] if len(outs) else np.zeros(1, np.int64)
         in_names = name_map[ins.name] if len(ins) else np.zeros(1, np.int64)
-        out_inst = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
-        in_inst = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
-        score = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
+        picked: Pairs = (
+            np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64),
+            np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64),
+            np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32),
+        )
+        out_inst, in_inst, score = merge_exact(picked, exact, outs, self.max_neighbors)
         tool_of_in = ins.tool if len(ins) else np.zeros(1, np.int64)
         return {
             "src": outs.tool[out_inst] if len(outs) else out_inst,
@@ -318,6 +341,12 @@ def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntAr
     qids: dict[tuple[str, str], int] = {}
     qid = np.array([qids.setdefault((t.namespace, t.name), len(qids)) for t in tools], dtype=np.int64)
     return qid, len(qids)
+
+
+def _namespace_ids(tools: Sequence[Tool]) -> IntArray:
+    """An id per tool that the tools of one namespace share."""
+    ids: dict[str, int] = {}
+    return np.array([ids.setdefault(t.namespace, len(ids)) for t in tools], dtype=np.int64)
 
 
 def _used_names(names: Sequence[str], outs: Side, ins: Side) -> tuple[list[str], IntArray]:

@@ -9,16 +9,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fms_dgt.core.tools.artifacts import DataflowGraph
+from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
+from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
     output_fields,
+    signature,
     type_compatibility,
     type_key,
 )
-from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer, tie_break
+from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer, role_compatibility, tie_break
 from fms_dgt.core.tools.enrichments._vectors import quantise
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.loaders.file import FileToolLoader
@@ -146,34 +148,64 @@ def test_empty_registry_gives_an_empty_graph() -> None:
     assert len(graph) == 0 and graph.tools == ()
 
 
+def _entities_apart(out_role: str, in_role: str) -> bool:
+    o, i = parse_role(out_role), parse_role(in_role)
+    mine, theirs = {e for e in (o.a, o.b) if e}, {e for e in (i.a, i.b) if e}
+    return bool(mine and theirs and not mine & theirs)
+
+
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
     """A dense, per-parameter implementation of the same definition (small pools only)."""
     enrichment = DataflowEnrichment(threshold=threshold, max_neighbors=max_neighbors)
-    outs = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in output_fields(t)]
-    ins = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in input_fields(t)]
+    outs = [(t_id, f, signature(t, f, True), t) for t_id, t in enumerate(tools) for f in output_fields(t)]
+    ins = [(t_id, f, signature(t, f, False), t) for t_id, t in enumerate(tools) for f in input_fields(t)]
 
     def vectors(rows: list[Any]) -> Any:
-        sigs = [(n or t.name, str(s.get("description", "")), type_key(s)) for _, n, s, t in rows]
-        return quantise(enrichment._encode(sigs))
+        return quantise(enrichment._encode([(sig[0], sig[1]) for _, _, sig, _ in rows]))
 
     (ov, oinv), (iv, iinv) = vectors(outs), vectors(ins)
     dots = (ov @ iv.T) * oinv[:, None] * iinv[None, :]
-    compat = np.array([[type_compatibility(type_key(o[2]), type_key(i[2])) for i in ins] for o in outs])
-    scores = (dots * compat.astype(np.float32)).astype(np.float32)
-    signature: dict[tuple[str, str, str], int] = {}
-    for _, n, s, t in outs:
-        signature.setdefault((n or t.name, str(s.get("description", "")), type_key(s)), len(signature))
-    found = set()
-    for o, (ot, oname, oschema, otool) in enumerate(outs):
-        sig = signature[(oname or otool.name, str(oschema.get("description", "")), type_key(oschema))]
-        cands = [
-            (-scores[o, i], int(tie_break(np.array([sig]), np.array([i]))[0]), i)
-            for i, (_, _, _, itool) in enumerate(ins)
-            if itool.qualified_name != otool.qualified_name and scores[o, i] >= threshold
+    compat = np.array(
+        [
+            [
+                0.0
+                if _entities_apart(o[2][3], i[2][3])
+                else role_compatibility(
+                    o[2][2], o[2][3].startswith("id:"), i[2][2], i[2][3].startswith("id:")
+                )
+                for i in ins
+            ]
+            for o in outs
         ]
-        for _, _, i in sorted(cands)[:max_neighbors]:
-            found.add((ot, oname, ins[i][0], ins[i][1], round(float(scores[o, i]), 5)))
+    )
+    scores = (dots * compat.astype(np.float32)).astype(np.float32)
+    numbering: dict[tuple[str, ...], int] = {}
+    for _, _, sig, _ in outs:
+        numbering.setdefault(sig, len(numbering))
+    found = set()
+    for o, (ot, ofield, osig, otool) in enumerate(outs):
+        cands = []
+        for i, (_, ifield, _, itool) in enumerate(ins):
+            if itool.qualified_name == otool.qualified_name:
+                continue
+            exact = (
+                otool.namespace == itool.namespace
+                and ofield.name != ""
+                and _leaf(ofield.name) == name_text(ifield.name)
+                and compat[o, i] >= 0.9
+            )
+            score = 1.0 if exact else float(scores[o, i])
+            if exact or scores[o, i] >= threshold:
+                tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
+                cands.append((not exact, -score, tie, i, score))
+        for _, _, _, i, score in sorted(cands)[:max_neighbors]:
+            found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
+
+
+def _leaf(path: str) -> str | None:
+    steps = [s for s in split_path(path) if isinstance(s, str)]
+    return name_text(steps[-1]) if steps else None
 
 
 def graph_edges(graph: DataflowGraph) -> set[tuple[Any, ...]]:

@@ -1,0 +1,119 @@
+"""Exact matches of the ``dataflow`` enrichment: same name and type within one namespace.
+
+Within one namespace (one API), an output and an input of two tools that have the same name
+(``product_id`` and ``product_id``; ``artistId`` and ``artist_id`` count as the same) and fitting
+types (type compatibility at least :data:`EXACT_FIT`; two identifiers of the same entity always
+fit) are the wiring the API's author meant. Such a pair scores 1.0 and ranks before every other
+candidate of its output, whatever the text similarity of the descriptions says. Identifiers of
+different entities never match, even under one name (a pet's ``id`` and a thing's ``id``).
+
+Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
+(a sorted join, linear in the number of parameters plus the pairs found), not cached with the
+signature-level candidates; merging them keeps cold, cached and incremental runs identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.artifacts import split_path
+from fms_dgt.core.tools.enrichments._dataflow_entities import name_text
+from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity, tie_break
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_params import Side
+    from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
+
+__all__ = ["EXACT_FIT", "Pairs", "exact_pairs", "leaf_keys", "merge_exact"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+#: Edges as ``(output instance, input instance, score)``, grouped by output instance.
+Pairs = tuple[IntArray, IntArray, FloatArray]
+
+#: The least type compatibility of an exact match (``integer`` into ``number`` is 0.9).
+EXACT_FIT = 0.9
+
+
+def leaf_keys(names: Sequence[str]) -> IntArray:
+    """Per parameter name id, an id of its normalised last step (-1 for the whole result)."""
+    ids: dict[str, int] = {}
+    keys = np.full(max(len(names), 1), -1, dtype=np.int64)
+    for number, path in enumerate(names):
+        try:
+            steps = [s for s in split_path(path) if isinstance(s, str)]
+        except ValueError:
+            continue
+        if steps:
+            keys[number] = ids.setdefault(name_text(steps[-1]), len(ids))
+    return keys
+
+
+def exact_pairs(
+    outs: Side,
+    ins: Side,
+    leaf: IntArray,
+    places: tuple[IntArray, IntArray],
+    scorer: Scorer,
+) -> tuple[IntArray, IntArray]:
+    """Every (output instance, input instance) pair that is an exact match.
+
+    Args:
+        outs, ins: the two sides.
+        leaf: :func:`leaf_keys` of the pool's parameter names.
+        places: per tool, its namespace id and its qualified-name id (overloads share one).
+        scorer: gives the type classes and entities of the signatures.
+    """
+    namespace, qid = places
+    if len(outs) == 0 or len(ins) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    span = int(leaf.max()) + 2
+    out_key = np.where(leaf[outs.name] >= 0, namespace[outs.tool] * span + leaf[outs.name] + 1, -1)
+    in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
+    order = np.argsort(in_key, kind="stable")
+    sorted_keys = in_key[order]
+    lo = np.searchsorted(sorted_keys, out_key, side="left")
+    counts = np.searchsorted(sorted_keys, out_key, side="right") - lo
+    out_inst = np.repeat(np.arange(len(outs), dtype=np.int64), counts)
+    offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    in_inst = order[np.repeat(lo, counts) + offsets]
+    keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
+    out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
+    keep &= scorer.table[scorer.out_type[out_sig], scorer.in_type[in_sig]] >= EXACT_FIT
+    keep &= _entities_agree(scorer, out_sig, in_sig)
+    return out_inst[keep], in_inst[keep]
+
+
+def _entities_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
+    oa, ob = (e[out_sig] for e in scorer.out_entity)
+    ia, ib = (e[in_sig] for e in scorer.in_entity)
+    unknown = ((oa < 0) & (ob < 0)) | ((ia < 0) & (ib < 0))
+    agree: npt.NDArray[np.bool_] = unknown | same_entity(oa, ob, ia, ib)
+    return agree
+
+
+def merge_exact(picked: Pairs, exact: tuple[IntArray, IntArray], outs: Side, max_neighbors: int) -> Pairs:
+    """Each output instance's ``max_neighbors`` best inputs: exact matches first, then ``picked``.
+
+    ``picked`` holds each output instance's best inputs by score (of other tools); a pair in both
+    lists counts once, as an exact match (score 1.0).
+    """
+    if len(exact[0]) == 0:
+        return picked
+    out_inst = np.concatenate((exact[0], picked[0]))
+    in_inst = np.concatenate((exact[1], picked[1]))
+    score = np.concatenate((np.ones(len(exact[0]), np.float32), picked[2]))
+    exact_first = np.concatenate((np.zeros(len(exact[0]), np.int8), np.ones(len(picked[0]), np.int8)))
+    order = np.lexsort((tie_break(outs.sig[out_inst], in_inst), -score, exact_first, out_inst))
+    out_inst, in_inst, score = out_inst[order], in_inst[order], score[order]
+    span = int(in_inst.max()) + 1
+    _, first = np.unique(out_inst * span + in_inst, return_index=True)
+    first.sort()
+    out_inst, in_inst, score = out_inst[first], in_inst[first], score[first]
+    starts = np.searchsorted(out_inst, out_inst, side="left")
+    kept = np.arange(len(out_inst)) - starts < max_neighbors
+    return out_inst[kept], in_inst[kept], score[kept]
