@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GRAPH_ARRAYS",
+    "ITEM",
     "MISSING",
     "WHOLE_RESULT",
     "DataflowGraph",

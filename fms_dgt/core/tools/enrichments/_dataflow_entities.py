@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = ["Role", "context_entity", "name_text", "parse_role", "role", "singular", "words"]
 
+_SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: Last words that make a parameter an identifier.
@@ -77,6 +78,15 @@ _PHRASE_END = frozenset(
     }
 )  # fmt: skip
 _ARTICLES = frozenset({"the", "a", "an", "any", "each", "this", "that", "given", "specific", "one"})
+#: Last words of a search input: any text may be searched for.
+_QUERY_WORDS = frozenset({"query", "q", "keyword", "keywords", "search", "term", "terms", "phrase"})
+#: Last words of an output that is a label of something (what a person would search for).
+_LABEL_WORDS = frozenset(
+    {
+        "title", "name", "text", "label", "headline", "subject", "topic", "caption", "keyword",
+        "keywords", "query", "city", "country", "location", "place", "address", "region", "phrase",
+    }
+)  # fmt: skip
 
 
 def words(name: str) -> list[str]:
@@ -154,8 +164,8 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
 
 
 def _description_entity(description: str, id_word: str) -> str:
-    """The entity a description names for an identifier ("ID of the ticket", "Hotel ID")."""
-    tokens = words(description)
+    """The entity the first sentence of a description names ("ID of the ticket", "Hotel ID")."""
+    tokens = words(_SENTENCE.split(description.strip(), 1)[0])
     marks = _ID_WORDS | {id_word}
     for i, word in enumerate(tokens):
         if word not in marks:
@@ -199,8 +209,18 @@ def _tool_entity(tokens: Sequence[str]) -> str:
     return singular(rest[-1]) if rest else ""
 
 
-def role(name: str, schema: Mapping[str, Any], type_key: str, context: Callable[[], str] | str = "") -> str:
-    """The role string of a parameter: ``""``, or ``"id:<a>|<b>"`` for an identifier.
+def role(
+    name: str,
+    schema: Mapping[str, Any],
+    type_key: str,
+    context: Callable[[], str] | str = "",
+    output: bool = True,
+) -> str:
+    """The role string of a parameter.
+
+    ``"id:<a>|<b>"`` for an identifier; ``"label"`` for a text output that labels something (a
+    title, a name, a city); ``"query"`` for a search input (``query``, ``q``, ``keyword``); else
+    ``""``.
 
     Args:
         name: the parameter's own name (the last step of an output path).
@@ -208,18 +228,27 @@ def role(name: str, schema: Mapping[str, Any], type_key: str, context: Callable[
         type_key: its type key; objects and booleans are never identifiers.
         context: the entity where it sits (:func:`context_entity`), or a function giving it,
             used when neither the name nor the description names one.
+        output: whether the parameter is an output (labels) or an input (queries).
     """
     if type_key.startswith(("object", "boolean", "array<object")):
         return ""
     tokens = words(name)
     id_word = _id_word(tokens)
     if id_word is None:
-        return ""
+        return _plain_kind(tokens, type_key, output)
     a = _name_entity(tokens)
     b = _description_entity(str(schema.get("description", "")), id_word)
     if not a and not b:
         b = context() if callable(context) else context
     return f"id:{a}|{b}"
+
+
+def _plain_kind(tokens: Sequence[str], type_key: str, output: bool) -> str:
+    if not tokens or type_key not in ("string", "string?"):
+        return ""
+    if output:
+        return "label" if tokens[-1] in _LABEL_WORDS else ""
+    return "query" if tokens[-1] in _QUERY_WORDS else ""
 
 
 def parse_role(text: str) -> Role:

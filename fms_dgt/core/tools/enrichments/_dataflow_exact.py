@@ -22,18 +22,15 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import name_text
-from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity, tie_break
+from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["EXACT_FIT", "Pairs", "exact_pairs", "leaf_keys", "merge_exact"]
+__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys"]
 
 IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float32]
-#: Edges as ``(output instance, input instance, score)``, grouped by output instance.
-Pairs = tuple[IntArray, IntArray, FloatArray]
 
 #: The least type compatibility of an exact match (``integer`` into ``number`` is 0.9).
 EXACT_FIT = 0.9
@@ -94,26 +91,3 @@ def _entities_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.
     unknown = ((oa < 0) & (ob < 0)) | ((ia < 0) & (ib < 0))
     agree: npt.NDArray[np.bool_] = unknown | same_entity(oa, ob, ia, ib)
     return agree
-
-
-def merge_exact(picked: Pairs, exact: tuple[IntArray, IntArray], outs: Side, max_neighbors: int) -> Pairs:
-    """Each output instance's ``max_neighbors`` best inputs: exact matches first, then ``picked``.
-
-    ``picked`` holds each output instance's best inputs by score (of other tools); a pair in both
-    lists counts once, as an exact match (score 1.0).
-    """
-    if len(exact[0]) == 0:
-        return picked
-    out_inst = np.concatenate((exact[0], picked[0]))
-    in_inst = np.concatenate((exact[1], picked[1]))
-    score = np.concatenate((np.ones(len(exact[0]), np.float32), picked[2]))
-    exact_first = np.concatenate((np.zeros(len(exact[0]), np.int8), np.ones(len(picked[0]), np.int8)))
-    order = np.lexsort((tie_break(outs.sig[out_inst], in_inst), -score, exact_first, out_inst))
-    out_inst, in_inst, score = out_inst[order], in_inst[order], score[order]
-    span = int(in_inst.max()) + 1
-    _, first = np.unique(out_inst * span + in_inst, return_index=True)
-    first.sort()
-    out_inst, in_inst, score = out_inst[first], in_inst[first], score[first]
-    starts = np.searchsorted(out_inst, out_inst, side="left")
-    kept = np.arange(len(out_inst)) - starts < max_neighbors
-    return out_inst[kept], in_inst[kept], score[kept]

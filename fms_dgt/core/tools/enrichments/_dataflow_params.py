@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.artifacts import WHOLE_RESULT
+from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._dataflow_entities import context_entity, name_text, role
+from fms_dgt.core.tools.enrichments._dataflow_entities import context_entity, name_text, role, singular
 from fms_dgt.core.tools.enrichments._dataflow_fields import Field, input_fields, output_fields
 from fms_dgt.core.tools.schema import json_type
 
@@ -130,9 +130,12 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     """
     kind = type_key(found.schema)
     label = role(
-        found.leaf, found.schema, kind, lambda: context_entity(tool.name, found.holders, found.titles)
+        found.leaf, found.schema, kind, lambda: context_entity(tool.name, found.holders, found.titles), output
     )
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
+    if output and found.name.endswith(ITEM):  # an item of "user_ids" is a "user id"
+        head, _, last = text.rpartition(" ")
+        text = f"{head} {singular(last)}".strip()
     if label.startswith("id:|") and len(label) > 4:
         text = f"{label[4:]} {text}"
     return text, str(found.schema.get("description", "")), kind, label
@@ -178,6 +181,7 @@ class Side:
         vectors, inverse: per signature, the quantised vector and its inverse norm (filled by
             the enrichment for signatures listed in ``texts``).
         members, ptr: instances grouped by signature (``members[ptr[s]:ptr[s + 1]]``).
+        rank, chosen: signature table id -> signature id, and back.
     """
 
     def __init__(
@@ -200,7 +204,7 @@ class Side:
         rank = np.zeros(table.size, dtype=np.int64)
         rank[chosen] = np.arange(len(chosen), dtype=np.int64)
         self.sig = rank[combined]
-        self.combined, self.rank, self.table = combined, rank, table
+        self.combined, self.rank, self.chosen, self.table = combined, rank, chosen, table
         self.keys, self.types, self.roles, self.texts, self.vectors, self.inverse = table.select(chosen)
         self.members = np.argsort(self.sig, kind="stable")
         counts = np.bincount(self.sig, minlength=len(self.keys))

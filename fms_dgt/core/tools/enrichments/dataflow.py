@@ -45,15 +45,24 @@ import numpy.typing as npt
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, VectorStore, pool_groups
-from fms_dgt.core.tools.enrichments._dataflow_exact import (
-    EXACT_FIT,
-    Pairs,
-    exact_pairs,
-    leaf_keys,
-    merge_exact,
-)
+from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT, exact_pairs, leaf_keys
 from fms_dgt.core.tools.enrichments._dataflow_fields import MAX_DEPTH, MAX_NESTED
-from fms_dgt.core.tools.enrichments._dataflow_memo import MEMO_ARRAYS, Memo, read_memo, update_memo
+from fms_dgt.core.tools.enrichments._dataflow_local import (
+    LOCAL_SLOTS,
+    Pairs,
+    empty_pairs,
+    expand_namespace,
+    instances_of,
+    rank_edges,
+    score_namespace,
+)
+from fms_dgt.core.tools.enrichments._dataflow_memo import (
+    MEMO_ARRAYS,
+    Memo,
+    local_candidates,
+    read_memo,
+    update_memo,
+)
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     Names,
     Side,
@@ -64,6 +73,7 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
 from fms_dgt.core.tools.enrichments._dataflow_scoring import (
     ID_INTO_PLAIN,
     PLAIN_INTO_ID,
+    QUERY_FLOOR,
     Candidates,
     Scorer,
     from_state,
@@ -144,7 +154,13 @@ class DataflowEnrichment(ToolEnrichment):
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
             "fields": {"max_depth": MAX_DEPTH, "max_nested": MAX_NESTED},
-            "roles": {"plain_into_id": PLAIN_INTO_ID, "id_into_plain": ID_INTO_PLAIN, "exact_fit": EXACT_FIT},
+            "roles": {
+                "plain_into_id": PLAIN_INTO_ID,
+                "id_into_plain": ID_INTO_PLAIN,
+                "query_floor": QUERY_FLOOR,
+                "exact_fit": EXACT_FIT,
+                "local_slots": LOCAL_SLOTS,
+            },
         }
         root = resolve_cache_dir(cache_dir)
         base = root / "dataflow" / stable_hash(self.settings, size=16) if root else None
@@ -155,10 +171,7 @@ class DataflowEnrichment(ToolEnrichment):
     def enrich(self, registry: ToolRegistry) -> DataflowGraph:
         """The dataflow graph of every tool in ``registry``."""
         tools = registry.tools()
-        if self.memo is not None:
-            groups = pool_groups(registry, tools)
-        else:
-            groups = [(None, np.arange(len(tools), dtype=np.int64))]
+        groups = pool_groups(registry, tools) if self.memo is not None else _namespace_groups(tools)
         memo = None if self.force else self._read_memo()
         names = Names(list(memo.names) if memo is not None else [])
         tables = (Names(list(memo.types if memo else [])), Names(list(memo.roles if memo else [])))
@@ -172,10 +185,14 @@ class DataflowEnrichment(ToolEnrichment):
         width = self._widths(qid, qcount, outs, ins)
         cands = self._candidates(scorer, outs, ins, width)
         used, remap = _used_names(names.names, outs, ins)
-        exact = exact_pairs(outs, ins, leaf_keys(names.names), (_namespace_ids(tools), qid), scorer)
-        edges = self._expand(cands, qid, outs, ins, (remap, width), exact)
+        places = (_namespace_ids(tools), qid)
+        exact = exact_pairs(outs, ins, leaf_keys(names.names), places, scorer)
+        local, by_group = self._local(scorer, (outs, ins), groups, memo, qid)
+        wide = self._expand(cands, qid, outs, ins, width)
+        ranked = rank_edges((exact, local, wide), (outs, ins), places[0], self.max_neighbors)
+        edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
-            update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels)
+            update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels, by_group)
         return _graph(tools, edges, used, self.settings)
 
     # ------------------------------------------------------------------ memo
@@ -217,6 +234,37 @@ class DataflowEnrichment(ToolEnrichment):
             np.maximum.at(margin, outs.sig, own_inputs[qid[outs.tool]])
         return margin + self.max_neighbors
 
+    # ------------------------------------------------------------------ local candidates
+
+    def _local(
+        self,
+        scorer: Scorer,
+        sides: tuple[Side, Side],
+        groups: Sequence[tuple[str | None, IntArray]],
+        memo: Memo | None,
+        qid: IntArray,
+    ) -> tuple[Pairs, list[Candidates]]:
+        """Each namespace's outputs against its own inputs (from the memo for known namespaces).
+
+        Returns the instance pairs and, per group, its signature-level candidates (for the memo).
+        """
+        outs, ins = sides
+        own_inputs = np.bincount(ins.tool, minlength=len(qid)) if len(ins) else np.zeros(len(qid), np.int64)
+        found: list[Candidates] = []
+        parts: list[Pairs] = []
+        for key, rows in groups:
+            instances = (instances_of(outs, rows), instances_of(ins, rows))
+            if memo is not None and key is not None and key in memo.positions:
+                cands = local_candidates(memo, key, sides)
+            else:
+                cands = score_namespace(scorer, sides, instances, own_inputs, self.max_neighbors)
+            found.append(cands)
+            parts.append(expand_namespace(cands, sides, instances, (qid, own_inputs), self.max_neighbors))
+        if not parts:
+            return empty_pairs(), found
+        joined = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        return (joined[0], joined[1], joined[2]), found
+
     # ------------------------------------------------------------------ candidates (cached)
 
     def _candidates(self, scorer: Scorer, outs: Side, ins: Side, width: IntArray) -> Candidates:
@@ -239,43 +287,19 @@ class DataflowEnrichment(ToolEnrichment):
 
     # ------------------------------------------------------------------ expansion to tools
 
-    def _expand(
-        self,
-        cands: Candidates,
-        qid: IntArray,
-        outs: Side,
-        ins: Side,
-        maps: tuple[IntArray, IntArray],
-        exact: tuple[IntArray, IntArray],
-    ) -> dict[str, npt.NDArray[Any]]:
-        """Signature candidates -> edges between tools: each output keeps its best inputs of other tools.
-
-        ``maps`` are the parameter name map (id -> position in the graph's names) and the widths;
-        ``exact`` the exact matches, which come first.
-        """
-        name_map, width = maps
+    def _expand(self, cands: Candidates, qid: IntArray, outs: Side, ins: Side, width: IntArray) -> Pairs:
+        """Signature candidates -> each output instance's best inputs of other tools, by score."""
         ranked, row_of_sig = rank_inputs(cands, ins, width)
         parts = [
             self._pick(ranked, row_of_sig, outs, ins, qid, np.arange(lo, min(lo + step, len(outs))))
             for step in [max(1, _EXPAND_ROWS // max(1, ranked[0].shape[1]))]
             for lo in range(0, len(outs), step)
         ]
-        out_names = name_map[outs.name] if len(outs) else np.zeros(1, np.int64)
-        in_names = name_map[ins.name] if len(ins) else np.zeros(1, np.int64)
-        picked: Pairs = (
+        return (
             np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64),
             np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64),
             np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32),
         )
-        out_inst, in_inst, score = merge_exact(picked, exact, outs, self.max_neighbors)
-        tool_of_in = ins.tool if len(ins) else np.zeros(1, np.int64)
-        return {
-            "src": outs.tool[out_inst] if len(outs) else out_inst,
-            "dst": tool_of_in[in_inst],
-            "output": out_names[out_inst],
-            "input": in_names[in_inst],
-            "score": score,
-        }
 
     def _pick(
         self,
@@ -341,6 +365,30 @@ def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntAr
     qids: dict[tuple[str, str], int] = {}
     qid = np.array([qids.setdefault((t.namespace, t.name), len(qids)) for t in tools], dtype=np.int64)
     return qid, len(qids)
+
+
+def _edges(pairs: Pairs, sides: tuple[Side, Side], name_map: IntArray) -> dict[str, npt.NDArray[Any]]:
+    """Instance pairs -> the graph's edge arrays (tools and parameter names)."""
+    outs, ins = sides
+    out_inst, in_inst, score = pairs
+    out_names = name_map[outs.name] if len(outs) else np.zeros(1, np.int64)
+    in_names = name_map[ins.name] if len(ins) else np.zeros(1, np.int64)
+    tool_of_in = ins.tool if len(ins) else np.zeros(1, np.int64)
+    return {
+        "src": outs.tool[out_inst] if len(outs) else out_inst,
+        "dst": tool_of_in[in_inst],
+        "output": out_names[out_inst],
+        "input": in_names[in_inst],
+        "score": score,
+    }
+
+
+def _namespace_groups(tools: Sequence[Tool]) -> list[tuple[str | None, IntArray]]:
+    """The tools of each namespace, as ``(None, rows)`` (no content keys: nothing is cached)."""
+    rows: dict[str, list[int]] = {}
+    for position, tool in enumerate(tools):
+        rows.setdefault(tool.namespace, []).append(position)
+    return [(None, np.asarray(r, dtype=np.int64)) for r in rows.values()]
 
 
 def _namespace_ids(tools: Sequence[Tool]) -> IntArray:

@@ -13,6 +13,7 @@ from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
 from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role
+from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
     output_fields,
@@ -20,7 +21,12 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     type_compatibility,
     type_key,
 )
-from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer, role_compatibility, tie_break
+from fms_dgt.core.tools.enrichments._dataflow_scoring import (
+    QUERY_FLOOR,
+    Scorer,
+    role_compatibility,
+    tie_break,
+)
 from fms_dgt.core.tools.enrichments._vectors import quantise
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.loaders.file import FileToolLoader
@@ -165,20 +171,17 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
 
     (ov, oinv), (iv, iinv) = vectors(outs), vectors(ins)
     dots = (ov @ iv.T) * oinv[:, None] * iinv[None, :]
-    compat = np.array(
-        [
-            [
-                0.0
-                if _entities_apart(o[2][3], i[2][3])
-                else role_compatibility(
-                    o[2][2], o[2][3].startswith("id:"), i[2][2], i[2][3].startswith("id:")
-                )
-                for i in ins
-            ]
-            for o in outs
-        ]
-    )
-    scores = (dots * compat.astype(np.float32)).astype(np.float32)
+    out_roles, in_roles = [o[2][3] for o in outs], [i[2][3] for i in ins]
+    pairs = {(o, i) for o in set(out_roles) for i in set(in_roles)}
+    fits = {(o[2][2], o[2][3], i[2][2], i[2][3]) for o in outs for i in ins}
+    fit = {k: role_compatibility(k[0], _kind(k[1]), k[2], _kind(k[3])) for k in fits}
+    compat = np.array([[fit[(o[2][2], o[2][3], i[2][2], i[2][3])] for i in ins] for o in outs], np.float32)
+    scores = (dots * compat).astype(np.float32)
+    searchable = np.outer([r == "label" for r in out_roles], [r == "query" for r in in_roles])
+    scores = np.where(searchable, np.maximum(scores, np.float32(QUERY_FLOOR) * compat), scores)
+    apart_pairs = {p for p in pairs if _entities_apart(*p)}
+    apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
+    scores[apart.reshape(scores.shape)] = 0.0
     numbering: dict[tuple[str, ...], int] = {}
     for _, _, sig, _ in outs:
         numbering.setdefault(sig, len(numbering))
@@ -193,14 +196,24 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 and ofield.name != ""
                 and _leaf(ofield.name) == name_text(ifield.name)
                 and compat[o, i] >= 0.9
+                and not apart[o, i]
             )
             score = 1.0 if exact else float(scores[o, i])
             if exact or scores[o, i] >= threshold:
+                tier = 0 if exact else 1 if otool.namespace == itool.namespace else 2
                 tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
-                cands.append((not exact, -score, tie, i, score))
+                cands.append([tier, -score, tie, i, score])
+        cands.sort()
+        for rank, cand in enumerate(cands):  # the namespace's places beyond LOCAL_SLOTS compete by score
+            if cand[0] == 1 and rank >= LOCAL_SLOTS:
+                cand[0] = 2
         for _, _, _, i, score in sorted(cands)[:max_neighbors]:
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
+
+
+def _kind(role: str) -> str:
+    return "id" if role.startswith("id:") else role
 
 
 def _leaf(path: str) -> str | None:
