@@ -170,7 +170,6 @@ def gold_edges(gold: dict[str, Any]) -> dict[str, list[tuple[str, Edge]]]:
 def measure(labelled: list[tuple[str, Edge]], edges: list[list[str]]) -> dict[str, float]:
     """Recall@8 (parameters, tools), precision and the unjudged share over one split."""
     found = {tuple(e) for e in edges}
-    pairs = {(e[0], e[2]) for e in edges}
     wanted = {edge for _, edge in labelled}
     family_tools: dict[str, set[str]] = defaultdict(set)
     family_of: dict[tuple[str, str], str] = {}
@@ -190,9 +189,7 @@ def measure(labelled: list[tuple[str, Edge]], edges: list[list[str]]) -> dict[st
     return {
         "gold": len(wanted),
         "recall_params": sum(e in found for e in wanted) / max(len(wanted), 1),
-        "recall_tools": sum((e[0], e[2]) in pairs for e in wanted)
-        / max(len({(e[0], e[2]) for e in wanted}), 1),
-        "tool_pairs": len({(e[0], e[2]) for e in wanted}),
+        "recall_tools": tool_recall(labelled, edges),
         "precision": correct / max(judged, 1),
         "unjudged": unjudged / max(judged + unjudged, 1),
     }

@@ -7,6 +7,7 @@
     fms-dgt tools validate SOURCE [--strict]
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
+    fms-dgt graph SOURCE (--tool QUALIFIED_NAME [--top N] | --dot FILE [--namespace NS])
 
 SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
 message, not a traceback, and exit with status 1 (2 for usage errors).
@@ -54,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--strict", action="store_true", help="OpenAI strict-mode schemas")
     export.add_argument("--namespace", help="only this namespace")
     _run_parser(commands, formats)
+    _graph_parser(commands)
     return parser
 
 
@@ -70,6 +72,35 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
     run.add_argument("--format", choices=formats, help=_FORMAT_HELP.replace("openai)", "generation.format)"))
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
+
+
+def _graph_parser(commands: Any) -> None:
+    graph = commands.add_parser("graph", help="show the dataflow graph: a tool's edges, or Graphviz")
+    graph.add_argument("source", help=_SOURCE_HELP + "; without a dataflow enrichment, the defaults are used")
+    graph.add_argument("--tool", help="print this tool's best outgoing and incoming edges, and why")
+    graph.add_argument("--top", type=int, default=10, help="edges shown per direction (default: 10)")
+    graph.add_argument("--dot", help="write the tool-level graph as Graphviz to this file")
+    graph.add_argument("--namespace", help="with --dot: only this namespace's tools")
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from fms_dgt.core.tools.enrichments.dataflow_view import describe_tool, graph_of, to_dot
+
+    with _registry(args.source) as registry:
+        graph = graph_of(registry)
+        if args.tool:
+            try:
+                lines = describe_tool(graph, args.tool, args.top)
+            except KeyError:
+                raise LoadError(
+                    f"unknown tool {args.tool!r}: it is not in the source. List them with fms-dgt tools list",
+                    source=args.source,
+                ) from None
+            print("\n".join(printable(line) for line in lines))
+        if args.dot:
+            Path(args.dot).write_text(to_dot(graph, args.namespace), encoding="utf-8")
+            print(f"wrote {args.dot}", file=sys.stderr)
+    return 0
 
 
 def _config_data(path: Path) -> Any:
@@ -206,6 +237,12 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Flag combinations argparse cannot express; each exits with :data:`EXIT_USAGE`."""
+    if args.command == "graph":
+        if not args.tool and not args.dot:
+            parser.error("graph needs --tool NAME or --dot FILE")
+        if args.top < 1:
+            parser.error(f"--top must be at least 1, got {args.top}")
+        return
     if args.command != "run":
         return
     if args.resume and args.overwrite:
@@ -228,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check_usage(parser, args)
-    handler = _cmd_run if args.command == "run" else _COMMANDS[args.tools_command]
+    handler = {"run": _cmd_run, "graph": _cmd_graph}.get(args.command) or _COMMANDS[args.tools_command]
     try:
         return handler(args)
     except DGTError as exc:

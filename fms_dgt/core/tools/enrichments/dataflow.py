@@ -99,6 +99,9 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 
 _EXPAND_ROWS = 1 << 22
+#: Weight of a parameter's name against its description in its text vector (each normalised
+#: first); 1.0 was the best of 0.5 to 2.0 on the tune split of benchmarks/data/dataflow_gold.yaml.
+NAME_WEIGHT = 1.0
 
 
 @register_tool_enrichment("dataflow")
@@ -153,7 +156,7 @@ class DataflowEnrichment(ToolEnrichment):
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
-            "fields": {"max_depth": MAX_DEPTH, "max_nested": MAX_NESTED},
+            "fields": {"max_depth": MAX_DEPTH, "max_nested": MAX_NESTED, "name_weight": NAME_WEIGHT},
             "roles": {
                 "plain_into_id": PLAIN_INTO_ID,
                 "id_into_plain": ID_INTO_PLAIN,
@@ -224,7 +227,7 @@ class DataflowEnrichment(ToolEnrichment):
     def _encode(self, texts: Sequence[tuple[str, str]]) -> FloatArray:
         names = self.encoder.encode([t[0] for t in texts])
         descriptions = self.encoder.encode([t[1] for t in texts])
-        return l2_normalise(2.0 * l2_normalise(names) + l2_normalise(descriptions))
+        return l2_normalise(NAME_WEIGHT * l2_normalise(names) + l2_normalise(descriptions))
 
     def _widths(self, qid: IntArray, qcount: int, outs: Side, ins: Side) -> IntArray:
         """Per output signature: ``max_neighbors`` plus the most inputs a producing tool may exclude."""
