@@ -226,11 +226,11 @@ def report(
 ) -> None:
     gold = load_gold()
     splits = gold_edges(gold)
+    sizes = ", ".join(f"{k} {len(v)}" for k, v in splits.items())
+    print(f"gold: {sum(len(v) for v in splits.values())} edges ({sizes})")
     print(
-        f"gold: {sum(len(v) for v in splits.values())} edges ({', '.join(f'{k} {len(v)}' for k, v in splits.items())})"
-    )
-    print(
-        "\n| pool | code | encoder | split | gold edges | recall@8 params | recall@8 tools | precision | unjudged | time s |"
+        "\n| pool | code | encoder | split | gold edges | recall@8 params | recall@8 tools "
+        "| precision | unjudged | time s |"
     )
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
     runs: list[tuple[str, str, str, Path | None]] = [("ours", e, e, None) for e in encoders]
@@ -244,7 +244,8 @@ def report(
                 m = measure(splits[split], result["edges"])
                 print(
                     f"| {pool} | {label} | {encoder} | {split} | {m['gold']} | {m['recall_params']:.1%} | "
-                    f"{m['recall_tools']:.1%} | {m['precision']:.1%} | {m['unjudged']:.1%} | {result['seconds']:.2f} |"
+                    f"{m['recall_tools']:.1%} | {m['precision']:.1%} | {m['unjudged']:.1%} | "
+                    f"{result['seconds']:.2f} |"
                 )
                 if misses and label == "ours" and (split == "tune" or held_out):
                     found = {tuple(e) for e in result["edges"]}

@@ -320,3 +320,99 @@ def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_poo
     warm = DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
     cold = DataflowEnrichment(threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
     assert arrays(warm) == arrays(cold)
+
+
+def schema(**props: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
+    }
+
+
+def test_an_id_never_feeds_an_id_of_another_entity() -> None:
+    tools = [
+        Tool(
+            "create_event",
+            "calendar",
+            parameters=schema(title="string"),
+            output_parameters=schema(event_id="string"),
+        ),
+        Tool("getPet", "petstore", parameters=schema(petId="string")),
+        Tool("get_event", "agenda", parameters=schema(event_id="string")),
+    ]
+    found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools)))
+    assert ("calendar::create_event", "event_id", "agenda::get_event", "event_id") in found
+    assert not any(e[2] == "petstore::getPet" for e in found)
+
+
+def test_nested_outputs_feed_inputs_by_path() -> None:
+    sheet = schema(company=schema(cik={"type": "string", "description": "Central Index Key (CIK)"}))
+    tools = [
+        Tool("balance_sheet", "sec", parameters=schema(ticker="string"), output_parameters=sheet),
+        Tool(
+            "statements", "sec", parameters=schema(cik={"type": "string", "description": "Central Index Key"})
+        ),
+        Tool(
+            "books",
+            "reads",
+            parameters=schema(keyword="string"),
+            output_parameters=schema(author={"type": "array", "items": schema(id="string")}),
+        ),
+        Tool("authors_books", "reads", parameters=schema(authorID="string")),
+    ]
+    found = edges_of(DataflowEnrichment().enrich(ToolRegistry(tools)))
+    assert ("sec::balance_sheet", "company.cik", "sec::statements", "cik") in found
+    assert ("reads::books", "author[].id", "reads::authors_books", "authorID") in found
+
+
+def test_exact_names_in_one_namespace_rank_first_whatever_the_types_of_ids() -> None:
+    search = Tool(
+        "search",
+        "shop",
+        parameters=schema(q="string"),
+        output_parameters=schema(
+            product_id={"type": "number", "description": "The unique identifier of the product."},
+            product_photos={"type": "string", "description": "The URLs of the product photos."},
+        ),
+    )
+    reviews = Tool(
+        "reviews",
+        "shop",
+        parameters=schema(product_id={"type": "string", "description": "Product ID of the product."}),
+    )
+    # Lookalike inputs in other namespaces that would otherwise fill the list.
+    others = [Tool(f"t{i}", f"other{i}", parameters=schema(product_id="number")) for i in range(12)]
+    graph = DataflowEnrichment(max_neighbors=3).enrich(ToolRegistry([search, reviews, *others]))
+    first = graph.edges_from(graph.node(search))
+    by_output = [e for e in first if e.output == "product_id"]
+    assert (by_output[0].target.qualified_name, by_output[0].input, by_output[0].score) == (
+        "shop::reviews",
+        "product_id",
+        1.0,
+    )
+    photos = [e for e in first if e.output == "product_photos"]
+    assert all(e.score < 0.5 for e in photos)
+
+
+def test_the_outputs_own_namespace_keeps_places_in_a_crowded_pool() -> None:
+    user = Tool(
+        "get_user_id", "chat", parameters=schema(user="string"), output_parameters=schema(user_id="string")
+    )
+    send = Tool(
+        "send_message",
+        "chat",
+        parameters=schema(receiver_id={"type": "string", "description": "User ID of the user to send to."}),
+    )
+    crowd = [Tool(f"t{i}", f"api{i}", parameters=schema(user_id="string")) for i in range(20)]
+    graph = DataflowEnrichment(max_neighbors=8).enrich(ToolRegistry([user, send, *crowd]))
+    targets = [e.target.qualified_name for e in graph.edges_from(graph.node(user))]
+    assert "chat::send_message" in targets and len(targets) == 8
+
+
+def test_labels_feed_search_inputs() -> None:
+    news = Tool(
+        "top_posts", "reddit", parameters=schema(sub="string"), output_parameters=schema(title="string")
+    )
+    search = Tool("search_news", "news", parameters=schema(query="string"))
+    found = DataflowEnrichment().enrich(ToolRegistry([news, search]))
+    assert [(e.output, e.input, e.score) for e in found.edges_from(0)] == [("title", "query", QUERY_FLOOR)]
