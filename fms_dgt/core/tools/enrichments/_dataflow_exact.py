@@ -21,19 +21,23 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
-from fms_dgt.core.tools.enrichments._dataflow_entities import name_text
 from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys"]
+__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "same_name"]
 
 IntArray = npt.NDArray[np.int64]
 
 #: The least type compatibility of an exact match (``integer`` into ``number`` is 0.9).
 EXACT_FIT = 0.9
+
+
+def same_name(name: str) -> str:
+    """``name`` without case and separators: ``artistId``, ``artist_id`` and ``ArtistID`` agree."""
+    return "".join(c for c in name.lower() if c.isalnum())
 
 
 def leaf_keys(names: Sequence[str]) -> IntArray:
@@ -46,7 +50,7 @@ def leaf_keys(names: Sequence[str]) -> IntArray:
         except ValueError:
             continue
         if steps:
-            keys[number] = ids.setdefault(name_text(steps[-1]), len(ids))
+            keys[number] = ids.setdefault(same_name(steps[-1]), len(ids))
     return keys
 
 

@@ -184,31 +184,41 @@ def rank_edges(
     tier[: len(exact[0])] = 0
     tier[(tier == 2) & (namespace[outs.tool[out_inst]] == namespace[ins.tool[in_inst]])] = 1
     tie = tie_break(outs.sig[out_inst], in_inst)
-    chosen = _distinct(out_inst, in_inst, tier)
+    order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
+    order = order[_first_of_each_pair(out_inst[order], in_inst[order])]
     out_inst, in_inst, score, tier, tie = (
-        out_inst[chosen],
-        in_inst[chosen],
-        score[chosen],
-        tier[chosen],
-        tie[chosen],
+        out_inst[order],
+        in_inst[order],
+        score[order],
+        tier[order],
+        tie[order],
     )
-    # Inputs of the output's namespace beyond its reserved places compete by score.
-    order = np.lexsort((tie, -score, tier, out_inst))
-    rank = np.arange(len(order)) - np.searchsorted(out_inst[order], out_inst[order], side="left")
-    late = (tier[order] == 1) & (rank >= LOCAL_SLOTS)
-    tier[order[late]] = 2
-    order = np.lexsort((tie, -score, tier, out_inst))
-    out_inst, in_inst, score = out_inst[order], in_inst[order], score[order]
+    # Inputs of the output's namespace beyond its reserved places compete by score: re-sort the
+    # rows of the outputs that have such inputs (each output's rows are contiguous).
+    rank = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left")
+    late = (tier == 1) & (rank >= LOCAL_SLOTS)
+    if late.any():
+        tier[late] = 2
+        rows = np.flatnonzero(np.isin(out_inst, np.unique(out_inst[late])))
+        again = rows[np.lexsort((tie[rows], _sort_key(out_inst[rows], tier[rows], score[rows])))]
+        in_inst[rows], score[rows] = in_inst[again], score[again]
     kept = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left") < max_neighbors
     return out_inst[kept], in_inst[kept], score[kept]
 
 
-def _distinct(out_inst: IntArray, in_inst: IntArray, tier: IntArray) -> IntArray:
-    """Rows with each (output, input) pair once, the one of the best tier kept."""
-    order = np.lexsort((tier, in_inst, out_inst))
-    span = int(in_inst.max()) + 1
-    key = out_inst[order] * span + in_inst[order]
-    first = np.ones(len(key), dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    chosen: IntArray = order[first]
-    return chosen
+def _sort_key(out_inst: IntArray, tier: IntArray, score: FloatArray) -> IntArray:
+    """One integer ordering rows by output, then tier, then score (best first).
+
+    The bits of a non-negative float32 order like its value, so the score takes 31 bits.
+    """
+    bits = np.maximum(score, np.float32(0)).astype(np.float32).view(np.int32).astype(np.int64)
+    key: IntArray = (out_inst << 33) | (tier << 31) | (np.int64(0x7FFFFFFF) - bits)
+    return key
+
+
+def _first_of_each_pair(out_inst: IntArray, in_inst: IntArray) -> IntArray:
+    """Positions of the first row of each (output, input) pair, in order."""
+    span = int(in_inst.max()) + 1 if len(in_inst) else 1
+    _, first = np.unique(out_inst * span + in_inst, return_index=True)
+    positions: IntArray = np.sort(first)
+    return positions

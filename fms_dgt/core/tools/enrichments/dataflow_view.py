@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
-from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role
+from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
 from fms_dgt.core.tools.enrichments._dataflow_scoring import QUERY_FLOOR, role_compatibility
@@ -86,7 +87,7 @@ def _kind(role: str) -> str:
 def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     steps = [s for s in split_path(edge.output) if isinstance(s, str)]
     same_space = edge.source.namespace == edge.target.namespace
-    if same_space and steps and name_text(steps[-1]) == name_text(edge.input) and edge.score == 1.0:
+    if same_space and steps and same_name(steps[-1]) == same_name(edge.input) and edge.score == 1.0:
         return "exact name, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0
     if roles == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:

@@ -12,7 +12,8 @@ import pytest
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
-from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role
+from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
@@ -194,7 +195,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
             exact = (
                 otool.namespace == itool.namespace
                 and ofield.name != ""
-                and _leaf(ofield.name) == name_text(ifield.name)
+                and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9
                 and not apart[o, i]
             )
@@ -218,7 +219,7 @@ def _kind(role: str) -> str:
 
 def _leaf(path: str) -> str | None:
     steps = [s for s in split_path(path) if isinstance(s, str)]
-    return name_text(steps[-1]) if steps else None
+    return same_name(steps[-1]) if steps else None
 
 
 def graph_edges(graph: DataflowGraph) -> set[tuple[Any, ...]]:
