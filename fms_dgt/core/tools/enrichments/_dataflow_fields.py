@@ -116,7 +116,13 @@ class _Walk:
         titles: tuple[str, ...],
         depth: int,
     ) -> None:
-        """Queue what is inside ``schema``: its properties, or its array items."""
+        """Queue what is inside ``schema``: its properties, or its array items.
+
+        The properties of an object (or of an array's items) sit in it, so its name is one of
+        their holders; an item of an array of scalars is the array's own kind of value
+        (``keys[]`` is a key), so its holders are the array's.
+        """
+        outer = holders
         holders = (*holders, leaf) if path else holders
         if _properties(schema):
             self.children(path, schema, holders, titles, depth + 1)
@@ -132,7 +138,7 @@ class _Walk:
             self.queue.append(
                 (
                     Field(
-                        name=item_path(path), leaf=leaf, schema=resolved, holders=holders, titles=inner_titles
+                        name=item_path(path), leaf=leaf, schema=resolved, holders=outer, titles=inner_titles
                     ),
                     depth + 1,
                 )

@@ -43,6 +43,8 @@ def test_nested_objects_and_arrays_are_outputs_named_by_paths() -> None:
     assert names(output) == ["location", "author", "tags", "location.name", "author[].id", "tags[]"]
     found = find_field(tool(output), "author[].id", output=True)
     assert found is not None and found.leaf == "id" and found.holders == ("author",)
+    item = find_field(tool(output), "tags[]", output=True)
+    assert item is not None and item.leaf == "tags" and item.holders == ()  # an item of tags is a tag
     result = {"location": {"name": "Lisbon"}, "author": [{"id": "a1"}], "tags": ["x"]}
     assert [read_path(result, n) for n in names(output)][3:] == ["Lisbon", "a1", "x"]
 
