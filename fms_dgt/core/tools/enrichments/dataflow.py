@@ -1,36 +1,43 @@
-"""The ``dataflow`` enrichment: which output of one tool can feed which input of another.
+"""The ``dataflow`` enrichment: which value of one tool's result can feed which input of another.
 
 The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of parameter-level edges
-``A.output -> B.input``. An edge's score is ``type compatibility x text similarity``:
+``A.output -> B.input``, where ``output`` is a *path* into A's result (``user_id``,
+``location.name``, ``author[].id``; see :mod:`._dataflow_fields` and
+:func:`~fms_dgt.core.tools.artifacts.read_path`). An edge's score is ``type fit x text similarity``:
 
-* **type compatibility** in ``[0, 1]`` compares JSON types: equal types 1.0, ``integer`` into
-  ``number`` 0.9, ``number`` into ``integer`` 0.5, scalars into ``string`` 0.3, an untyped side 0.6,
-  arrays by their item types; a union output scores the mean over its members; a nullable output
-  feeding a non-nullable input loses 10%.
-* **text similarity** is the cosine of hashed word and character n-gram vectors of the parameter
-  name (split on ``_`` and camelCase, weighted double) and description.
+* **type fit** compares JSON types (equal types 1.0, ``integer`` into ``number`` 0.9, ...) and the
+  parameters' roles (:mod:`._dataflow_entities`): two identifiers of one entity fit whatever their
+  scalar types, identifiers of different entities score 0, a plain value into an identifier or an
+  identifier into a plain value is scaled down, and a label fed to a search input scores at least
+  :data:`~._dataflow_scoring.QUERY_FLOOR`.
+* **text similarity** is the cosine of the parameters' text vectors: the name as words and the
+  description, each normalised, weighted by :data:`NAME_WEIGHT` and 1 (``encoder:`` chooses the
+  vectors; ``hashed`` by default).
 
-Each output parameter keeps its ``max_neighbors`` best input parameters of *other* tools (another
-overload of the same name counts as the same tool) whose score reaches ``threshold``. Equal scores
-are ordered by a fixed hash of the output's signature and the input parameter's position in the
-registry, so the result is exact and the same in every process.
+Each output keeps its ``max_neighbors`` best inputs of *other* tools (another overload of the same
+name counts as the same tool): exact name matches within its namespace first
+(:mod:`._dataflow_exact`), then up to :data:`~._dataflow_local.LOCAL_SLOTS` places for the best
+inputs of its own namespace, then the rest by score (:mod:`._dataflow_local`); every one scores at
+least ``threshold``. Equal scores are ordered by a fixed hash of the output's signature and the
+input parameter's position in the registry, so the result is exact and the same in every process.
 
 **Scaling.** No parameter-by-parameter matrix is ever built. Parameters with the same name,
-description and type are scored once (a *signature*); output signatures are scored against input
-signatures in chunks of a bounded number of cells, keeping only the top candidates per row; the
-top list is then expanded to the tools that carry each signature. Memory is linear in the number
-of parameters. With a cache directory, the candidate lists are stored, and a later run with more
-tools only scores what is new (new outputs against everything, old outputs against new inputs) and
-merges, which gives the same result as a cold run. The parameters of namespaces seen before (by
-content key) come from the memo, so such a run builds no signature for them either.
+description, type and role are scored once (a *signature*); output signatures are scored against
+input signatures in chunks of a bounded number of cells, keeping only the top candidates per row;
+the top list is then expanded to the tools that carry each signature. Memory is linear in the
+number of parameters. With a cache directory, the candidate lists are stored, and a later run with
+more tools only scores what is new (new outputs against everything, old outputs against new
+inputs) and merges, which gives the same result as a cold run. The parameters and per-namespace
+candidates of namespaces seen before (by content key) come from the memo.
 
 Tools without ``output_parameters`` have no outgoing edges; tools without parameters have no
 incoming edges. Overloads are distinct nodes.
 
 The artifact type, :class:`~fms_dgt.core.tools.artifacts.DataflowGraph`, is in
-:mod:`fms_dgt.core.tools.artifacts`. This module is the plug-in; the parameter sides and
-signature tables are in :mod:`._dataflow_params`, the scoring and candidate states in
-:mod:`._dataflow_scoring`, and the memo's reading and writing in :mod:`._dataflow_memo`.
+:mod:`fms_dgt.core.tools.artifacts`. This module is the plug-in; the parameters are in
+:mod:`._dataflow_fields` and :mod:`._dataflow_params`, the scoring and candidate states in
+:mod:`._dataflow_scoring`, and the memo in :mod:`._dataflow_memo`; :mod:`.dataflow_view` shows a
+graph (``fms-dgt graph``).
 """
 
 from __future__ import annotations
@@ -102,6 +109,8 @@ _EXPAND_ROWS = 1 << 22
 #: Weight of a parameter's name against its description in its text vector (each normalised
 #: first); 1.0 was the best of 0.5 to 2.0 on the tune split of benchmarks/data/dataflow_gold.yaml.
 NAME_WEIGHT = 1.0
+#: The most dimensions :func:`quantise` keeps exact (1024 x 127^2 < 2^24).
+_MAX_DIM = 1024
 
 
 @register_tool_enrichment("dataflow")
@@ -111,9 +120,10 @@ class DataflowEnrichment(ToolEnrichment):
     Args:
         threshold: minimum edge score, in ``(0, 1]``.
         max_neighbors: input parameters kept per output parameter.
-        dim: size of the hashed text vectors of parameters (8 to 1024).
-        encoder: ``hashed`` (default), ``sentence-transformers`` or ``openai`` (see the
-            ``embeddings`` enrichment), or an encoder object; a ``model`` alone implies
+        dim: size of the text vectors of parameters (8 to 1024; ``wordllama``: 64, 128 or 256).
+        encoder: ``hashed`` (default), ``wordllama`` (extra ``fms_dgt[semantic]``),
+            ``sentence-transformers`` or ``openai`` (see the ``embeddings`` enrichment), several
+            joined by ``+`` (``hashed+wordllama``), or an encoder object; a ``model`` alone implies
             ``sentence-transformers``, as the seed's ``model: sentence-transformers/...`` does.
         model: the model of a ``sentence-transformers`` or ``openai`` encoder.
         base_url: the API root of an ``openai`` encoder.
@@ -225,6 +235,12 @@ class DataflowEnrichment(ToolEnrichment):
         side.vectors[positions], side.inverse[positions] = quantise(rows)
 
     def _encode(self, texts: Sequence[tuple[str, str]]) -> FloatArray:
+        if self.encoder.dim > _MAX_DIM:
+            raise ConfigError(
+                f"invalid encoder for the dataflow enrichment: its vectors have {self.encoder.dim} "
+                f"dimensions, more than {_MAX_DIM} (scores are exact only up to {_MAX_DIM}). Use a "
+                "smaller dim or model, or fewer encoders joined by '+'."
+            )
         names = self.encoder.encode([t[0] for t in texts])
         descriptions = self.encoder.encode([t[1] for t in texts])
         return l2_normalise(NAME_WEIGHT * l2_normalise(names) + l2_normalise(descriptions))

@@ -417,3 +417,10 @@ def test_labels_feed_search_inputs() -> None:
     search = Tool("search_news", "news", parameters=schema(query="string"))
     found = DataflowEnrichment().enrich(ToolRegistry([news, search]))
     assert [(e.output, e.input, e.score) for e in found.edges_from(0)] == [("title", "query", QUERY_FLOOR)]
+
+
+def test_encoders_of_more_than_1024_dimensions_are_refused(travel_registry: ToolRegistry) -> None:
+    enrichment = DataflowEnrichment(encoder="hashed+hashed", dim=1024)
+    with pytest.raises(ConfigError, match="2048 dimensions, more than 1024"):
+        enrichment.enrich(travel_registry)
+    assert len(DataflowEnrichment(encoder="hashed+hashed", dim=512).enrich(travel_registry)) > 0
