@@ -14,6 +14,7 @@ signature-level candidates; merging them keeps cold, cached and incremental runs
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -31,13 +32,26 @@ __all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "same_name"]
 
 IntArray = npt.NDArray[np.int64]
 
+_SEPARATORS = re.compile(r"[\W_]+")
+
 #: The least type compatibility of an exact match (``integer`` into ``number`` is 0.9).
 EXACT_FIT = 0.9
 
 
 def same_name(name: str) -> str:
     """``name`` without case and separators: ``artistId``, ``artist_id`` and ``ArtistID`` agree."""
-    return "".join(c for c in name.lower() if c.isalnum())
+    return _SEPARATORS.sub("", name.lower())
+
+
+def _last_name(path: str) -> str | None:
+    """The last property name of a path (None for the whole result or a malformed path)."""
+    if "\\" not in path and "[" not in path:  # the common case: plain dotted names
+        return path.rsplit(".", 1)[-1] if path else None
+    try:
+        steps = [s for s in split_path(path) if isinstance(s, str)]
+    except ValueError:
+        return None
+    return steps[-1] if steps else None
 
 
 def leaf_keys(names: Sequence[str]) -> IntArray:
@@ -45,12 +59,9 @@ def leaf_keys(names: Sequence[str]) -> IntArray:
     ids: dict[str, int] = {}
     keys = np.full(max(len(names), 1), -1, dtype=np.int64)
     for number, path in enumerate(names):
-        try:
-            steps = [s for s in split_path(path) if isinstance(s, str)]
-        except ValueError:
-            continue
-        if steps:
-            keys[number] = ids.setdefault(same_name(steps[-1]), len(ids))
+        leaf = _last_name(path)
+        if leaf is not None:
+            keys[number] = ids.setdefault(same_name(leaf), len(ids))
     return keys
 
 
