@@ -146,8 +146,8 @@ def work_naive(size: int) -> dict[str, Any]:
 
     pool = make_pool(size)
     start = time.perf_counter()
-    outs = [(t, n, s) for t in pool for n, s in output_fields(t)]
-    ins = [(t, n, s) for t in pool for n, s in input_fields(t)]
+    outs = [(t, f.name, f.schema) for t in pool for f in output_fields(t)]
+    ins = [(t, f.name, f.schema) for t in pool for f in input_fields(t)]
     encoder = HashedEncoder()
     out_vec = encoder.encode([f"{n} {s.get('description', '')}" for _, n, s in outs]).astype(np.float64)
     in_vec = encoder.encode([f"{n} {s.get('description', '')}" for _, n, s in ins]).astype(np.float64)

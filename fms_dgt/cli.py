@@ -8,6 +8,7 @@
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
     fms-dgt inspect OUT_DIR [--json]
+    fms-dgt graph SOURCE (--tool QUALIFIED_NAME [--top N] | --dot FILE [--namespace NS])
 
 SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
 message, not a traceback, and exit with status 1 (2 for usage errors). ``run`` also exits with 1,
@@ -59,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect = commands.add_parser("inspect", help="print the summary and quality report of a run's output")
     inspect.add_argument("out_dir", help="the output folder of a run (its --out)")
     inspect.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _graph_parser(commands)
     return parser
 
 
@@ -75,6 +77,35 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
     run.add_argument("--format", choices=formats, help=_FORMAT_HELP.replace("openai)", "generation.format)"))
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
+
+
+def _graph_parser(commands: Any) -> None:
+    graph = commands.add_parser("graph", help="show the dataflow graph: a tool's edges, or Graphviz")
+    graph.add_argument("source", help=_SOURCE_HELP + "; without a dataflow enrichment, the defaults are used")
+    graph.add_argument("--tool", help="print this tool's best outgoing and incoming edges, and why")
+    graph.add_argument("--top", type=int, default=10, help="edges shown per direction (default: 10)")
+    graph.add_argument("--dot", help="write the tool-level graph as Graphviz to this file")
+    graph.add_argument("--namespace", help="with --dot: only this namespace's tools")
+
+
+def _cmd_graph(args: argparse.Namespace) -> int:
+    from fms_dgt.core.tools.enrichments.dataflow_view import describe_tool, graph_of, to_dot
+
+    with _registry(args.source) as registry:
+        graph = graph_of(registry)
+        if args.tool:
+            try:
+                lines = describe_tool(graph, args.tool, args.top)
+            except KeyError:
+                raise LoadError(
+                    f"unknown tool {args.tool!r}: it is not in the source. List them with fms-dgt tools list",
+                    source=args.source,
+                ) from None
+            print("\n".join(printable(line) for line in lines))
+        if args.dot:
+            Path(args.dot).write_text(to_dot(graph, args.namespace), encoding="utf-8")
+            print(f"wrote {args.dot}", file=sys.stderr)
+    return 0
 
 
 def _config_data(path: Path) -> Any:
@@ -229,6 +260,12 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Flag combinations argparse cannot express; each exits with :data:`EXIT_USAGE`."""
+    if args.command == "graph":
+        if not args.tool and not args.dot:
+            parser.error("graph needs --tool NAME or --dot FILE")
+        if args.top < 1:
+            parser.error(f"--top must be at least 1, got {args.top}")
+        return
     if args.command != "run":
         return
     if args.resume and args.overwrite:
@@ -244,7 +281,7 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
     if args.command == "tools":
         return _TOOLS_COMMANDS[args.tools_command]
-    return {"run": _cmd_run, "inspect": _cmd_inspect}[args.command]
+    return {"run": _cmd_run, "inspect": _cmd_inspect, "graph": _cmd_graph}[args.command]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -159,3 +159,26 @@ def test_control_characters_never_reach_the_terminal(
     assert main(["tools", "validate", str(bad)]) == 1
     out = capsys.readouterr().out
     assert "control character" in out and "\x1b" not in out
+
+
+def test_graph_prints_a_tools_edges_and_writes_dot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    travel = str(REPO / "data" / "sampling" / "travel.yaml")
+    assert main(["graph", travel, "--tool", "accounts::find_user", "--top", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "accounts::find_user"
+    assert lines[1].startswith("  outgoing (") and len([x for x in lines if x.startswith("    ")]) == 2
+    assert "user_id -> accounts::get_loyalty_status.user_id" in lines[2] and "entity user" in lines[2]
+    dot = tmp_path / "graph.dot"
+    assert main(["graph", travel, "--dot", str(dot), "--namespace", "flights"]) == 0
+    assert "flights::book_flight" in dot.read_text() and "accounts::" not in dot.read_text()
+
+
+def test_graph_usage_and_unknown_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    travel = str(REPO / "data" / "sampling" / "travel.yaml")
+    with pytest.raises(SystemExit) as usage:
+        main(["graph", travel])
+    assert usage.value.code == 2 and "--tool NAME or --dot FILE" in capsys.readouterr().err
+    assert main(["graph", travel, "--tool", "nope::x"]) == 1
+    assert "unknown tool 'nope::x'" in capsys.readouterr().err

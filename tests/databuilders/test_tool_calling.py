@@ -12,6 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from fms_dgt.cli import main
+from fms_dgt.core.tools.artifacts import read_path
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
@@ -84,10 +85,10 @@ def test_chain_arguments_are_wired_from_earlier_outputs(tmp_path: Path) -> None:
         assert len([m for m in messages if m.get("tool_calls")]) == 2  # one call per turn along the chain
         for position, wired in enumerate(record["metadata"]["wired"]):
             for argument, origin in wired.items():
-                source_output = origin.rsplit(".", 1)[1]
                 upstream = results[calls[0]["id"]]
-                assert (
-                    json.loads(calls[position]["function"]["arguments"])[argument] == upstream[source_output]
+                assert origin["source"] == record["metadata"]["called"][0]
+                assert json.loads(calls[position]["function"]["arguments"])[argument] == read_path(
+                    upstream, origin["output"]
                 )
                 wired_seen += 1
     assert wired_seen > 0

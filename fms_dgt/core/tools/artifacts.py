@@ -3,7 +3,8 @@
 An enrichment stores its result under ``registry.artifacts[<artifact_key>]``; a sampler reads it.
 This module holds the result types and their read methods, and nothing that computes them:
 
-* ``dataflow``: a :class:`DataflowGraph` of parameter-level :class:`Edge` objects;
+* ``dataflow``: a :class:`DataflowGraph` of parameter-level :class:`Edge` objects, whose outputs
+  are *paths* into a tool's result (``location.name``, ``author[].id``) read with :func:`read_path`;
 * ``embeddings``: :class:`ToolEmbeddings`, one vector per tool;
 * ``neighbors``: :class:`ToolNeighbors`, each tool's nearest tools.
 
@@ -18,6 +19,7 @@ schema) are separate rows and nodes, found by ``(qualified_name, fingerprint)``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,16 +35,25 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GRAPH_ARRAYS",
+    "ITEM",
+    "MISSING",
     "WHOLE_RESULT",
     "DataflowGraph",
     "Edge",
     "ToolEmbeddings",
     "ToolNeighbors",
+    "item_path",
+    "join_path",
+    "read_path",
     "row_index",
+    "split_path",
 ]
 
-#: The output name of an edge whose value is the whole result (a result that is not an object).
+#: The output path of an edge whose value is the whole result (a result that is not an object).
 WHOLE_RESULT = ""
+
+#: The marker of an array's items in a path (``author[].id``: the ``id`` of an item of ``author``).
+ITEM = "[]"
 
 #: The arrays a :class:`DataflowGraph` is built from (see its docstring for their layout).
 GRAPH_ARRAYS = ("src", "dst", "output", "input", "score", "out_ptr", "in_order", "in_ptr")
@@ -64,6 +75,120 @@ def row_index(artifact: Any, tool: Tool) -> int:
     return int(rows[(tool.qualified_name, tool.fingerprint)])
 
 
+# --------------------------------------------------------------------------- output paths
+
+
+class _Missing:
+    """The type of :data:`MISSING` (one instance; false in a boolean context)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: What :func:`read_path` returns when a result has no value at the path.
+MISSING: Any = _Missing()
+
+_SPECIAL = ".[]\\"
+
+
+def join_path(parent: str, name: str) -> str:
+    """The path of property ``name`` under ``parent`` (``""`` is the result itself).
+
+    Characters of the path syntax in ``name`` (``.``, ``[``, ``]``, ``\\``) are escaped with a
+    backslash, so every property name has a path.
+    """
+    escaped = "".join("\\" + c if c in _SPECIAL else c for c in name)
+    return f"{parent}.{escaped}" if parent else escaped
+
+
+def item_path(parent: str) -> str:
+    """The path of the items of the array at ``parent`` (read as its first item)."""
+    return parent + ITEM
+
+
+@functools.lru_cache(maxsize=4096)
+def split_path(path: str) -> tuple[str | int, ...]:
+    """The steps of a path: property names (str) and array positions (int; ``[]`` is ``0``).
+
+    ``split_path("filings[].accessionNumber") == ("filings", 0, "accessionNumber")``; an explicit
+    position (``author[1].id``) is read as written.
+
+    Raises:
+        ValueError: the path is malformed (an unclosed ``[``, a position that is not a number).
+    """
+    steps: list[str | int] = []
+    name: list[str] = []
+    pending = False  # a name has started (it may be empty: the property "")
+    i = 0
+    while i < len(path):
+        char = path[i]
+        if char == "\\" and i + 1 < len(path):
+            name.append(path[i + 1])
+            pending, i = True, i + 2
+            continue
+        if char == ".":
+            steps.append("".join(name))
+            name, pending, i = [], True, i + 1
+            continue
+        if char == "[":
+            if name or pending:
+                steps.append("".join(name))
+            name, pending = [], False
+            i = _position(path, i, steps)
+            continue
+        name.append(char)
+        pending, i = True, i + 1
+    if name or pending:
+        steps.append("".join(name))
+    return tuple(steps)
+
+
+def _position(path: str, start: int, steps: list[str | int]) -> int:
+    """Append the array position of the ``[...]`` at ``start``; return the index after it."""
+    end = path.find("]", start)
+    if end < 0:
+        raise ValueError(f"malformed output path {path!r}: '[' at {start} is not closed")
+    inside = path[start + 1 : end]
+    if inside and not inside.isdigit():
+        raise ValueError(f"malformed output path {path!r}: {inside!r} is not an array position")
+    steps.append(int(inside) if inside else 0)
+    if end + 1 < len(path) and path[end + 1] == ".":
+        return end + 2
+    return end + 1
+
+
+def read_path(value: Any, path: str) -> Any:
+    """The value at ``path`` in a tool's result, or :data:`MISSING` when there is none.
+
+    ``path`` is an :attr:`Edge.output`: ``""`` is the whole result, ``a.b`` property ``b`` of
+    property ``a``, ``a[]`` the first item of array ``a`` (``a[2]``, the third). A property that is
+    absent, a value of the wrong kind (a list where an object is expected) or an empty array give
+    :data:`MISSING`; so does a malformed path.
+
+    >>> read_path({"author": [{"id": "a1"}, {"id": "a2"}]}, "author[].id")
+    'a1'
+    """
+    try:
+        steps = split_path(path)
+    except ValueError:
+        return MISSING
+    for step in steps:
+        if isinstance(step, int):
+            if not isinstance(value, (list, tuple)) or step >= len(value):
+                return MISSING
+            value = value[step]
+        elif isinstance(value, Mapping) and step in value:
+            value = value[step]
+        else:
+            return MISSING
+    return value
+
+
 # --------------------------------------------------------------------------- dataflow
 
 
@@ -73,7 +198,9 @@ class Edge:
 
     Attributes:
         source: the producing tool.
-        output: its output parameter (``""``, :data:`WHOLE_RESULT`, for the whole result).
+        output: the path of its output in the result (``user_id``, ``location.name``,
+            ``author[].id``; ``""``, :data:`WHOLE_RESULT`, for the whole result). Read the value
+            from a result with :func:`read_path`.
         target: the consuming tool.
         input: its input parameter.
         score: type compatibility x name/description similarity, in ``(0, 1]``.

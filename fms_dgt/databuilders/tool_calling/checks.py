@@ -280,6 +280,11 @@ def tool_payload(tool: Tool) -> dict[str, Any]:
     return {"tool": tool.name, "purpose": described(tool)}
 
 
+def _wires(call: PlannedCall) -> dict[str, str]:
+    """Wired arguments as a model reads them: ``"<tool>.<output path>"``."""
+    return {name: f"{w.source}.{w.output or '(result)'}" for name, w in call.wired.items()}
+
+
 def call_payload(call: PlannedCall) -> dict[str, Any]:
     """A planned call as a writing model sees it (its tool; the stage adds values or results)."""
     return tool_payload(call.tool)
@@ -287,7 +292,7 @@ def call_payload(call: PlannedCall) -> dict[str, Any]:
 
 def request_payload(plan: RecordPlan) -> dict[str, Any]:
     calls = [
-        {**call_payload(c), "step": index, "stated_by_user": c.given, "from_earlier_results": c.wired}
+        {**call_payload(c), "step": index, "stated_by_user": c.given, "from_earlier_results": _wires(c)}
         for index, step in enumerate(plan.steps)
         for c in step
     ]
@@ -359,7 +364,7 @@ def check_payload(plan: RecordPlan, text: RecordText) -> dict[str, Any]:
                 "tool": c.tool.qualified_name,
                 "arguments": c.call.arguments,
                 "stated_by_user": c.given,
-                "from_earlier_results": c.wired,
+                "from_earlier_results": _wires(c),
             }
             for c in plan.calls
         ]

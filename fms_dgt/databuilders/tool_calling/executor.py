@@ -21,9 +21,10 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from fms_dgt.core.tools.artifacts import MISSING, read_path
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.schema import get_validator
-from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
 from fms_dgt.errors import DGTError, RejectedRecord
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["RecordExecutor", "call_id", "read_output"]
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-_MISSING = object()
 
 
 def call_id(seed: int, index: int, position: int) -> str:
@@ -46,25 +46,11 @@ def call_id(seed: int, index: int, position: int) -> str:
 
 
 def read_output(result: ToolResult | None, path: str) -> Any:
-    """The value at ``path`` of a successful result (``""`` is the whole result; ``a.b`` reads
-    into objects; ``items[]`` takes the first item of a list), or a sentinel when there is none."""
+    """The value at ``path`` (an edge's output path) of a successful result, or
+    :data:`~fms_dgt.core.tools.artifacts.MISSING` when there is none."""
     if result is None or result.error is not None or result.pending:
-        return _MISSING
-    value: Any = result.result
-    if path == "":
-        return value
-    for part in path.split("."):
-        listed = part.endswith("[]")
-        key = part[:-2] if listed else part
-        if key:
-            if not isinstance(value, Mapping) or key not in value:
-                return _MISSING
-            value = value[key]
-        if listed:
-            if not isinstance(value, list) or not value:
-                return _MISSING
-            value = value[0]
-    return value
+        return MISSING
+    return read_path(result.result, path)
 
 
 class RecordExecutor:
@@ -162,19 +148,19 @@ class RecordExecutor:
 
     def _wired(
         self, planned: PlannedRecord, tool: Tool, feeds: Sequence[Feed], done: Mapping[int, ToolResult]
-    ) -> tuple[dict[str, str], dict[str, Any]]:
+    ) -> tuple[dict[str, Wire], dict[str, Any]]:
         """Arguments fed by earlier results that validate where they go: names and values."""
         props: Mapping[str, Any] = tool.parameters.get("properties") or {}
-        wired: dict[str, str] = {}
+        wired: dict[str, Wire] = {}
         fixed: dict[str, Any] = {}
         for source, output, target in feeds:
             value = read_output(done.get(source), output)
-            if value is _MISSING or target not in props or target in fixed:
+            if value is MISSING or target not in props or target in fixed:
                 continue
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs).
             if _fits(self._validators, tool, target, value):
                 fixed[target] = value
-                wired[target] = f"{planned.sample.tools[source].qualified_name}.{output or '(result)'}"
+                wired[target] = Wire(planned.sample.tools[source].qualified_name, output)
         return wired, fixed
 
     def _execute(

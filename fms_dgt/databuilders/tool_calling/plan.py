@@ -20,13 +20,31 @@ from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 
-__all__ = ["CALLS", "NO_CALL_KINDS", "PlannedCall", "RecordPlan"]
+__all__ = ["CALLS", "NO_CALL_KINDS", "PlannedCall", "RecordPlan", "Wire"]
 
 #: The kind of a record that calls tools.
 CALLS = "calls"
 #: Why a no-call record calls nothing: no offered tool serves the request (``irrelevant``), or the
 #: request lacks a value a tool requires and the assistant asks for it (``missing_value``).
 NO_CALL_KINDS = ("irrelevant", "missing_value")
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """Where a wired argument's value comes from: an earlier call's tool and the path in its result.
+
+    Attributes:
+        source: the qualified name of the earlier call's tool.
+        output: the path in its result (an :attr:`~fms_dgt.core.tools.artifacts.Edge.output`:
+            ``""`` for the whole result, ``location.name``, ``items[].id``).
+    """
+
+    source: str
+    output: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The wire as record metadata."""
+        return {"source": self.source, "output": self.output}
 
 
 @dataclass(slots=True, kw_only=True)
@@ -37,8 +55,7 @@ class PlannedCall:
         tool: the tool called.
         call: the call (qualified name, arguments, call id).
         given: the arguments the user states in the request (the others are wired).
-        wired: argument name -> ``"<source qualified name>.<output path>"`` for arguments taken from
-            an earlier call's result.
+        wired: argument name -> :class:`Wire` for arguments taken from an earlier call's result.
         result: the call's result once executed.
         approval: ``None``, or ``"approved"`` / ``"declined"`` when the call waited for the user's
             confirmation (the record then holds a confirmation exchange before it).
@@ -47,7 +64,7 @@ class PlannedCall:
     tool: Tool
     call: ToolCall
     given: dict[str, Any] = field(default_factory=dict)
-    wired: dict[str, str] = field(default_factory=dict)
+    wired: dict[str, Wire] = field(default_factory=dict)
     result: ToolResult | None = None
     approval: str | None = None
 

@@ -117,7 +117,7 @@ def metadata(
         "called": [c.tool.qualified_name for c in calls],
         "distractors": [t.qualified_name for t in plan.offered if t.qualified_name not in called],
         "edges": [edge_dict(e) for e in edges],
-        "wired": [dict(c.wired) for c in calls],
+        "wired": [{name: wire.to_dict() for name, wire in c.wired.items()} for c in calls],
         "engines": [c.result.metadata.get("engine") if c.result else None for c in calls],
         "errors": len(plan.failed),
     }
@@ -169,13 +169,10 @@ def edges_among(edges: Sequence[Edge], calls: Sequence[PlannedCall]) -> list[Edg
 
 def wired_edges(edges: Sequence[Edge], calls: Sequence[PlannedCall]) -> list[Edge]:
     """The edges a value really flowed along (an argument wired from that source output)."""
-    flows = {(c.tool.qualified_name, name, source) for c in calls for name, source in c.wired.items()}
-    keep = []
-    for edge in edges:
-        source = f"{edge.source.qualified_name}.{edge.output or '(result)'}"
-        if (edge.target.qualified_name, edge.input, source) in flows:
-            keep.append(edge)
-    return keep
+    flows = {(c.tool.qualified_name, name, w.source, w.output) for c in calls for name, w in c.wired.items()}
+    return [
+        e for e in edges if (e.target.qualified_name, e.input, e.source.qualified_name, e.output) in flows
+    ]
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

@@ -260,8 +260,8 @@ def _also(clauses: list[str], rng: random.Random) -> str:
 
 def _reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Random) -> str:
     """How the request names the value a wired call takes ("the latitude and longitude")."""
-    sources = {path.rsplit(".", 1)[0] for path in call.wired.values()}
-    outputs = [humanize(path.rsplit(".", 1)[-1]) for path in call.wired.values()]
+    sources = {wire.source for wire in call.wired.values()}
+    outputs = [humanize(wire.output.rsplit(".", 1)[-1].replace("[]", "")) for wire in call.wired.values()]
     outputs = [o for o in outputs if o and o != "(result)" and "result" not in o]
     previous = {c.tool.qualified_name for c in plan.steps[index - 1]}
     if not outputs:

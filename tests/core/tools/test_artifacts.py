@@ -12,10 +12,15 @@ import pytest
 
 from fms_dgt.core.tools.artifacts import (
     GRAPH_ARRAYS,
+    MISSING,
     DataflowGraph,
     Edge,
     ToolEmbeddings,
     ToolNeighbors,
+    item_path,
+    join_path,
+    read_path,
+    split_path,
 )
 from fms_dgt.core.tools.data_objects import Tool
 
@@ -107,3 +112,64 @@ def test_importing_the_artifacts_loads_neither_numpy_nor_an_enrichment() -> None
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == []
+
+
+RESULT = {
+    "location": {"name": "Lisbon", "lat": 38.7},
+    "author": [{"id": "a1", "name": "Ann"}, {"id": "a2"}],
+    "tags": ["x", "y"],
+    "empty": [],
+    "none": None,
+    "a.b": {"c[d]": 5},
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("", RESULT),
+        ("location.name", "Lisbon"),
+        ("author[].id", "a1"),
+        ("author[1].id", "a2"),
+        ("tags[]", "x"),
+        ("none", None),
+        (join_path(join_path("", "a.b"), "c[d]"), 5),
+    ],
+)
+def test_read_path_reads_nested_values_and_first_items(path: str, value: object) -> None:
+    assert read_path(RESULT, path) == value
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "missing",
+        "location.zip",
+        "author[].email",
+        "author[5].id",
+        "empty[]",
+        "tags.x",
+        "location[]",
+        "author[",
+        "a[x]",
+    ],
+)
+def test_read_path_gives_the_sentinel_when_there_is_no_value(path: str) -> None:
+    assert read_path(RESULT, path) is MISSING
+    assert not MISSING and repr(MISSING) == "MISSING"
+
+
+def test_read_path_of_an_array_result() -> None:
+    assert read_path([{"id": 7}], "[].id") == 7
+    assert read_path([], "[].id") is MISSING
+    assert read_path("text", "") == "text"
+
+
+def test_paths_split_and_join() -> None:
+    assert split_path("filings[].accessionNumber") == ("filings", 0, "accessionNumber")
+    assert split_path("[].id") == (0, "id")
+    assert split_path("") == ()
+    assert item_path(join_path("", "user_ids")) == "user_ids[]"
+    assert split_path(join_path("x", "weird.name[0]\\")) == ("x", "weird.name[0]\\")
+    with pytest.raises(ValueError, match="not closed"):
+        split_path("a[")

@@ -17,7 +17,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.synth import SynthesisError, synthesise
-from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan, Wire
 
 #: Corpus tool sets the text is tested on (relative to ``corpus/toolsets``).
 TOOLSETS = (
@@ -66,7 +66,9 @@ def _result(tool: Tool, call: ToolCall, rng: random.Random, fail: bool) -> ToolR
     return ToolResult(call.call_id, call.name, result=value if value is not None else {"status": "ok"})
 
 
-def _wire(tool: Tool, args: dict[str, Any], source: PlannedCall | None, rng: random.Random) -> dict[str, str]:
+def _wire(
+    tool: Tool, args: dict[str, Any], source: PlannedCall | None, rng: random.Random
+) -> dict[str, Wire]:
     """Arguments of ``tool`` taken from ``source``'s result (same name first, else a required one)."""
     if source is None or source.result is None or not isinstance(source.result.result, dict):
         return {}
@@ -75,8 +77,8 @@ def _wire(tool: Tool, args: dict[str, Any], source: PlannedCall | None, rng: ran
     if not same and tool.parameters.get("required") and produced:
         target = tool.parameters["required"][0]
         output = rng.choice(sorted(produced))
-        return {target: f"{source.tool.qualified_name}.{output}"} if target in args else {}
-    return {k: f"{source.tool.qualified_name}.{k}" for k in same}
+        return {target: Wire(source.tool.qualified_name, output)} if target in args else {}
+    return {k: Wire(source.tool.qualified_name, k) for k in same}
 
 
 def _call(

@@ -19,7 +19,7 @@ from fms_dgt.databuilders.tool_calling.checks import (
     offline_check,
     prompt,
 )
-from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.text import Confirmation, LLMText, RecordText
 from fms_dgt.errors import TextError
 
@@ -45,7 +45,7 @@ def _chain() -> RecordPlan:
         WEATHER, {"latitude": 38.72, "longitude": -9.14, "units": "metric"}, error="upstream timeout"
     )
     second.given = {"units": "metric"}
-    second.wired = {"latitude": "weather_api::geocode_city.latitude"}
+    second.wired = {"latitude": Wire("weather_api::geocode_city", "latitude")}
     third = _planned(CREATE, {"title": "Picnic", "start": "2026-05-04T10:30:00Z"})
     third.approval, third.result = "declined", None
     return RecordPlan(

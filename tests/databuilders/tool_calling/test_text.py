@@ -21,7 +21,7 @@ from fms_dgt.databuilders.tool_calling.checks import (
 )
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
 from fms_dgt.databuilders.tool_calling.phrases import error_words
-from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.text import (
     LLMText,
     RecordText,
@@ -127,8 +127,8 @@ def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> Non
     )
     second.given = {"units": "metric"}
     second.wired = {
-        "latitude": "weather_api::geocode_city.latitude",
-        "longitude": "weather_api::geocode_city.longitude",
+        "latitude": Wire("weather_api::geocode_city", "latitude"),
+        "longitude": Wire("weather_api::geocode_city", "longitude"),
     }
     plan = RecordPlan(index=0, scenario="chain", offered=[geocode, weather], steps=[[first], [second]])
     for seed in range(30):

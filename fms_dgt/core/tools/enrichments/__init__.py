@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._vectors import (
+        CombinedEncoder,
         HashedEncoder,
         OpenAIEncoder,
         SentenceTransformerEncoder,
         TextEncoder,
+        WordLlamaEncoder,
         l2_normalise,
         make_encoder,
         quantise,
@@ -45,10 +47,12 @@ if TYPE_CHECKING:
 _MODULES = {
     "base": ("ToolEnrichment", "order_enrichments", "resolve_cache_dir", "stable_hash"),
     "_vectors": (
+        "CombinedEncoder",
         "HashedEncoder",
         "OpenAIEncoder",
         "SentenceTransformerEncoder",
         "TextEncoder",
+        "WordLlamaEncoder",
         "l2_normalise",
         "make_encoder",
         "quantise",
@@ -66,6 +70,7 @@ _MODULES = {
 _HOME = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = [
+    "CombinedEncoder",
     "DataflowEnrichment",
     "EmbeddingsEnrichment",
     "HashedEncoder",
@@ -76,6 +81,7 @@ __all__ = [
     "SentenceTransformerEncoder",
     "TextEncoder",
     "ToolEnrichment",
+    "WordLlamaEncoder",
     "infer_schema",
     "l2_normalise",
     "make_encoder",

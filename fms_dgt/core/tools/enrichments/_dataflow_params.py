@@ -1,6 +1,8 @@
-"""Parameters of the ``dataflow`` enrichment: JSON types, fields and signature tables.
+"""Parameters of the ``dataflow`` enrichment: JSON types, signatures and signature tables.
 
-A *signature* is (name text, description, type key); parameters that share one are scored once.
+A *signature* is (name text, description, type key, role); parameters that share one are scored
+once. The role says whether the parameter is an identifier and of which entity
+(:mod:`._dataflow_entities`); the parameters themselves come from :mod:`._dataflow_fields`.
 :func:`build_side` collects one side (inputs or outputs) of every tool, taking the rows of
 namespaces the memo knows from the memo and doing per-tool work only for the others.
 :func:`type_key` and :func:`type_compatibility` define the type part of an edge's score.
@@ -9,14 +11,16 @@ namespaces the memo knows from the memo and doing per-tool work only for the oth
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.artifacts import WHOLE_RESULT
+from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_entities import context_entity, name_text, role, singular
+from fms_dgt.core.tools.enrichments._dataflow_fields import Field, input_fields, output_fields
 from fms_dgt.core.tools.schema import json_type
 
 if TYPE_CHECKING:
@@ -29,6 +33,7 @@ __all__ = [
     "build_side",
     "input_fields",
     "output_fields",
+    "signature",
     "type_compatibility",
     "type_key",
 ]
@@ -113,37 +118,33 @@ def type_compatibility(out_key: str, in_key: str) -> float:
     return score * 0.9 if out_null and not in_null else score
 
 
-# --------------------------------------------------------------------------- fields
+# --------------------------------------------------------------------------- signatures
 
 
-def input_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
-    props = tool.parameters.get("properties")
-    if not isinstance(props, dict):
-        return []
-    return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
+def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, str]:
+    """The signature of a parameter: (name text, description, type key, role).
+
+    The name text is the parameter's own name as words (the tool's name for a whole result); a
+    bare identifier (``id`` of a pet) is prefixed with the entity it names (``pet id``), so it reads
+    like the named identifiers it should match.
+    """
+    kind = type_key(found.schema)
+    label = role(
+        found.leaf, found.schema, kind, lambda: context_entity(tool.name, found.holders, found.titles), output
+    )
+    text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
+    if output and found.name.endswith(ITEM):  # an item of "user_ids" is a "user id"
+        head, _, last = text.rpartition(" ")
+        text = f"{head} {singular(last)}".strip()
+    if label.startswith("id:|") and len(label) > 4:
+        text = f"{label[4:]} {text}"
+    return text, str(found.schema.get("description", "")), kind, label
 
 
-def output_fields(tool: Tool) -> list[tuple[str, Mapping[str, Any]]]:
-    schema = _root(tool.output_parameters)
-    if not schema:
-        return []
-    props = schema.get("properties")
-    if isinstance(props, dict) and props:
-        return [(str(n), s if isinstance(s, dict) else {}) for n, s in props.items()]
-    return [(WHOLE_RESULT, schema)]
+Signature = tuple[str, str, str, str]
 
 
-def _root(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The schema a root ``$ref`` into ``$defs`` points to (REST outputs are often written so)."""
-    ref = schema.get("$ref") if schema else None
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        target = schema.get("$defs", {}).get(ref[len("#/$defs/") :])
-        if isinstance(target, dict):
-            return target
-    return schema
-
-
-def _signature_key(signature: tuple[str, str, str]) -> str:
+def _signature_key(signature: Signature) -> str:
     return hashlib.sha256("\x1f".join(signature).encode()).hexdigest()[:32]
 
 
@@ -168,18 +169,19 @@ class Names:
 class Side:
     """The parameters of one side (inputs or outputs) of every tool, grouped into signatures.
 
-    A signature is (name text, description, type key); parameters that share one are scored once.
-    Signatures are numbered in order of first appearance in registry order.
+    A signature is (name text, description, type key, role); parameters that share one are scored
+    once. Signatures are numbered in order of first appearance in registry order.
 
     Attributes:
         tool, name, sig: per parameter instance, its tool (registry position), name id and
             signature id; instances are in registry order, fields in schema order.
-        keys, types: per signature, its content key (ASCII bytes) and type key id (into the
-            pool's shared type table).
+        keys, types, roles: per signature, its content key (ASCII bytes), type key id and role
+            id (into the pool's shared type and role tables).
         texts: per signature without a vector yet, its ``(name text, description)``.
         vectors, inverse: per signature, the quantised vector and its inverse norm (filled by
             the enrichment for signatures listed in ``texts``).
         members, ptr: instances grouped by signature (``members[ptr[s]:ptr[s + 1]]``).
+        rank, chosen: signature table id -> signature id, and back.
     """
 
     def __init__(
@@ -202,8 +204,8 @@ class Side:
         rank = np.zeros(table.size, dtype=np.int64)
         rank[chosen] = np.arange(len(chosen), dtype=np.int64)
         self.sig = rank[combined]
-        self.combined, self.rank, self.table = combined, rank, table
-        self.keys, self.types, self.texts, self.vectors, self.inverse = table.select(chosen)
+        self.combined, self.rank, self.chosen, self.table = combined, rank, chosen, table
+        self.keys, self.types, self.roles, self.texts, self.vectors, self.inverse = table.select(chosen)
         self.members = np.argsort(self.sig, kind="stable")
         counts = np.bincount(self.sig, minlength=len(self.keys))
         self.ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
@@ -215,28 +217,30 @@ class Side:
 class SignatureTable:
     """The signatures a side can use: the memo's (ids ``0..M-1``) and new ones (ids ``M..``)."""
 
-    def __init__(self, memo: Memo | None, side: str, dim: int, types: Names) -> None:
-        self.type_table = types
+    def __init__(self, memo: Memo | None, side: str, dim: int, types: Names, roles: Names) -> None:
+        self.type_table, self.role_table = types, roles
         if memo is None:
             self.keys = np.zeros(0, dtype="S32")
             self.order = np.zeros(0, dtype=np.int32)
             self.types = np.zeros(0, dtype=np.int64)
+            self.roles = np.zeros(0, dtype=np.int64)
             self.vectors = np.zeros((0, dim), dtype=np.int8)
             self.inverse = np.zeros(0, dtype=np.float32)
         else:
             table = memo.tables[side]
             self.keys, self.order, self.types = table["keys"], table["order"], table["types"]
+            self.roles = table["roles"]
             self.vectors, self.inverse = table["vectors"], table["inverse"]
         self.stored = len(self.keys)
-        self.new: dict[tuple[str, str, str], int] = {}
-        self.new_rows: list[tuple[tuple[str, str, str], str]] = []
+        self.new: dict[Signature, int] = {}
+        self.new_rows: list[tuple[Signature, str]] = []
 
     @property
     def size(self) -> int:
         """Number of ids in use (stored and new)."""
         return self.stored + len(self.new_rows)
 
-    def id(self, signature: tuple[str, str, str]) -> int:
+    def id(self, signature: Signature) -> int:
         """A provisional id for a signature met in a namespace the memo does not hold."""
         found = self.new.get(signature)
         if found is None:
@@ -260,19 +264,23 @@ class SignatureTable:
 
     def select(
         self, chosen: IntArray
-    ) -> tuple[npt.NDArray[np.bytes_], IntArray, dict[int, tuple[str, str]], FloatArray, FloatArray]:
-        """Keys (ASCII bytes), type keys, texts (new signatures only), vectors and inverse norms."""
+    ) -> tuple[
+        npt.NDArray[np.bytes_], IntArray, IntArray, dict[int, tuple[str, str]], FloatArray, FloatArray
+    ]:
+        """Keys (ASCII bytes), type keys, roles, texts (new signatures only), vectors and inverse norms."""
         stored = chosen < self.stored
         old = np.flatnonzero(stored)
         fresh = np.flatnonzero(~stored).tolist()
         keys = np.empty(len(chosen), dtype="S32")
         types = np.zeros(len(chosen), dtype=np.int64)
+        roles = np.zeros(len(chosen), dtype=np.int64)
         vectors = np.zeros((len(chosen), self.vectors.shape[1]), dtype=np.float32)
         inverse = np.zeros(len(chosen), dtype=np.float32)
         if len(old):
             ids = chosen[old]
             keys[old] = self.keys[ids]
             types[old] = self.types[ids]
+            roles[old] = self.roles[ids]
             vectors[old] = self.vectors[ids]
             inverse[old] = self.inverse[ids]
         texts: dict[int, tuple[str, str]] = {}
@@ -280,8 +288,9 @@ class SignatureTable:
             signature, key = self.new_rows[int(chosen[position]) - self.stored]
             keys[position] = key.encode()
             types[position] = self.type_table.id(signature[2])
+            roles[position] = self.role_table.id(signature[3])
             texts[position] = (signature[0], signature[1])
-        return keys, types, texts, vectors, inverse
+        return keys, types, roles, texts, vectors, inverse
 
 
 def build_side(
@@ -290,12 +299,15 @@ def build_side(
     memo: Memo | None,
     outputs: bool,
     names: Names,
-    types: Names,
+    tables: tuple[Names, Names],
     dim: int,
 ) -> Side:
-    """A side of the pool: memo rows for known namespaces, per-tool work for the others."""
+    """A side of the pool: memo rows for known namespaces, per-tool work for the others.
+
+    ``tables`` are the pool's type-key and role tables (shared by both sides).
+    """
     side = "out" if outputs else "in"
-    table = SignatureTable(memo, side, dim, types)
+    table = SignatureTable(memo, side, dim, *tables)
     fields = output_fields if outputs else input_fields
     parts: list[tuple[IntArray, IntArray, IntArray]] = []
     for key, rows in groups:
@@ -316,11 +328,10 @@ def build_side(
         sig_ids: list[int] = []
         for t_id in rows.tolist():
             tool = tools[t_id]
-            for name, schema in fields(tool):
-                text = name or tool.name
-                sig_ids.append(table.id((text, str(schema.get("description", "")), type_key(schema))))
+            for param in fields(tool):
+                sig_ids.append(table.id(signature(tool, param, outputs)))
                 tool_ids.append(t_id)
-                name_ids.append(names.id(name))
+                name_ids.append(names.id(param.name))
         parts.append(
             (np.asarray(tool_ids, np.int64), np.asarray(name_ids, np.int64), np.asarray(sig_ids, np.int64))
         )

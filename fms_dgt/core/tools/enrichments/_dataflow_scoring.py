@@ -17,17 +17,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
 
 __all__ = [
+    "ID_INTO_PLAIN",
+    "KINDS",
+    "PLAIN_INTO_ID",
+    "QUERY_FLOOR",
     "Candidates",
     "Scorer",
+    "class_table",
     "from_state",
     "pool_key",
     "rank_inputs",
+    "role_compatibility",
+    "role_kind",
     "tie_break",
     "to_state",
     "update_candidates",
@@ -37,6 +45,88 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 
 _CHUNK_CELLS = 1 << 22
+
+#: Factor of an edge from a plain value into an identifier input (``product_photos`` ->
+#: ``product_id``): possible, but an identifier is normally fed by an identifier.
+PLAIN_INTO_ID = 0.5
+#: Factor of an edge from an identifier into a plain input (``event_id`` -> ``title``).
+ID_INTO_PLAIN = 0.6
+#: Least text similarity of a label (a title, a name) fed into a search input (``query``,
+#: ``keyword``): any such text can be searched for, whatever words it shares with the input.
+QUERY_FLOOR = 0.5
+
+#: The kinds of parameter a role names (see :mod:`._dataflow_entities`): index 0 is plain.
+KINDS = ("", "id", "label", "query")
+
+
+def role_kind(text: str) -> int:
+    """The index in :data:`KINDS` of a role string."""
+    if text.startswith("id:"):
+        return 1
+    return KINDS.index(text) if text in KINDS else 0
+
+
+def _opaque(key: str) -> bool:
+    """Whether identifiers of type ``key`` are interchangeable tokens (scalars, or lists of them)."""
+    body = key.rstrip("?")
+    if body.startswith("array<"):
+        body = body[6:-1].rstrip("?")
+    return body in ("string", "integer", "number", "any") or body.startswith(("string|", "integer|"))
+
+
+def role_compatibility(out_key: str, out_kind: str, in_key: str, in_kind: str) -> float:
+    """Type compatibility of an edge, given the kinds of its ends (``""``, ``id``, ``label``, ``query``).
+
+    Two identifiers of scalar types fit whatever the types (an id is an opaque token, written as a
+    number by one API and a string by the next; the entity check decides the rest); an identifier
+    on one end only scales the type compatibility by :data:`ID_INTO_PLAIN` or :data:`PLAIN_INTO_ID`.
+    """
+    base = type_compatibility(out_key, in_key)
+    if out_kind == "id" and in_kind == "id":
+        return 1.0 if _interchangeable(out_key, in_key) else base
+    if in_kind == "id":
+        return base * PLAIN_INTO_ID
+    return base * ID_INTO_PLAIN if out_kind == "id" else base
+
+
+def _interchangeable(out_key: str, in_key: str) -> bool:
+    both_lists = out_key.startswith("array") == in_key.startswith("array")
+    return both_lists and _opaque(out_key) and _opaque(in_key)
+
+
+def class_table(type_keys: Sequence[str]) -> FloatArray:
+    """:func:`role_compatibility` for every (type, kind) pair; class ``kind * len(type_keys) + type``."""
+    count = len(type_keys)
+    base = np.array([[type_compatibility(o, i) for i in type_keys] for o in type_keys], dtype=np.float64)
+    base = base.reshape(count, count)
+    fits = np.array([[_interchangeable(o, i) for i in type_keys] for o in type_keys], dtype=bool)
+    factor = np.ones((len(KINDS), len(KINDS)))
+    factor[:, 1] = PLAIN_INTO_ID
+    factor[1, :] = ID_INTO_PLAIN
+    blocks = [[base * factor[ko, ki] for ki in range(len(KINDS))] for ko in range(len(KINDS))]
+    blocks[1][1] = np.where(fits.reshape(count, count), 1.0, base)
+    return np.block(blocks).astype(np.float32) if count else np.zeros((0, 0), np.float32)
+
+
+def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArray]:
+    """Per role id: its kind (index in :data:`KINDS`) and its two entities as ids (-1 when unknown)."""
+    entities: dict[str, int] = {}
+    kinds = np.zeros(max(len(role_names), 1), dtype=np.int64)
+    slots = np.full((2, max(len(role_names), 1)), -1, dtype=np.int64)
+    for number, text in enumerate(role_names):
+        kinds[number] = role_kind(text)
+        parsed = parse_role(text)
+        for slot, entity in enumerate((parsed.a, parsed.b)):
+            if entity:
+                slots[slot, number] = entities.setdefault(entity, len(entities))
+    return kinds, slots[0], slots[1]
+
+
+def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
+    """Where an output's entities (``oa``, ``ob``) and an input's (``ia``, ``ib``) share one."""
+    found: npt.NDArray[np.bool_] = ((oa == ia) | (oa == ib)) & (oa >= 0)
+    found |= ((ob == ia) | (ob == ib)) & (ob >= 0)
+    return found
 
 
 @dataclass(slots=True)
@@ -63,16 +153,32 @@ class Candidates:
 
 
 class Scorer:
-    """Scores output signatures against input signatures, keeping each row's top ``width`` with ties."""
+    """Scores output signatures against input signatures, keeping each row's top ``width`` with ties.
 
-    def __init__(self, outs: Side, ins: Side, type_keys: Sequence[str], threshold: float) -> None:
+    A score is text similarity x :func:`role_compatibility`, and 0 between identifiers of
+    different entities.
+
+    Args:
+        outs, ins: the two sides.
+        labels: the pool's type keys and roles, by id.
+        threshold: the lowest score kept.
+    """
+
+    def __init__(
+        self, outs: Side, ins: Side, labels: tuple[Sequence[str], Sequence[str]], threshold: float
+    ) -> None:
+        type_keys, role_names = labels
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
         self.in_vec, self.in_inv = ins.vectors, ins.inverse
-        self.table = np.array(
-            [[type_compatibility(o, i) for i in type_keys] for o in type_keys], dtype=np.float32
-        ).reshape(len(type_keys), len(type_keys))
-        self.out_type = outs.types
-        self.in_type = ins.types
+        kinds, first, second = entity_table(role_names)
+        count = len(type_keys)
+        self.table = class_table(type_keys)
+        self.out_type = outs.types + count * kinds[outs.roles]
+        self.in_type = ins.types + count * kinds[ins.roles]
+        self.out_label = kinds[outs.roles] == KINDS.index("label")
+        self.in_query = kinds[ins.roles] == KINDS.index("query")
+        self.out_entity = (first[outs.roles], second[outs.roles])
+        self.in_entity = (first[ins.roles], second[ins.roles])
         self.threshold = threshold
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
@@ -96,6 +202,8 @@ class Scorer:
         dots *= self.out_inv[out_sigs][:, None]
         dots *= in_inv[None, :]
         dots *= self.table[self.out_type[out_sigs]][:, in_type]
+        self._searchable(dots, out_sigs, in_sigs, in_type)
+        self._separate_entities(dots, out_sigs, in_sigs if not everything else None)
         count = dots.shape[1]
         k = int(min(int(width.max()), count))
         top = np.sort(np.partition(dots, count - k, axis=1)[:, count - k :], axis=1)[:, ::-1]
@@ -103,6 +211,28 @@ class Scorer:
         flat = np.flatnonzero(dots >= np.maximum(kth, self.threshold)[:, None])
         rows, cols = np.divmod(flat, count)
         return Candidates(out_sigs[rows], in_sigs[cols], dots[rows, cols])
+
+    def _searchable(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray, in_type: IntArray) -> None:
+        """Raise label -> search-input cells to :data:`QUERY_FLOOR` x their type factor (in place)."""
+        rows = np.flatnonzero(self.out_label[out_sigs])
+        cols = np.flatnonzero(self.in_query[in_sigs])
+        if len(rows) == 0 or len(cols) == 0:
+            return
+        block = np.ix_(rows, cols)
+        floor = np.float32(QUERY_FLOOR) * self.table[self.out_type[out_sigs[rows]]][:, in_type[cols]]
+        dots[block] = np.maximum(dots[block], floor)
+
+    def _separate_entities(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None) -> None:
+        """Zero the cells between identifiers that name different entities (in place)."""
+        oa, ob = (e[out_sigs] for e in self.out_entity)
+        ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
+        rows = np.flatnonzero((oa >= 0) | (ob >= 0))
+        cols = np.flatnonzero((ia >= 0) | (ib >= 0))
+        if len(rows) == 0 or len(cols) == 0:
+            return
+        apart = ~same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
+        r, c = np.nonzero(apart)
+        dots[rows[r], cols[c]] = 0.0
 
     def merge(self, cands: Candidates, width: IntArray) -> Candidates:
         """Per output signature, the top ``width[out]`` candidates (with ties) of ``cands``."""

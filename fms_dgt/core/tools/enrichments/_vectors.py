@@ -5,6 +5,8 @@ Three encoders turn texts into vectors:
 * :class:`HashedEncoder` (the default): signed feature hashing of words (camelCase and snake_case
   split) and character n-grams, computed with vectorised numpy integer arithmetic. No download,
   no GPU, the same vectors on every machine.
+* :class:`WordLlamaEncoder`: the static token embeddings that the ``wordllama`` wheel ships
+  (``pip install 'fms_dgt[semantic]'``): semantic, offline on a fresh machine, no GPU.
 * :class:`SentenceTransformerEncoder`: any model of that library (``pip install 'fms_dgt[embeddings]'``).
 * :class:`OpenAIEncoder`: an OpenAI-compatible ``POST {base_url}/embeddings`` endpoint.
 
@@ -16,8 +18,11 @@ The enrichment plug-ins import from here rather than from each other.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,10 +32,12 @@ from fms_dgt.core.tools.openai_compat import post_json
 from fms_dgt.errors import ConfigError, EnrichmentError
 
 __all__ = [
+    "CombinedEncoder",
     "HashedEncoder",
     "OpenAIEncoder",
     "SentenceTransformerEncoder",
     "TextEncoder",
+    "WordLlamaEncoder",
     "l2_normalise",
     "make_encoder",
     "quantise",
@@ -39,7 +46,7 @@ __all__ = [
 FloatMatrix = npt.NDArray[np.float32]
 U64 = npt.NDArray[np.uint64]
 
-_ENCODERS = ("hashed", "sentence-transformers", "openai")
+_ENCODERS = ("hashed", "wordllama", "sentence-transformers", "openai")
 
 
 def l2_normalise(matrix: npt.NDArray[np.floating[Any]]) -> FloatMatrix:
@@ -260,6 +267,112 @@ class SentenceTransformerEncoder(TextEncoder):
         return int(self._load().get_sentence_embedding_dimension())
 
 
+class WordLlamaEncoder(TextEncoder):
+    """The static token embeddings shipped inside the ``wordllama`` wheel (extra ``fms_dgt[semantic]``).
+
+    A text's vector is the mean of its tokens' embeddings: semantic enough to put ``artist_id``
+    near ``artistId`` and ``user id`` near ``customer id``, and fast (thousands of texts in a
+    fraction of a second on a CPU). The weights and the tokenizer are read from the installed
+    package's own files; nothing is ever downloaded (``wordllama``'s own loader would try to).
+
+    Args:
+        model: the configuration the wheel ships (``l2_supercat``).
+        dim: vector size: the first ``dim`` dimensions of the 256 shipped (64, 128 or 256).
+    """
+
+    def __init__(self, model: str = "l2_supercat", dim: int = 256) -> None:
+        if dim not in (64, 128, 256):
+            raise ConfigError(f"invalid dim {dim} for the wordllama encoder: use 64, 128 or 256.")
+        self.model = model
+        self._dim = dim
+        self._loaded: tuple[Any, FloatMatrix] | None = None
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "encoder": "wordllama",
+            "model": self.model,
+            "dim": self._dim,
+            "version": _wordllama_version(),
+        }
+
+    def _load(self) -> tuple[Any, FloatMatrix]:
+        if self._loaded is None:
+            root = _wordllama_root()
+            tokenizer_file = root / "tokenizers" / f"{self.model}_tokenizer_config.json"
+            weights_file = root / "weights" / f"{self.model}_256.safetensors"
+            for path in (tokenizer_file, weights_file):
+                if not path.is_file():
+                    raise EnrichmentError(
+                        f"missing file for encoder 'wordllama': {path} is not in the installed package. "
+                        "Use model: l2_supercat, or reinstall with pip install 'fms_dgt[semantic]'."
+                    )
+            tokenizer = importlib.import_module("tokenizers").Tokenizer.from_file(str(tokenizer_file))
+            tensors = importlib.import_module("safetensors.numpy").load_file(str(weights_file))
+            table = np.asarray(tensors["embedding.weight"], dtype=np.float32)[:, : self._dim]
+            self._loaded = (tokenizer, np.ascontiguousarray(table))
+        return self._loaded
+
+    def encode(self, texts: Sequence[str]) -> FloatMatrix:
+        tokenizer, table = self._load()
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False) if texts else []
+        for row, encoding in enumerate(encodings):
+            ids = [i for i, keep in zip(encoding.ids, encoding.attention_mask, strict=True) if keep]
+            if ids:
+                out[row] = table[np.minimum(ids, len(table) - 1)].mean(axis=0)
+        return out
+
+
+def _wordllama_root() -> Path:
+    """The installed ``wordllama`` package's folder, found without importing it (its import
+    configures the root logger)."""
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise EnrichmentError(
+            "missing optional dependency for encoder 'wordllama': the wordllama package is not "
+            "installed. Install it with pip install 'fms_dgt[semantic]', or use encoder: hashed."
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _wordllama_version() -> str:
+    try:
+        return importlib.metadata.version("wordllama")
+    except importlib.metadata.PackageNotFoundError:
+        return "missing"
+
+
+class CombinedEncoder(TextEncoder):
+    """Several encoders side by side: each part's vectors normalised, then concatenated.
+
+    The cosine of two combined vectors is the mean of the parts' cosines, so ``hashed+wordllama``
+    keeps the exact word and spelling matches of hashing and adds the semantic neighbours of
+    the word embeddings.
+
+    Args:
+        parts: the encoders, in order.
+    """
+
+    def __init__(self, parts: Sequence[TextEncoder]) -> None:
+        self.parts = list(parts)
+
+    @property
+    def dim(self) -> int:
+        return sum(part.dim for part in self.parts)
+
+    def identity(self) -> dict[str, Any]:
+        return {"encoder": "combined", "parts": [part.identity() for part in self.parts]}
+
+    def encode(self, texts: Sequence[str]) -> FloatMatrix:
+        if not self.parts:
+            return np.zeros((len(texts), 0), dtype=np.float32)
+        return np.concatenate([l2_normalise(part.encode(texts)) for part in self.parts], axis=1)
+
+
 class OpenAIEncoder(TextEncoder):
     """An OpenAI-compatible ``/embeddings`` endpoint.
 
@@ -334,8 +447,25 @@ def make_encoder(
     """
     if encoder is None:
         encoder = "sentence-transformers" if model and not base_url else "openai" if model else "hashed"
+    if "+" in encoder:
+        names = encoder.split("+")
+        return CombinedEncoder(
+            [
+                make_encoder(
+                    name,
+                    dim=dim,
+                    model=None,
+                    base_url=base_url,
+                    api_key_env=api_key_env,
+                    batch_size=batch_size,
+                )
+                for name in names
+            ]
+        )
     if encoder == "hashed":
         return HashedEncoder(dim=dim)
+    if encoder == "wordllama":
+        return WordLlamaEncoder(model or "l2_supercat", dim=dim)
     if encoder == "sentence-transformers":
         return SentenceTransformerEncoder(model or "all-MiniLM-L6-v2", batch_size=batch_size)
     if encoder == "openai":

@@ -1,36 +1,43 @@
-"""The ``dataflow`` enrichment: which output of one tool can feed which input of another.
+"""The ``dataflow`` enrichment: which value of one tool's result can feed which input of another.
 
 The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of parameter-level edges
-``A.output -> B.input``. An edge's score is ``type compatibility x text similarity``:
+``A.output -> B.input``, where ``output`` is a *path* into A's result (``user_id``,
+``location.name``, ``author[].id``; see :mod:`._dataflow_fields` and
+:func:`~fms_dgt.core.tools.artifacts.read_path`). An edge's score is ``type fit x text similarity``:
 
-* **type compatibility** in ``[0, 1]`` compares JSON types: equal types 1.0, ``integer`` into
-  ``number`` 0.9, ``number`` into ``integer`` 0.5, scalars into ``string`` 0.3, an untyped side 0.6,
-  arrays by their item types; a union output scores the mean over its members; a nullable output
-  feeding a non-nullable input loses 10%.
-* **text similarity** is the cosine of hashed word and character n-gram vectors of the parameter
-  name (split on ``_`` and camelCase, weighted double) and description.
+* **type fit** compares JSON types (equal types 1.0, ``integer`` into ``number`` 0.9, ...) and the
+  parameters' roles (:mod:`._dataflow_entities`): two identifiers of one entity fit whatever their
+  scalar types, identifiers of different entities score 0, a plain value into an identifier or an
+  identifier into a plain value is scaled down, and a label fed to a search input scores at least
+  :data:`~._dataflow_scoring.QUERY_FLOOR`.
+* **text similarity** is the cosine of the parameters' text vectors: the name as words and the
+  description, each normalised, weighted by :data:`NAME_WEIGHT` and 1 (``encoder:`` chooses the
+  vectors; ``hashed`` by default).
 
-Each output parameter keeps its ``max_neighbors`` best input parameters of *other* tools (another
-overload of the same name counts as the same tool) whose score reaches ``threshold``. Equal scores
-are ordered by a fixed hash of the output's signature and the input parameter's position in the
-registry, so the result is exact and the same in every process.
+Each output keeps its ``max_neighbors`` best inputs of *other* tools (another overload of the same
+name counts as the same tool): exact name matches within its namespace first
+(:mod:`._dataflow_exact`), then up to :data:`~._dataflow_local.LOCAL_SLOTS` places for the best
+inputs of its own namespace, then the rest by score (:mod:`._dataflow_local`); every one scores at
+least ``threshold``. Equal scores are ordered by a fixed hash of the output's signature and the
+input parameter's position in the registry, so the result is exact and the same in every process.
 
 **Scaling.** No parameter-by-parameter matrix is ever built. Parameters with the same name,
-description and type are scored once (a *signature*); output signatures are scored against input
-signatures in chunks of a bounded number of cells, keeping only the top candidates per row; the
-top list is then expanded to the tools that carry each signature. Memory is linear in the number
-of parameters. With a cache directory, the candidate lists are stored, and a later run with more
-tools only scores what is new (new outputs against everything, old outputs against new inputs) and
-merges, which gives the same result as a cold run. The parameters of namespaces seen before (by
-content key) come from the memo, so such a run builds no signature for them either.
+description, type and role are scored once (a *signature*); output signatures are scored against
+input signatures in chunks of a bounded number of cells, keeping only the top candidates per row;
+the top list is then expanded to the tools that carry each signature. Memory is linear in the
+number of parameters. With a cache directory, the candidate lists are stored, and a later run with
+more tools only scores what is new (new outputs against everything, old outputs against new
+inputs) and merges, which gives the same result as a cold run. The parameters and per-namespace
+candidates of namespaces seen before (by content key) come from the memo.
 
 Tools without ``output_parameters`` have no outgoing edges; tools without parameters have no
 incoming edges. Overloads are distinct nodes.
 
 The artifact type, :class:`~fms_dgt.core.tools.artifacts.DataflowGraph`, is in
-:mod:`fms_dgt.core.tools.artifacts`. This module is the plug-in; the parameter sides and
-signature tables are in :mod:`._dataflow_params`, the scoring and candidate states in
-:mod:`._dataflow_scoring`, and the memo's reading and writing in :mod:`._dataflow_memo`.
+:mod:`fms_dgt.core.tools.artifacts`. This module is the plug-in; the parameters are in
+:mod:`._dataflow_fields` and :mod:`._dataflow_params`, the scoring and candidate states in
+:mod:`._dataflow_scoring`, and the memo in :mod:`._dataflow_memo`; :mod:`.dataflow_view` shows a
+graph (``fms-dgt graph``).
 """
 
 from __future__ import annotations
@@ -45,7 +52,24 @@ import numpy.typing as npt
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, VectorStore, pool_groups
-from fms_dgt.core.tools.enrichments._dataflow_memo import MEMO_ARRAYS, Memo, read_memo, update_memo
+from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT, exact_pairs, leaf_keys
+from fms_dgt.core.tools.enrichments._dataflow_fields import MAX_DEPTH, MAX_NESTED
+from fms_dgt.core.tools.enrichments._dataflow_local import (
+    LOCAL_SLOTS,
+    Pairs,
+    empty_pairs,
+    expand_namespace,
+    instances_of,
+    rank_edges,
+    score_namespace,
+)
+from fms_dgt.core.tools.enrichments._dataflow_memo import (
+    MEMO_ARRAYS,
+    Memo,
+    local_candidates,
+    read_memo,
+    update_memo,
+)
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     Names,
     Side,
@@ -54,6 +78,9 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     type_key,
 )
 from fms_dgt.core.tools.enrichments._dataflow_scoring import (
+    ID_INTO_PLAIN,
+    PLAIN_INTO_ID,
+    QUERY_FLOOR,
     Candidates,
     Scorer,
     from_state,
@@ -79,6 +106,11 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 
 _EXPAND_ROWS = 1 << 22
+#: Weight of a parameter's name against its description in its text vector (each normalised
+#: first); 1.0 was the best of 0.5 to 2.0 on the tune split of benchmarks/data/dataflow_gold.yaml.
+NAME_WEIGHT = 1.0
+#: The most dimensions :func:`quantise` keeps exact (1024 x 127^2 < 2^24).
+_MAX_DIM = 1024
 
 
 @register_tool_enrichment("dataflow")
@@ -88,9 +120,10 @@ class DataflowEnrichment(ToolEnrichment):
     Args:
         threshold: minimum edge score, in ``(0, 1]``.
         max_neighbors: input parameters kept per output parameter.
-        dim: size of the hashed text vectors of parameters (8 to 1024).
-        encoder: ``hashed`` (default), ``sentence-transformers`` or ``openai`` (see the
-            ``embeddings`` enrichment), or an encoder object; a ``model`` alone implies
+        dim: size of the text vectors of parameters (8 to 1024; ``wordllama``: 64, 128 or 256).
+        encoder: ``hashed`` (default), ``wordllama`` (extra ``fms_dgt[semantic]``),
+            ``sentence-transformers`` or ``openai`` (see the ``embeddings`` enrichment), several
+            joined by ``+`` (``hashed+wordllama``), or an encoder object; a ``model`` alone implies
             ``sentence-transformers``, as the seed's ``model: sentence-transformers/...`` does.
         model: the model of a ``sentence-transformers`` or ``openai`` encoder.
         base_url: the API root of an ``openai`` encoder.
@@ -127,11 +160,20 @@ class DataflowEnrichment(ToolEnrichment):
             )
         )
         self.force = force
+        # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
         self.settings = {
-            "version": 1,
+            "version": 2,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
+            "fields": {"max_depth": MAX_DEPTH, "max_nested": MAX_NESTED, "name_weight": NAME_WEIGHT},
+            "roles": {
+                "plain_into_id": PLAIN_INTO_ID,
+                "id_into_plain": ID_INTO_PLAIN,
+                "query_floor": QUERY_FLOOR,
+                "exact_fit": EXACT_FIT,
+                "local_slots": LOCAL_SLOTS,
+            },
         }
         root = resolve_cache_dir(cache_dir)
         base = root / "dataflow" / stable_hash(self.settings, size=16) if root else None
@@ -142,25 +184,28 @@ class DataflowEnrichment(ToolEnrichment):
     def enrich(self, registry: ToolRegistry) -> DataflowGraph:
         """The dataflow graph of every tool in ``registry``."""
         tools = registry.tools()
-        if self.memo is not None:
-            groups = pool_groups(registry, tools)
-        else:
-            groups = [(None, np.arange(len(tools), dtype=np.int64))]
+        groups = pool_groups(registry, tools) if self.memo is not None else _namespace_groups(tools)
         memo = None if self.force else self._read_memo()
         names = Names(list(memo.names) if memo is not None else [])
-        types = Names(list(memo.types) if memo is not None else [])
-        outs = build_side(tools, groups, memo, True, names, types, self.encoder.dim)
-        ins = build_side(tools, groups, memo, False, names, types, self.encoder.dim)
+        tables = (Names(list(memo.types if memo else [])), Names(list(memo.roles if memo else [])))
+        outs = build_side(tools, groups, memo, True, names, tables, self.encoder.dim)
+        ins = build_side(tools, groups, memo, False, names, tables, self.encoder.dim)
         self._fill_vectors(outs)
         self._fill_vectors(ins)
-        scorer = Scorer(outs, ins, types.names, self.threshold)
+        labels = (tables[0].names, tables[1].names)
+        scorer = Scorer(outs, ins, labels, self.threshold)
         qid, qcount = _qualified_ids(registry, tools)
         width = self._widths(qid, qcount, outs, ins)
         cands = self._candidates(scorer, outs, ins, width)
         used, remap = _used_names(names.names, outs, ins)
-        edges = self._expand(cands, qid, outs, ins, remap, width)
+        places = (_namespace_ids(tools), qid)
+        exact = exact_pairs(outs, ins, leaf_keys(names.names), places, scorer)
+        local, by_group = self._local(scorer, (outs, ins), groups, memo, qid)
+        wide = self._expand(cands, qid, outs, ins, width)
+        ranked = rank_edges((exact, local, wide), (outs, ins), places[0], self.max_neighbors)
+        edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
-            update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, types.names)
+            update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels, by_group)
         return _graph(tools, edges, used, self.settings)
 
     # ------------------------------------------------------------------ memo
@@ -190,9 +235,15 @@ class DataflowEnrichment(ToolEnrichment):
         side.vectors[positions], side.inverse[positions] = quantise(rows)
 
     def _encode(self, texts: Sequence[tuple[str, str]]) -> FloatArray:
+        if self.encoder.dim > _MAX_DIM:
+            raise ConfigError(
+                f"invalid encoder for the dataflow enrichment: its vectors have {self.encoder.dim} "
+                f"dimensions, more than {_MAX_DIM} (scores are exact only up to {_MAX_DIM}). Use a "
+                "smaller dim or model, or fewer encoders joined by '+'."
+            )
         names = self.encoder.encode([t[0] for t in texts])
         descriptions = self.encoder.encode([t[1] for t in texts])
-        return l2_normalise(2.0 * l2_normalise(names) + l2_normalise(descriptions))
+        return l2_normalise(NAME_WEIGHT * l2_normalise(names) + l2_normalise(descriptions))
 
     def _widths(self, qid: IntArray, qcount: int, outs: Side, ins: Side) -> IntArray:
         """Per output signature: ``max_neighbors`` plus the most inputs a producing tool may exclude."""
@@ -201,6 +252,37 @@ class DataflowEnrichment(ToolEnrichment):
         if len(outs):
             np.maximum.at(margin, outs.sig, own_inputs[qid[outs.tool]])
         return margin + self.max_neighbors
+
+    # ------------------------------------------------------------------ local candidates
+
+    def _local(
+        self,
+        scorer: Scorer,
+        sides: tuple[Side, Side],
+        groups: Sequence[tuple[str | None, IntArray]],
+        memo: Memo | None,
+        qid: IntArray,
+    ) -> tuple[Pairs, list[Candidates]]:
+        """Each namespace's outputs against its own inputs (from the memo for known namespaces).
+
+        Returns the instance pairs and, per group, its signature-level candidates (for the memo).
+        """
+        outs, ins = sides
+        own_inputs = np.bincount(ins.tool, minlength=len(qid)) if len(ins) else np.zeros(len(qid), np.int64)
+        found: list[Candidates] = []
+        parts: list[Pairs] = []
+        for key, rows in groups:
+            instances = (instances_of(outs, rows), instances_of(ins, rows))
+            if memo is not None and key is not None and key in memo.positions:
+                cands = local_candidates(memo, key, sides)
+            else:
+                cands = score_namespace(scorer, sides, instances, own_inputs, self.max_neighbors)
+            found.append(cands)
+            parts.append(expand_namespace(cands, sides, instances, (qid, own_inputs), self.max_neighbors))
+        if not parts:
+            return empty_pairs(), found
+        joined = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        return (joined[0], joined[1], joined[2]), found
 
     # ------------------------------------------------------------------ candidates (cached)
 
@@ -224,35 +306,19 @@ class DataflowEnrichment(ToolEnrichment):
 
     # ------------------------------------------------------------------ expansion to tools
 
-    def _expand(
-        self,
-        cands: Candidates,
-        qid: IntArray,
-        outs: Side,
-        ins: Side,
-        name_map: IntArray,
-        width: IntArray,
-    ) -> dict[str, npt.NDArray[Any]]:
-        """Signature candidates -> edges between tools: each output keeps its best inputs of other tools."""
+    def _expand(self, cands: Candidates, qid: IntArray, outs: Side, ins: Side, width: IntArray) -> Pairs:
+        """Signature candidates -> each output instance's best inputs of other tools, by score."""
         ranked, row_of_sig = rank_inputs(cands, ins, width)
         parts = [
             self._pick(ranked, row_of_sig, outs, ins, qid, np.arange(lo, min(lo + step, len(outs))))
             for step in [max(1, _EXPAND_ROWS // max(1, ranked[0].shape[1]))]
             for lo in range(0, len(outs), step)
         ]
-        out_names = name_map[outs.name] if len(outs) else np.zeros(1, np.int64)
-        in_names = name_map[ins.name] if len(ins) else np.zeros(1, np.int64)
-        out_inst = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64)
-        in_inst = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
-        score = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
-        tool_of_in = ins.tool if len(ins) else np.zeros(1, np.int64)
-        return {
-            "src": outs.tool[out_inst] if len(outs) else out_inst,
-            "dst": tool_of_in[in_inst],
-            "output": out_names[out_inst],
-            "input": in_names[in_inst],
-            "score": score,
-        }
+        return (
+            np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int64),
+            np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64),
+            np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32),
+        )
 
     def _pick(
         self,
@@ -318,6 +384,36 @@ def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntAr
     qids: dict[tuple[str, str], int] = {}
     qid = np.array([qids.setdefault((t.namespace, t.name), len(qids)) for t in tools], dtype=np.int64)
     return qid, len(qids)
+
+
+def _edges(pairs: Pairs, sides: tuple[Side, Side], name_map: IntArray) -> dict[str, npt.NDArray[Any]]:
+    """Instance pairs -> the graph's edge arrays (tools and parameter names)."""
+    outs, ins = sides
+    out_inst, in_inst, score = pairs
+    out_names = name_map[outs.name] if len(outs) else np.zeros(1, np.int64)
+    in_names = name_map[ins.name] if len(ins) else np.zeros(1, np.int64)
+    tool_of_in = ins.tool if len(ins) else np.zeros(1, np.int64)
+    return {
+        "src": outs.tool[out_inst] if len(outs) else out_inst,
+        "dst": tool_of_in[in_inst],
+        "output": out_names[out_inst],
+        "input": in_names[in_inst],
+        "score": score,
+    }
+
+
+def _namespace_groups(tools: Sequence[Tool]) -> list[tuple[str | None, IntArray]]:
+    """The tools of each namespace, as ``(None, rows)`` (no content keys: nothing is cached)."""
+    rows: dict[str, list[int]] = {}
+    for position, tool in enumerate(tools):
+        rows.setdefault(tool.namespace, []).append(position)
+    return [(None, np.asarray(r, dtype=np.int64)) for r in rows.values()]
+
+
+def _namespace_ids(tools: Sequence[Tool]) -> IntArray:
+    """An id per tool that the tools of one namespace share."""
+    ids: dict[str, int] = {}
+    return np.array([ids.setdefault(t.namespace, len(ids)) for t in tools], dtype=np.int64)
 
 
 def _used_names(names: Sequence[str], outs: Side, ins: Side) -> tuple[list[str], IntArray]:

@@ -9,16 +9,25 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fms_dgt.core.tools.artifacts import DataflowGraph
+from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
+from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
+from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
     output_fields,
+    signature,
     type_compatibility,
     type_key,
 )
-from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer, tie_break
+from fms_dgt.core.tools.enrichments._dataflow_scoring import (
+    QUERY_FLOOR,
+    Scorer,
+    role_compatibility,
+    tie_break,
+)
 from fms_dgt.core.tools.enrichments._vectors import quantise
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.loaders.file import FileToolLoader
@@ -146,34 +155,71 @@ def test_empty_registry_gives_an_empty_graph() -> None:
     assert len(graph) == 0 and graph.tools == ()
 
 
+def _entities_apart(out_role: str, in_role: str) -> bool:
+    o, i = parse_role(out_role), parse_role(in_role)
+    mine, theirs = {e for e in (o.a, o.b) if e}, {e for e in (i.a, i.b) if e}
+    return bool(mine and theirs and not mine & theirs)
+
+
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
     """A dense, per-parameter implementation of the same definition (small pools only)."""
     enrichment = DataflowEnrichment(threshold=threshold, max_neighbors=max_neighbors)
-    outs = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in output_fields(t)]
-    ins = [(t_id, n, s, t) for t_id, t in enumerate(tools) for n, s in input_fields(t)]
+    outs = [(t_id, f, signature(t, f, True), t) for t_id, t in enumerate(tools) for f in output_fields(t)]
+    ins = [(t_id, f, signature(t, f, False), t) for t_id, t in enumerate(tools) for f in input_fields(t)]
 
     def vectors(rows: list[Any]) -> Any:
-        sigs = [(n or t.name, str(s.get("description", "")), type_key(s)) for _, n, s, t in rows]
-        return quantise(enrichment._encode(sigs))
+        return quantise(enrichment._encode([(sig[0], sig[1]) for _, _, sig, _ in rows]))
 
     (ov, oinv), (iv, iinv) = vectors(outs), vectors(ins)
     dots = (ov @ iv.T) * oinv[:, None] * iinv[None, :]
-    compat = np.array([[type_compatibility(type_key(o[2]), type_key(i[2])) for i in ins] for o in outs])
-    scores = (dots * compat.astype(np.float32)).astype(np.float32)
-    signature: dict[tuple[str, str, str], int] = {}
-    for _, n, s, t in outs:
-        signature.setdefault((n or t.name, str(s.get("description", "")), type_key(s)), len(signature))
+    out_roles, in_roles = [o[2][3] for o in outs], [i[2][3] for i in ins]
+    pairs = {(o, i) for o in set(out_roles) for i in set(in_roles)}
+    fits = {(o[2][2], o[2][3], i[2][2], i[2][3]) for o in outs for i in ins}
+    fit = {k: role_compatibility(k[0], _kind(k[1]), k[2], _kind(k[3])) for k in fits}
+    compat = np.array([[fit[(o[2][2], o[2][3], i[2][2], i[2][3])] for i in ins] for o in outs], np.float32)
+    scores = (dots * compat).astype(np.float32)
+    searchable = np.outer([r == "label" for r in out_roles], [r == "query" for r in in_roles])
+    scores = np.where(searchable, np.maximum(scores, np.float32(QUERY_FLOOR) * compat), scores)
+    apart_pairs = {p for p in pairs if _entities_apart(*p)}
+    apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
+    scores[apart.reshape(scores.shape)] = 0.0
+    numbering: dict[tuple[str, ...], int] = {}
+    for _, _, sig, _ in outs:
+        numbering.setdefault(sig, len(numbering))
     found = set()
-    for o, (ot, oname, oschema, otool) in enumerate(outs):
-        sig = signature[(oname or otool.name, str(oschema.get("description", "")), type_key(oschema))]
-        cands = [
-            (-scores[o, i], int(tie_break(np.array([sig]), np.array([i]))[0]), i)
-            for i, (_, _, _, itool) in enumerate(ins)
-            if itool.qualified_name != otool.qualified_name and scores[o, i] >= threshold
-        ]
-        for _, _, i in sorted(cands)[:max_neighbors]:
-            found.add((ot, oname, ins[i][0], ins[i][1], round(float(scores[o, i]), 5)))
+    for o, (ot, ofield, osig, otool) in enumerate(outs):
+        cands = []
+        for i, (_, ifield, _, itool) in enumerate(ins):
+            if itool.qualified_name == otool.qualified_name:
+                continue
+            exact = (
+                otool.namespace == itool.namespace
+                and ofield.name != ""
+                and _leaf(ofield.name) == same_name(ifield.name)
+                and compat[o, i] >= 0.9
+                and not apart[o, i]
+            )
+            score = 1.0 if exact else float(scores[o, i])
+            if exact or scores[o, i] >= threshold:
+                tier = 0 if exact else 1 if otool.namespace == itool.namespace else 2
+                tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
+                cands.append([tier, -score, tie, i, score])
+        cands.sort()
+        for rank, cand in enumerate(cands):  # the namespace's places beyond LOCAL_SLOTS compete by score
+            if cand[0] == 1 and rank >= LOCAL_SLOTS:
+                cand[0] = 2
+        for _, _, _, i, score in sorted(cands)[:max_neighbors]:
+            found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
+
+
+def _kind(role: str) -> str:
+    return "id" if role.startswith("id:") else role
+
+
+def _leaf(path: str) -> str | None:
+    steps = [s for s in split_path(path) if isinstance(s, str)]
+    return same_name(steps[-1]) if steps else None
 
 
 def graph_edges(graph: DataflowGraph) -> set[tuple[Any, ...]]:
@@ -275,3 +321,106 @@ def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_poo
     warm = DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
     cold = DataflowEnrichment(threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
     assert arrays(warm) == arrays(cold)
+
+
+def schema(**props: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
+    }
+
+
+def test_an_id_never_feeds_an_id_of_another_entity() -> None:
+    tools = [
+        Tool(
+            "create_event",
+            "calendar",
+            parameters=schema(title="string"),
+            output_parameters=schema(event_id="string"),
+        ),
+        Tool("getPet", "petstore", parameters=schema(petId="string")),
+        Tool("get_event", "agenda", parameters=schema(event_id="string")),
+    ]
+    found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools)))
+    assert ("calendar::create_event", "event_id", "agenda::get_event", "event_id") in found
+    assert not any(e[2] == "petstore::getPet" for e in found)
+
+
+def test_nested_outputs_feed_inputs_by_path() -> None:
+    sheet = schema(company=schema(cik={"type": "string", "description": "Central Index Key (CIK)"}))
+    tools = [
+        Tool("balance_sheet", "sec", parameters=schema(ticker="string"), output_parameters=sheet),
+        Tool(
+            "statements", "sec", parameters=schema(cik={"type": "string", "description": "Central Index Key"})
+        ),
+        Tool(
+            "books",
+            "reads",
+            parameters=schema(keyword="string"),
+            output_parameters=schema(author={"type": "array", "items": schema(id="string")}),
+        ),
+        Tool("authors_books", "reads", parameters=schema(authorID="string")),
+    ]
+    found = edges_of(DataflowEnrichment().enrich(ToolRegistry(tools)))
+    assert ("sec::balance_sheet", "company.cik", "sec::statements", "cik") in found
+    assert ("reads::books", "author[].id", "reads::authors_books", "authorID") in found
+
+
+def test_exact_names_in_one_namespace_rank_first_whatever_the_types_of_ids() -> None:
+    search = Tool(
+        "search",
+        "shop",
+        parameters=schema(q="string"),
+        output_parameters=schema(
+            product_id={"type": "number", "description": "The unique identifier of the product."},
+            product_photos={"type": "string", "description": "The URLs of the product photos."},
+        ),
+    )
+    reviews = Tool(
+        "reviews",
+        "shop",
+        parameters=schema(product_id={"type": "string", "description": "Product ID of the product."}),
+    )
+    # Lookalike inputs in other namespaces that would otherwise fill the list.
+    others = [Tool(f"t{i}", f"other{i}", parameters=schema(product_id="number")) for i in range(12)]
+    graph = DataflowEnrichment(max_neighbors=3).enrich(ToolRegistry([search, reviews, *others]))
+    first = graph.edges_from(graph.node(search))
+    by_output = [e for e in first if e.output == "product_id"]
+    assert (by_output[0].target.qualified_name, by_output[0].input, by_output[0].score) == (
+        "shop::reviews",
+        "product_id",
+        1.0,
+    )
+    photos = [e for e in first if e.output == "product_photos"]
+    assert all(e.score < 0.5 for e in photos)
+
+
+def test_the_outputs_own_namespace_keeps_places_in_a_crowded_pool() -> None:
+    user = Tool(
+        "get_user_id", "chat", parameters=schema(user="string"), output_parameters=schema(user_id="string")
+    )
+    send = Tool(
+        "send_message",
+        "chat",
+        parameters=schema(receiver_id={"type": "string", "description": "User ID of the user to send to."}),
+    )
+    crowd = [Tool(f"t{i}", f"api{i}", parameters=schema(user_id="string")) for i in range(20)]
+    graph = DataflowEnrichment(max_neighbors=8).enrich(ToolRegistry([user, send, *crowd]))
+    targets = [e.target.qualified_name for e in graph.edges_from(graph.node(user))]
+    assert "chat::send_message" in targets and len(targets) == 8
+
+
+def test_labels_feed_search_inputs() -> None:
+    news = Tool(
+        "top_posts", "reddit", parameters=schema(sub="string"), output_parameters=schema(title="string")
+    )
+    search = Tool("search_news", "news", parameters=schema(query="string"))
+    found = DataflowEnrichment().enrich(ToolRegistry([news, search]))
+    assert [(e.output, e.input, e.score) for e in found.edges_from(0)] == [("title", "query", QUERY_FLOOR)]
+
+
+def test_encoders_of_more_than_1024_dimensions_are_refused(travel_registry: ToolRegistry) -> None:
+    enrichment = DataflowEnrichment(encoder="hashed+hashed", dim=1024)
+    with pytest.raises(ConfigError, match="2048 dimensions, more than 1024"):
+        enrichment.enrich(travel_registry)
+    assert len(DataflowEnrichment(encoder="hashed+hashed", dim=512).enrich(travel_registry)) > 0

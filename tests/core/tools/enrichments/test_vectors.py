@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 
 from fms_dgt.core.tools.enrichments._vectors import (
+    CombinedEncoder,
     HashedEncoder,
     OpenAIEncoder,
     SentenceTransformerEncoder,
+    WordLlamaEncoder,
     l2_normalise,
+    make_encoder,
     quantise,
 )
-from fms_dgt.errors import EnrichmentError
+from fms_dgt.errors import ConfigError, EnrichmentError
 
 
 def cos(a: Any, b: Any) -> float:
@@ -91,3 +94,44 @@ def test_quantise_rounds_to_integers_and_keeps_zero_rows() -> None:
     assert np.abs(rounded).max(axis=1).tolist() == [127.0, 0.0, 127.0]
     assert inverse[1] == 0 and not rounded[1].any()
     assert np.allclose((rounded * inverse[:, None])[[0, 2]], rows[[0, 2]], atol=1e-2)
+
+
+def test_wordllama_missing_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "wordllama" else real(name, *a)
+    )
+    with pytest.raises(EnrichmentError, match=r"pip install 'fms_dgt\[semantic\]'"):
+        WordLlamaEncoder().encode(["x"])
+
+
+def test_wordllama_reads_the_weights_shipped_in_its_wheel_offline() -> None:
+    pytest.importorskip("wordllama")
+    encoder = make_encoder("wordllama", dim=128, model=None, base_url=None, api_key_env="X", batch_size=8)
+    assert isinstance(encoder, WordLlamaEncoder) and encoder.dim == 128
+    vectors = l2_normalise(encoder.encode(["artist id", "artistId", "weather forecast", ""]))
+    assert vectors.shape == (4, 128) and not vectors[3].any()
+    assert cos(vectors[0], vectors[1]) > cos(vectors[0], vectors[2])
+    assert encoder.identity()["encoder"] == "wordllama"
+    # Reading the package's files must not import it: its import configures the root logger.
+    code = (
+        "import sys; from fms_dgt.core.tools.enrichments._vectors import WordLlamaEncoder;"
+        "WordLlamaEncoder().encode(['a']); print('wordllama' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_wordllama_dims_are_the_shipped_prefixes() -> None:
+    with pytest.raises(ConfigError, match="64, 128 or 256"):
+        WordLlamaEncoder(dim=100)
+
+
+def test_combined_encoder_concatenates_normalised_parts() -> None:
+    encoder = make_encoder("hashed+hashed", dim=16, model=None, base_url=None, api_key_env="X", batch_size=8)
+    assert isinstance(encoder, CombinedEncoder) and encoder.dim == 32
+    vectors = encoder.encode(["user id", "customer"])
+    assert np.allclose(np.linalg.norm(vectors, axis=1), np.sqrt(2))
+    assert encoder.identity()["parts"] == [HashedEncoder(16).identity()] * 2

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from fms_dgt.core.tools.artifacts import split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSample, get_tool_sampler
@@ -17,12 +18,21 @@ def key(tool: Tool) -> tuple[str, str]:
     return tool.qualified_name, tool.fingerprint
 
 
+def schema_at(schema: Any, path: str) -> Any:
+    """The schema of the value at an output path (None when the path leaves the schema)."""
+    for step in split_path(path):
+        if not isinstance(schema, dict):
+            return None
+        schema = schema.get("items") if isinstance(step, int) else schema.get("properties", {}).get(step)
+    return schema
+
+
 def assert_edges_among(sample: ToolSample) -> None:
     members = {key(t) for t in sample}
     assert sample.edges
     for edge in sample.edges:
         assert key(edge.source) in members and key(edge.target) in members
-        assert edge.output in edge.source.output_parameters.get("properties", {})
+        assert edge.output and schema_at(edge.source.output_parameters, edge.output) is not None
         assert edge.input in edge.target.parameters["properties"]
 
 

@@ -1,0 +1,304 @@
+"""Benchmark: how many of the dataflow edges a person would draw does the graph recover?
+
+The gold edges are in ``benchmarks/data/dataflow_gold.yaml`` (how each was decided is written
+there): outputs of one tool wired into inputs of another, from the NESTFUL executable spec, the
+BFCL multi-turn function docs and the bundled demo tools, split by family into ``tune`` (used to
+set the scoring's constants) and ``held_out`` (not looked at while tuning).
+
+For each split it prints, over the graph built with the default settings (``max_neighbors: 8``):
+
+* **recall@8, parameters**: gold edges ``A.output -> B.input`` present in the graph (each output
+  keeps its 8 best inputs);
+* **recall@8, tools**: gold tool pairs ``A -> B`` joined by at least one edge;
+* **precision**: of the edges leaving a gold-labelled output towards the tools of its family (where
+  the labels are exhaustive), the share that is gold. Edges towards other families are not judged
+  (their share is printed as "unjudged"), so this is a lower bound of what a person would accept.
+
+Pools: the gold tool sets alone (230 tools), and the same with about 4,400 distractor tools
+(``--distractors``: the ToolMind pools and the other BFCL docs) competing for every list.
+
+Baseline, measured in the same run: the package at ``--baseline`` (default: the last commit before
+nested outputs, identifier entities and exact matches), run on the same pools in a subprocess.
+It also counts, in the graph of ``configs/demo.yaml``, the edges that feed an identifier of one
+entity into an identifier of another (``calendar::create_event.event_id -> petstore::getPet.petId``).
+
+Usage: ``python benchmarks/bench_dataflow.py [--encoders hashed,wordllama] [--baseline REV]
+[--misses]`` (``--misses`` lists the tune split's missed edges; the held-out ones stay hidden
+unless ``--show-held-out`` is given too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+GOLD = REPO / "benchmarks" / "data" / "dataflow_gold.yaml"
+#: The last commit before nested outputs, identifier entities and exact matches.
+BASELINE_REV = "f64953a"
+sys.path.insert(0, os.environ.get("BENCH_PACKAGE_ROOT", str(REPO)))
+
+Edge = tuple[str, str, str, str]
+
+
+def load_gold() -> dict[str, Any]:
+    import yaml
+
+    with GOLD.open(encoding="utf-8") as handle:
+        data: dict[str, Any] = yaml.safe_load(handle)
+    return data
+
+
+def load_tools(sources: list[dict[str, Any]]) -> list[Any]:
+    """The tools of ``sources`` (paths relative to the repository root)."""
+    from fms_dgt.core.tools.loaders.file import FileToolLoader
+    from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+
+    tools: list[Any] = []
+    for source in sources:
+        path = REPO / source["path"]
+        if source.get("rest"):
+            loader: Any = RESTToolLoader(
+                path, namespace=source["namespace"], include={"tags": source["tags"]}
+            )
+        else:
+            loader = FileToolLoader(path, namespace=source.get("namespace"))
+        tools += loader.load()
+    return tools
+
+
+# --------------------------------------------------------------------------- workers (subprocesses)
+
+
+def work_graph(distractors: bool, encoder: str) -> dict[str, Any]:
+    """The edges of the graph over the gold pool, as lists ``[source, output, target, input]``."""
+    from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    gold = load_gold()
+    tools = load_tools(gold["sources"] + (gold["distractors"] if distractors else []))
+    registry = ToolRegistry(tools)
+    start = time.perf_counter()
+    enrichment = DataflowEnrichment() if encoder == "hashed" else DataflowEnrichment(encoder=encoder)
+    graph = enrichment.enrich(registry)
+    seconds = time.perf_counter() - start
+    edges = [
+        [
+            graph.tools[int(a)].qualified_name,
+            graph.names[o],
+            graph.tools[int(b)].qualified_name,
+            graph.names[i],
+        ]
+        for a, o, b, i in zip(graph.src, graph.output, graph.dst, graph.input, strict=True)
+    ]
+    return {"tools": len(registry), "edges": edges, "seconds": seconds}
+
+
+def work_demo() -> dict[str, Any]:
+    """The edges of the graph of ``configs/demo.yaml`` (its MCP server runs on stdio)."""
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    os.environ.setdefault("DGT_DATA_DIR", str(REPO / "data"))
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["DGT_CACHE_DIR"] = cache
+        registry = ToolRegistry.from_config(str(REPO / "configs" / "demo.yaml"))
+        try:
+            graph = registry.artifacts["dataflow"]
+            edges = [
+                [
+                    graph.tools[int(a)].qualified_name,
+                    graph.names[o],
+                    graph.tools[int(b)].qualified_name,
+                    graph.names[i],
+                ]
+                for a, o, b, i in zip(graph.src, graph.output, graph.dst, graph.input, strict=True)
+            ]
+        finally:
+            registry.close()
+    return {"edges": edges}
+
+
+WORKERS = {"graph": work_graph, "demo": work_demo}
+
+
+def run(worker: str, *args: Any, root: Path | None = None) -> dict[str, Any]:
+    """Run a worker in a fresh interpreter (on the package at ``root``) and return its result."""
+    env = dict(os.environ)
+    if root is not None:
+        env["BENCH_PACKAGE_ROOT"] = str(root)
+        env["PYTHONPATH"] = str(root)
+    command = [sys.executable, __file__, "--worker", worker, json.dumps(args)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env, cwd=REPO)
+    if done.returncode != 0:
+        raise SystemExit(f"worker {worker}{args} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def baseline_tree(rev: str, into: Path) -> Path | None:
+    """The package at git revision ``rev``, extracted under ``into`` (None without git or the rev)."""
+    done = subprocess.run(["git", "archive", rev, "fms_dgt"], cwd=REPO, capture_output=True, check=False)
+    if done.returncode != 0:
+        return None
+    archive = into / "baseline.tar"
+    archive.write_bytes(done.stdout)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def gold_edges(gold: dict[str, Any]) -> dict[str, list[tuple[str, Edge]]]:
+    """Per split, its (family, edge) pairs."""
+    by_split: dict[str, list[tuple[str, Edge]]] = defaultdict(list)
+    for family, rows in gold["gold"].items():
+        for row in rows:
+            by_split[gold["splits"][family]].append((family, (row[0], str(row[1]), row[2], row[3])))
+    return by_split
+
+
+def measure(labelled: list[tuple[str, Edge]], edges: list[list[str]]) -> dict[str, float]:
+    """Recall@8 (parameters, tools), precision and the unjudged share over one split."""
+    found = {tuple(e) for e in edges}
+    wanted = {edge for _, edge in labelled}
+    family_tools: dict[str, set[str]] = defaultdict(set)
+    family_of: dict[tuple[str, str], str] = {}
+    for family, edge in labelled:
+        family_tools[family] |= {edge[0], edge[2]}
+        family_of[(edge[0], edge[1])] = family
+    judged = correct = unjudged = 0
+    for edge in found:
+        family = family_of.get((edge[0], edge[1]))
+        if family is None:
+            continue
+        if edge[2] in family_tools[family]:
+            judged += 1
+            correct += edge in wanted
+        else:
+            unjudged += 1
+    return {
+        "gold": len(wanted),
+        "recall_params": sum(e in found for e in wanted) / max(len(wanted), 1),
+        "recall_tools": tool_recall(labelled, edges),
+        "precision": correct / max(judged, 1),
+        "unjudged": unjudged / max(judged + unjudged, 1),
+    }
+
+
+def tool_recall(labelled: list[tuple[str, Edge]], edges: list[list[str]]) -> float:
+    pairs = {(e[0], e[2]) for e in edges}
+    wanted = {(e[0], e[2]) for _, e in labelled}
+    return sum(p in pairs for p in wanted) / max(len(wanted), 1)
+
+
+def cross_entity(edges: list[list[str]]) -> list[list[str]]:
+    """Edges feeding an identifier of one entity into an identifier of another (new rules judge both)."""
+    from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role, role
+
+    def entities(name: str) -> set[str] | None:
+        leaf = name.replace("[]", "").rsplit(".", 1)[-1]
+        found = parse_role(role(leaf, {}, "string"))
+        return {e for e in (found.a, found.b) if e} if found.identifier else None
+
+    bad = []
+    for edge in edges:
+        mine, theirs = entities(edge[1]), entities(edge[3])
+        if mine and theirs and not mine & theirs:
+            bad.append(edge)
+    return bad
+
+
+# --------------------------------------------------------------------------- report
+
+
+def report(
+    encoders: list[str], baseline: Path | None, misses: bool, held_out: bool, shown: list[str]
+) -> None:
+    gold = load_gold()
+    splits = gold_edges(gold)
+    sizes = ", ".join(f"{k} {len(v)}" for k, v in splits.items())
+    print(f"gold: {sum(len(v) for v in splits.values())} edges ({sizes})")
+    print(
+        "\n| pool | code | encoder | split | gold edges | recall@8 params | recall@8 tools "
+        "| precision | unjudged | time s |"
+    )
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
+    runs: list[tuple[str, str, str, Path | None]] = [("ours", e, e, None) for e in encoders]
+    if baseline is not None:
+        runs.insert(0, ("baseline", "hashed", "hashed", baseline))
+    for distractors in (False, True):
+        for label, encoder, setting, root in runs:
+            result = run("graph", distractors, setting, root=root)
+            pool = f"gold + distractors ({result['tools']:,})" if distractors else f"gold ({result['tools']})"
+            for split in shown:
+                m = measure(splits[split], result["edges"])
+                print(
+                    f"| {pool} | {label} | {encoder} | {split} | {m['gold']} | {m['recall_params']:.1%} | "
+                    f"{m['recall_tools']:.1%} | {m['precision']:.1%} | {m['unjudged']:.1%} | "
+                    f"{result['seconds']:.2f} |"
+                )
+                if misses and label == "ours" and (split == "tune" or held_out):
+                    found = {tuple(e) for e in result["edges"]}
+                    for family, edge in splits[split]:
+                        if edge not in found:
+                            print(f"    missed [{family}] {edge[0]}.{edge[1]} -> {edge[2]}.{edge[3]}")
+    demo_runs = [("baseline", baseline), ("ours", None)] if baseline is not None else [("ours", None)]
+    for label, root in demo_runs:
+        edges = run("demo", root=root)["edges"]
+        bad = cross_entity(edges)
+        print(
+            f"\ndemo graph ({label}): {len(edges)} edges, {len(bad)} feed an id of one entity into another's"
+        )
+        for edge in bad[:5]:
+            print(f"    {edge[0]}.{edge[1]} -> {edge[2]}.{edge[3]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--encoders", default="hashed,wordllama", help="encoders to measure (comma-separated)"
+    )
+    parser.add_argument("--baseline", default=BASELINE_REV, help="git revision of the baseline ('' for none)")
+    parser.add_argument("--misses", action="store_true", help="list the tune split's missed gold edges")
+    parser.add_argument(
+        "--show-held-out", action="store_true", help="with --misses, list held-out misses too"
+    )
+    parser.add_argument("--splits", default="tune,held_out", help="splits to report (comma-separated)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker:
+        print(json.dumps(WORKERS[options.worker](*json.loads(options.args))))
+        return
+    encoders = [e for e in options.encoders.split(",") if e]
+    if "wordllama" in encoders and not _has("wordllama"):
+        print("wordllama is not installed (pip install 'fms_dgt[semantic]'): measuring hashed only")
+        encoders = [e for e in encoders if e != "wordllama"]
+    with tempfile.TemporaryDirectory() as scratch:
+        baseline = baseline_tree(options.baseline, Path(scratch)) if options.baseline else None
+        if options.baseline and baseline is None:
+            print(f"baseline {options.baseline!r} not available (no git checkout): skipped")
+        shown = [s for s in options.splits.split(",") if s]
+        report(encoders, baseline, options.misses, options.show_held_out, shown)
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""Identifiers and the entities they name, for the ``dataflow`` enrichment.
+
+An *identifier* is a parameter whose value names one thing: ``ticket_id``, ``petId``, ``id``,
+``cache_key``, ``cik``, ``uuid``, ``accessionNumber`` (a ``*_number`` that names an entity, unlike
+``page_number`` or ``phone_number``). An identifier carries the *entity* it names, read from:
+
+1. its own name (``event_id`` -> ``event``, ``originSkyId`` -> ``sky``);
+2. its description (``"User ID of the user to send the message to"`` -> ``user``,
+   ``"Unique identifier for the location"`` -> ``location``, ``"Hotel ID"`` -> ``hotel``);
+3. when the name has none (a bare ``id``): the object it sits in (its schema ``title`` or ``$ref``
+   name, or the property holding it: ``author[].id`` -> ``author``), else the tool's name
+   (``createPet`` -> ``pet``).
+
+The name gives slot ``a``, the rest slot ``b``. Two identifiers name *different* entities when both
+have a known entity and no slot of one equals a slot of the other; the scorer then gives their edge
+0, so an event's id never feeds a pet's id. :func:`role` packs this into a short string stored with
+each parameter signature; :func:`parse_role` reads it back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Role", "context_entity", "name_text", "parse_role", "role", "singular", "words"]
+
+_SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+#: Last words that make a parameter an identifier.
+_ID_WORDS = frozenset({"id", "ids", "uuid", "uuids", "guid", "key", "keys", "identifier", "identifiers"})
+#: Identifier schemes that are themselves the entity's name (``cik``: a company in SEC filings).
+_SCHEMES = frozenset({"cik", "isbn", "asin", "sku", "ein", "vin", "iban", "imdb", "ean", "upc", "doi"})
+#: Words before ``number`` that make it a quantity or a contact detail, not an entity's identifier.
+_NOT_ENTITY_NUMBER = frozenset(
+    {
+        "page", "phone", "fax", "mobile", "contact", "street", "house", "building", "floor", "apartment",
+        "max", "min", "maximum", "minimum", "total", "decimal", "random", "lucky", "version", "line",
+        "port", "week", "day", "month", "year", "count", "the", "a", "of", "any", "prime", "whole",
+    }
+)  # fmt: skip
+#: Words that qualify an entity rather than name it (``originSkyId`` names a sky id).
+_MODIFIERS = frozenset(
+    {
+        "origin", "destination", "source", "target", "parent", "child", "new", "old", "current", "primary",
+        "secondary", "from", "to", "the", "a", "an", "of", "unique", "external", "internal", "main",
+        "default", "my", "your", "its", "their", "this", "that", "each", "any", "given", "specific",
+        "selected", "first", "last", "next", "previous", "other", "same", "own", "public", "private",
+    }
+)  # fmt: skip
+#: Container words that name no entity (``results[].id``, ``data.id``).
+_GENERIC = frozenset(
+    {
+        "result", "results", "data", "item", "items", "response", "output", "value", "values", "list",
+        "record", "records", "entry", "entries", "payload", "body", "content", "info", "information",
+        "detail", "details", "attribute", "attributes", "object", "node", "nodes", "api", "scraper",
+        "get", "by", "name", "all", "overview", "status", "service", "request",
+    }
+)  # fmt: skip
+#: Verbs that start a tool name (``get_pet``, ``SearchLocation``): the entity follows them.
+_VERBS = frozenset(
+    {
+        "get", "list", "search", "find", "fetch", "retrieve", "create", "add", "update", "delete",
+        "remove", "set", "post", "put", "patch", "query", "lookup", "look", "check", "show", "view",
+        "display", "read", "write", "make", "run", "compute", "calculate", "estimate", "upload",
+        "download", "send", "book", "cancel", "edit", "close", "open", "resolve", "register", "place",
+        "purchase", "modify", "replace", "save", "load", "submit", "start", "stop", "track", "verify",
+    }
+)  # fmt: skip
+#: Words that end the noun phrase after "id of the ..." in a description.
+_PHRASE_END = frozenset(
+    {
+        "for", "to", "of", "in", "on", "at", "by", "with", "from", "that", "which", "who", "whose",
+        "is", "are", "was", "be", "if", "or", "and", "as", "when", "where", "e", "g", "eg", "ie",
+        "you", "we", "it", "can", "will", "should", "must", "may", "used", "into", "this",
+    }
+)  # fmt: skip
+_ARTICLES = frozenset({"the", "a", "an", "any", "each", "this", "that", "given", "specific", "one"})
+#: Last words of a search input: any text may be searched for.
+_QUERY_WORDS = frozenset({"query", "q", "keyword", "keywords", "search", "term", "terms", "phrase"})
+#: Last words of an output that is a label of something (what a person would search for).
+_LABEL_WORDS = frozenset(
+    {
+        "title", "name", "text", "label", "headline", "subject", "topic", "caption", "keyword",
+        "keywords", "query", "city", "country", "location", "place", "address", "region", "phrase",
+    }
+)  # fmt: skip
+
+
+def words(name: str) -> list[str]:
+    """Lower-case words of a name: snake_case, camelCase, acronyms and digits split apart.
+
+    ``words("originSkyId") == ["origin", "sky", "id"]``, ``words("authorID") == ["author", "id"]``.
+    """
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def singular(word: str) -> str:
+    """A crude singular (``tickets`` -> ``ticket``, ``categories`` -> ``category``)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def name_text(name: str) -> str:
+    """A parameter name as spaced words (``artistId`` and ``artist_id`` both give ``artist id``)."""
+    return " ".join(words(name)) or name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Role:
+    """What :func:`parse_role` reads from a role string.
+
+    Attributes:
+        identifier: the parameter names one thing.
+        a, b: the entity from the name, and from the description or context ("" when unknown).
+    """
+
+    identifier: bool
+    a: str = ""
+    b: str = ""
+
+
+def _id_word(tokens: Sequence[str]) -> str | None:
+    """The word that makes ``tokens`` (a parameter name) an identifier, or None."""
+    if not tokens:
+        return None
+    last = tokens[-1]
+    if last in _ID_WORDS or last in _SCHEMES:
+        return last
+    if last == "number" and len(tokens) > 1 and tokens[-2] not in _NOT_ENTITY_NUMBER:
+        return last
+    return None
+
+
+def _name_entity(tokens: Sequence[str]) -> str:
+    """The entity a name's words give before its identifier word (``""`` when none)."""
+    if tokens[-1] in _SCHEMES:
+        return tokens[-1]
+    for word in reversed(tokens[:-1]):
+        if word not in _MODIFIERS and word not in _ID_WORDS and not word.isdigit():
+            return singular(word)
+    return ""
+
+
+def _phrase_entity(tokens: Sequence[str], start: int) -> str:
+    """The head noun of the phrase starting at ``start`` ("the posted tweet to ..." -> tweet)."""
+    head = ""
+    for word in tokens[start : start + 6]:
+        if word in _ARTICLES and not head:
+            continue
+        if word in _PHRASE_END or word in _ID_WORDS:
+            break
+        if word.endswith("ed") and len(word) > 4:
+            if head:
+                break
+            continue  # "the posted tweet": a participle before the noun
+        head = word
+    return "" if head in _GENERIC or head in _MODIFIERS else singular(head)
+
+
+def _description_entity(description: str, id_word: str) -> str:
+    """The entity the first sentence of a description names ("ID of the ticket", "Hotel ID")."""
+    tokens = words(_SENTENCE.split(description.strip(), 1)[0])
+    marks = _ID_WORDS | {id_word}
+    for i, word in enumerate(tokens):
+        if word not in marks:
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1] in ("of", "for"):
+            found = _phrase_entity(tokens, i + 2)
+            if found:
+                return found
+        if i > 0 and tokens[i - 1] not in _MODIFIERS and tokens[i - 1] not in _GENERIC:
+            previous = tokens[i - 1]
+            if previous not in _PHRASE_END and not previous.isdigit():
+                return singular(previous)
+    return ""
+
+
+def context_entity(tool_name: str, holders: Sequence[str] = (), titles: Sequence[str] = ()) -> str:
+    """The entity an identifier without one in its name belongs to, from where it sits.
+
+    Args:
+        tool_name: the tool's name (``getPet``, ``Spotify_Scraper_Get_Artist_Overview``).
+        holders: names of the properties holding it, outermost first (``("author",)`` for
+            ``author[].id``).
+        titles: schema ``title`` or ``$ref`` names of the objects holding it, outermost first.
+    """
+    for name in (*reversed(titles), *reversed(holders)):
+        tokens = [w for w in words(name) if w not in _GENERIC and w not in _MODIFIERS]
+        if tokens:
+            return singular(tokens[-1])
+    return _tool_entity(words(tool_name))
+
+
+def _tool_entity(tokens: Sequence[str]) -> str:
+    """The entity a tool's name is about: the first noun after its verb, else its last noun."""
+    nouns = [w for w in tokens if w not in _GENERIC and w not in _MODIFIERS and not w.isdigit()]
+    for i, word in enumerate(tokens):
+        if word in _VERBS:
+            after = [w for w in tokens[i + 1 :] if w in nouns and w not in _VERBS and w not in _ID_WORDS]
+            if after:
+                return singular(after[0])
+    rest = [w for w in nouns if w not in _VERBS and w not in _ID_WORDS]
+    return singular(rest[-1]) if rest else ""
+
+
+def role(
+    name: str,
+    schema: Mapping[str, Any],
+    type_key: str,
+    context: Callable[[], str] | str = "",
+    output: bool = True,
+) -> str:
+    """The role string of a parameter.
+
+    ``"id:<a>|<b>"`` for an identifier; ``"label"`` for a text output that labels something (a
+    title, a name, a city); ``"query"`` for a search input (``query``, ``q``, ``keyword``); else
+    ``""``.
+
+    Args:
+        name: the parameter's own name (the last step of an output path).
+        schema: its schema (the description is read).
+        type_key: its type key; objects and booleans are never identifiers.
+        context: the entity where it sits (:func:`context_entity`), or a function giving it,
+            used when neither the name nor the description names one.
+        output: whether the parameter is an output (labels) or an input (queries).
+    """
+    if type_key.startswith(("object", "boolean", "array<object")):
+        return ""
+    tokens = words(name)
+    id_word = _id_word(tokens)
+    if id_word is None:
+        return _plain_kind(tokens, type_key, output)
+    a = _name_entity(tokens)
+    b = _description_entity(str(schema.get("description", "")), id_word)
+    if not a and not b:
+        b = context() if callable(context) else context
+    return f"id:{a}|{b}"
+
+
+def _plain_kind(tokens: Sequence[str], type_key: str, output: bool) -> str:
+    if not tokens or type_key not in ("string", "string?"):
+        return ""
+    if output:
+        return "label" if tokens[-1] in _LABEL_WORDS else ""
+    return "query" if tokens[-1] in _QUERY_WORDS else ""
+
+
+def parse_role(text: str) -> Role:
+    """The :class:`Role` of a role string made by :func:`role`."""
+    if not text.startswith("id:"):
+        return Role(identifier=False)
+    a, _, b = text[3:].partition("|")
+    return Role(identifier=True, a=a, b=b)

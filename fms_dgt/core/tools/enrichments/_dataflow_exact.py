@@ -1,0 +1,108 @@
+"""Exact matches of the ``dataflow`` enrichment: same name and type within one namespace.
+
+Within one namespace (one API), an output and an input of two tools that have the same name
+(``product_id`` and ``product_id``; ``artistId`` and ``artist_id`` count as the same) and fitting
+types (type compatibility at least :data:`EXACT_FIT`; two identifiers of the same entity always
+fit) are the wiring the API's author meant. Such a pair scores 1.0 and ranks before every other
+candidate of its output, whatever the text similarity of the descriptions says. Identifiers of
+different entities never match, even under one name (a pet's ``id`` and a thing's ``id``).
+
+Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
+(a sorted join, linear in the number of parameters plus the pairs found), not cached with the
+signature-level candidates; merging them keeps cold, cached and incremental runs identical.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.artifacts import split_path
+from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_params import Side
+    from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
+
+__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "same_name"]
+
+IntArray = npt.NDArray[np.int64]
+
+_SEPARATORS = re.compile(r"[\W_]+")
+
+#: The least type compatibility of an exact match (``integer`` into ``number`` is 0.9).
+EXACT_FIT = 0.9
+
+
+def same_name(name: str) -> str:
+    """``name`` without case and separators: ``artistId``, ``artist_id`` and ``ArtistID`` agree."""
+    return _SEPARATORS.sub("", name.lower())
+
+
+def _last_name(path: str) -> str | None:
+    """The last property name of a path (None for the whole result or a malformed path)."""
+    if "\\" not in path and "[" not in path:  # the common case: plain dotted names
+        return path.rsplit(".", 1)[-1] if path else None
+    try:
+        steps = [s for s in split_path(path) if isinstance(s, str)]
+    except ValueError:
+        return None
+    return steps[-1] if steps else None
+
+
+def leaf_keys(names: Sequence[str]) -> IntArray:
+    """Per parameter name id, an id of its normalised last step (-1 for the whole result)."""
+    ids: dict[str, int] = {}
+    keys = np.full(max(len(names), 1), -1, dtype=np.int64)
+    for number, path in enumerate(names):
+        leaf = _last_name(path)
+        if leaf is not None:
+            keys[number] = ids.setdefault(same_name(leaf), len(ids))
+    return keys
+
+
+def exact_pairs(
+    outs: Side,
+    ins: Side,
+    leaf: IntArray,
+    places: tuple[IntArray, IntArray],
+    scorer: Scorer,
+) -> tuple[IntArray, IntArray]:
+    """Every (output instance, input instance) pair that is an exact match.
+
+    Args:
+        outs, ins: the two sides.
+        leaf: :func:`leaf_keys` of the pool's parameter names.
+        places: per tool, its namespace id and its qualified-name id (overloads share one).
+        scorer: gives the type classes and entities of the signatures.
+    """
+    namespace, qid = places
+    if len(outs) == 0 or len(ins) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    span = int(leaf.max()) + 2
+    out_key = np.where(leaf[outs.name] >= 0, namespace[outs.tool] * span + leaf[outs.name] + 1, -1)
+    in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
+    order = np.argsort(in_key, kind="stable")
+    sorted_keys = in_key[order]
+    lo = np.searchsorted(sorted_keys, out_key, side="left")
+    counts = np.searchsorted(sorted_keys, out_key, side="right") - lo
+    out_inst = np.repeat(np.arange(len(outs), dtype=np.int64), counts)
+    offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    in_inst = order[np.repeat(lo, counts) + offsets]
+    keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
+    out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
+    keep &= scorer.table[scorer.out_type[out_sig], scorer.in_type[in_sig]] >= EXACT_FIT
+    keep &= _entities_agree(scorer, out_sig, in_sig)
+    return out_inst[keep], in_inst[keep]
+
+
+def _entities_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
+    oa, ob = (e[out_sig] for e in scorer.out_entity)
+    ia, ib = (e[in_sig] for e in scorer.in_entity)
+    unknown = ((oa < 0) & (ob < 0)) | ((ia < 0) & (ib < 0))
+    agree: npt.NDArray[np.bool_] = unknown | same_entity(oa, ob, ia, ib)
+    return agree

@@ -1,0 +1,232 @@
+"""The parameters the ``dataflow`` enrichment wires: a tool's inputs and its (nested) outputs.
+
+Inputs are the properties of ``parameters``. Outputs are the properties of ``output_parameters``
+and, to a bounded depth, what is nested in them, each named by its path in the result (see
+:func:`~fms_dgt.core.tools.artifacts.read_path`): ``location.name`` (a property of an object),
+``airports[]`` (the items of an array of scalars), ``author[].id`` (a property of the items of an
+array of objects), ``[].id`` (the same for a result that is an array). A result that is not an
+object with properties is also the output ``""`` (the whole result).
+
+Local ``$ref`` (``#/$defs/...``, ``#/definitions/...``) and ``allOf`` are followed, and a
+nullable object (``anyOf: [object, null]``) is read as the object.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fms_dgt.core.tools.artifacts import WHOLE_RESULT, item_path, join_path
+from fms_dgt.core.tools.data_objects import Tool
+
+__all__ = ["MAX_DEPTH", "MAX_NESTED", "Field", "find_field", "input_fields", "output_fields"]
+
+#: Levels below the top-level output properties that are read (``a.b.c.d`` is level 3).
+MAX_DEPTH = 3
+#: Nested outputs kept per tool (shallower first), so a huge result schema stays bounded.
+MAX_NESTED = 48
+_MAX_REFS = 8
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Field:
+    """One parameter of a tool.
+
+    Attributes:
+        name: the input's name, or the output's path.
+        leaf: the name it has where it sits (``name`` for ``location.name``, ``airports`` for
+            ``airports[]``; the tool's name for the whole result).
+        schema: its schema (references followed).
+        holders: names of the properties it sits in, outermost first.
+        titles: ``title`` or ``$ref`` names of the objects it sits in, outermost first.
+    """
+
+    name: str
+    leaf: str
+    schema: Mapping[str, Any]
+    holders: tuple[str, ...] = ()
+    titles: tuple[str, ...] = field(default=())
+
+
+def input_fields(tool: Tool) -> list[Field]:
+    """The top-level properties of the tool's ``parameters``."""
+    props = tool.parameters.get("properties")
+    if not isinstance(props, dict):
+        return []
+    return [
+        Field(name=str(n), leaf=str(n), schema=s if isinstance(s, dict) else {}) for n, s in props.items()
+    ]
+
+
+def output_fields(tool: Tool) -> list[Field]:
+    """The outputs of a tool: top-level properties, then nested ones (breadth first, bounded)."""
+    root = tool.output_parameters
+    if not root:
+        return []
+    defs = _definitions(root)
+    schema, title = _resolve(root, defs)
+    if not schema:
+        return []
+    walk = _Walk(defs)
+    if _properties(schema):
+        walk.children("", schema, (), (title,) if title else (), 0)
+    else:
+        walk.fields.append(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema))
+        walk.expand(WHOLE_RESULT, tool.name, schema, (), (title,) if title else (), 0)
+    return walk.run()
+
+
+def find_field(tool: Tool, name: str, *, output: bool) -> Field | None:
+    """The input (``output=False``) or output named ``name`` of ``tool``, or None."""
+    for found in output_fields(tool) if output else input_fields(tool):
+        if found.name == name:
+            return found
+    return None
+
+
+class _Walk:
+    """A breadth-first walk of a result schema that collects :class:`Field` objects."""
+
+    def __init__(self, defs: Mapping[str, Any]) -> None:
+        self.defs = defs
+        self.fields: list[Field] = []
+        self.queue: deque[tuple[Field, int]] = deque()
+        self.nested = 0
+
+    def run(self) -> list[Field]:
+        while self.queue:
+            found, depth = self.queue.popleft()
+            if depth > 0:
+                if self.nested >= MAX_NESTED:
+                    break
+                self.nested += 1
+            self.fields.append(found)
+            if depth < MAX_DEPTH:
+                self.expand(found.name, found.leaf, found.schema, found.holders, found.titles, depth)
+        return self.fields
+
+    def expand(
+        self,
+        path: str,
+        leaf: str,
+        schema: Mapping[str, Any],
+        holders: tuple[str, ...],
+        titles: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """Queue what is inside ``schema``: its properties, or its array items.
+
+        The properties of an object (or of an array's items) sit in it, so its name is one of
+        their holders; an item of an array of scalars is the array's own kind of value
+        (``keys[]`` is a key), so its holders are the array's.
+        """
+        outer = holders
+        holders = (*holders, leaf) if path else holders
+        if _properties(schema):
+            self.children(path, schema, holders, titles, depth + 1)
+            return
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            return
+        resolved, title = _resolve(items, self.defs)
+        inner_titles = (*titles, title) if title else titles
+        if _properties(resolved):
+            self.children(item_path(path), resolved, holders, inner_titles, depth + 1)
+        else:
+            self.queue.append(
+                (
+                    Field(
+                        name=item_path(path), leaf=leaf, schema=resolved, holders=outer, titles=inner_titles
+                    ),
+                    depth + 1,
+                )
+            )
+
+    def children(
+        self,
+        path: str,
+        schema: Mapping[str, Any],
+        holders: tuple[str, ...],
+        titles: tuple[str, ...],
+        depth: int,
+    ) -> None:
+        """Queue each property of the object ``schema`` (at ``path``).
+
+        An object property carries its own title or ``$ref`` name among its ``titles``, for what
+        is inside it; a scalar's title is only a label of itself.
+        """
+        for name, sub in _properties(schema).items():
+            resolved, title = _resolve(sub, self.defs)
+            holder = bool(title) and bool(_properties(resolved) or isinstance(resolved.get("items"), dict))
+            child = Field(
+                name=join_path(path, str(name)),
+                leaf=str(name),
+                schema=resolved,
+                holders=holders,
+                titles=(*titles, title) if holder else titles,
+            )
+            self.queue.append((child, depth))
+
+
+def _definitions(root: Mapping[str, Any]) -> Mapping[str, Any]:
+    defs: dict[str, Any] = {}
+    for key in ("definitions", "$defs"):
+        found = root.get(key)
+        if isinstance(found, dict):
+            defs.update(found)
+    return defs
+
+
+def _resolve(schema: Any, defs: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """``schema`` with local references, ``allOf`` and a nullable wrapper followed; and its name.
+
+    The name is the last ``$ref`` target's name, else the schema's ``title`` ("" when none).
+    """
+    name = ""
+    for _ in range(_MAX_REFS):
+        if not isinstance(schema, dict):
+            return {}, name
+        ref = schema.get("$ref")
+        if not isinstance(ref, str):
+            break
+        target = ref.rsplit("/", 1)[-1]
+        if not ref.startswith(("#/$defs/", "#/definitions/")) or target not in defs:
+            return {}, name
+        schema, name = defs[target], target
+    if not isinstance(schema, dict):
+        return {}, name
+    schema = _merged(schema, defs)
+    return schema, name or str(schema.get("title", ""))
+
+
+def _merged(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``allOf`` branches merged into one object; ``anyOf``/``oneOf`` of one object and null unwrapped."""
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            real = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
+            if len(real) == 1 and len(branches) == 2:
+                inner, _ = _resolve(real[0], defs)
+                if inner:
+                    return {**inner, **{k: v for k, v in schema.items() if k not in (key, "type")}}
+    branches = schema.get("allOf")
+    if not isinstance(branches, list) or not branches:
+        return schema
+    props: dict[str, Any] = {}
+    merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+    for branch in branches:
+        inner, _ = _resolve(branch, defs)
+        props.update(inner.get("properties", {}) if isinstance(inner.get("properties"), dict) else {})
+        merged.setdefault("type", inner.get("type"))
+    if props:
+        merged["properties"] = {**props, **merged.get("properties", {})}
+        merged["type"] = "object"
+    return {k: v for k, v in merged.items() if v is not None}
+
+
+def _properties(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The properties of an object schema (after :func:`_resolve` merged them), or ``{}``."""
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    return props if isinstance(props, dict) and props else {}

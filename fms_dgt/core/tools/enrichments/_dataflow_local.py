@@ -1,0 +1,224 @@
+"""Candidates within one namespace for the ``dataflow`` enrichment, and the final ranking.
+
+A person wiring a call sequence looks in the same API first. So :data:`LOCAL_SLOTS` places of
+each output's list are kept for inputs of tools of its own namespace (exact matches first, then
+by score), and the rest go to the best inputs of the whole pool, by score. In a large pool the
+global candidate lists (cut per output signature over every namespace) may hold no input of the
+output's own namespace at all, so each namespace's outputs are also scored against the same
+namespace's inputs (:func:`score_namespace`). Those signature-level lists depend only on the
+namespace's content and the settings, so the memo keeps them per namespace; their expansion to
+tools (:func:`expand_namespace`) is redone every run, which keeps cached runs identical to cold
+ones.
+
+:func:`rank_edges` merges an output instance's three lists (exact matches, local candidates,
+global candidates) into its ``max_neighbors`` best. The union is enough: an input of the output's
+namespace that makes the final list is among the namespace's ``max_neighbors`` best, and one of
+another namespace is among the global best by score.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_params import Side
+    from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
+
+__all__ = [
+    "LOCAL_SLOTS",
+    "Pairs",
+    "expand_namespace",
+    "instances_of",
+    "rank_edges",
+    "score_namespace",
+]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+#: Edges as ``(output instance, input instance, score)``.
+Pairs = tuple[IntArray, IntArray, FloatArray]
+
+#: Places of an output's list kept for inputs of its own namespace (when it has that many).
+LOCAL_SLOTS = 4
+
+
+def empty_pairs() -> Pairs:
+    return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+
+
+def instances_of(side: Side, rows: IntArray) -> IntArray:
+    """The instances of ``side`` whose tool is one of ``rows`` (ascending tool positions)."""
+    if len(rows) == 0 or len(side) == 0:
+        return np.zeros(0, np.int64)
+    if int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # a contiguous namespace: a range
+        lo = np.searchsorted(side.tool, rows[0], side="left")
+        hi = np.searchsorted(side.tool, rows[-1], side="right")
+        return np.arange(lo, hi, dtype=np.int64)
+    return np.flatnonzero(np.isin(side.tool, rows)).astype(np.int64)
+
+
+def _widths(outs: Side, out_inst: IntArray, own_inputs: IntArray, max_neighbors: int) -> IntArray:
+    """Per output signature of the pool: ``max_neighbors`` plus the most inputs one of this
+    namespace's producers skips as its own (0 for signatures the namespace does not produce)."""
+    width = np.zeros(len(outs.keys), dtype=np.int64)
+    np.maximum.at(width, outs.sig[out_inst], own_inputs[outs.tool[out_inst]] + max_neighbors)
+    return width
+
+
+def score_namespace(
+    scorer: Scorer,
+    sides: tuple[Side, Side],
+    instances: tuple[IntArray, IntArray],
+    own_inputs: IntArray,
+    max_neighbors: int,
+) -> Candidates:
+    """The signature-level candidates of one namespace's outputs among its own inputs.
+
+    Args:
+        scorer: scores signatures.
+        sides: the output and input sides of the pool.
+        instances: the namespace's output and input instances.
+        own_inputs: per tool, its number of inputs.
+        max_neighbors: inputs kept per output.
+    """
+    outs, ins = sides
+    out_inst, in_inst = instances
+    if len(out_inst) == 0 or len(in_inst) == 0:
+        return Candidates.empty()
+    out_sigs = np.unique(outs.sig[out_inst])
+    width = _widths(outs, out_inst, own_inputs, max_neighbors)
+    return scorer.rows(out_sigs, np.unique(ins.sig[in_inst]), width[out_sigs])
+
+
+def expand_namespace(
+    cands: Candidates,
+    sides: tuple[Side, Side],
+    instances: tuple[IntArray, IntArray],
+    tools: tuple[IntArray, IntArray],
+    max_neighbors: int,
+) -> Pairs:
+    """Each output instance's ``max_neighbors`` best inputs of other tools of its namespace.
+
+    Args:
+        cands: the namespace's candidates (:func:`score_namespace`).
+        sides: the output and input sides of the pool.
+        instances: the namespace's output and input instances.
+        tools: per tool, its qualified-name id and its number of inputs.
+        max_neighbors: inputs kept per output.
+    """
+    outs, ins = sides
+    out_inst, in_inst = instances
+    qid, own_inputs = tools
+    if len(cands.out) == 0:
+        return empty_pairs()
+    by_sig = in_inst[np.argsort(ins.sig[in_inst], kind="stable")]
+    sig_sorted = ins.sig[by_sig]
+    lo = np.searchsorted(sig_sorted, cands.inp, side="left")
+    counts = np.searchsorted(sig_sorted, cands.inp, side="right") - lo
+    pair = np.repeat(np.arange(len(cands.out)), counts)
+    sig, inst, score = cands.out[pair], by_sig[np.repeat(lo, counts) + _offsets(counts)], cands.score[pair]
+    # Rank each output signature's inputs once; its producers share the ranking (the width
+    # covers the inputs a producer skips as its own).
+    order = np.lexsort((tie_break(sig, inst), -score, sig))
+    sig, inst, score = sig[order], inst[order], score[order]
+    width = _widths(outs, out_inst, own_inputs, max_neighbors)
+    kept = np.arange(len(sig)) - np.searchsorted(sig, sig, side="left") < width[sig]
+    return _per_instance((outs, ins), qid, out_inst, (sig[kept], inst[kept], score[kept]), max_neighbors)
+
+
+def _offsets(counts: IntArray) -> IntArray:
+    """``0..c-1`` for each count ``c``, concatenated."""
+    offsets: IntArray = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(counts) - counts, counts
+    )
+    return offsets
+
+
+def _per_instance(
+    sides: tuple[Side, Side], qid: IntArray, out_inst: IntArray, ranked: Pairs, max_neighbors: int
+) -> Pairs:
+    """Each output instance's first ``max_neighbors`` ranked inputs of another tool."""
+    outs, ins = sides
+    sig, inst, score = ranked
+    starts = np.searchsorted(sig, outs.sig[out_inst], side="left")
+    counts = np.searchsorted(sig, outs.sig[out_inst], side="right") - starts
+    owner = np.repeat(out_inst, counts)
+    at = np.repeat(starts, counts) + _offsets(counts)
+    inst, score = inst[at], score[at]
+    other = qid[outs.tool[owner]] != qid[ins.tool[inst]]
+    owner, inst, score = owner[other], inst[other], score[other]
+    kept = np.arange(len(owner)) - np.searchsorted(owner, owner, side="left") < max_neighbors
+    return owner[kept], inst[kept], score[kept]
+
+
+def rank_edges(
+    lists: tuple[tuple[IntArray, IntArray], Pairs, Pairs],
+    sides: tuple[Side, Side],
+    namespace: IntArray,
+    max_neighbors: int,
+) -> Pairs:
+    """Each output instance's ``max_neighbors`` best inputs from its three candidate lists.
+
+    Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
+    places (counting the exact matches), then the rest by score; equal scores by the tie-break.
+
+    Args:
+        lists: exact matches (scored 1.0), local candidates and global candidates.
+        sides: the output and input sides.
+        namespace: per tool, its namespace id.
+        max_neighbors: inputs kept per output instance.
+    """
+    outs, ins = sides
+    exact, local, wide = lists
+    out_inst = np.concatenate((exact[0], local[0], wide[0]))
+    in_inst = np.concatenate((exact[1], local[1], wide[1]))
+    if len(out_inst) == 0:
+        return empty_pairs()
+    score = np.concatenate((np.ones(len(exact[0]), np.float32), local[2], wide[2]))
+    tier = np.full(len(out_inst), 2, dtype=np.int64)
+    tier[: len(exact[0])] = 0
+    tier[(tier == 2) & (namespace[outs.tool[out_inst]] == namespace[ins.tool[in_inst]])] = 1
+    tie = tie_break(outs.sig[out_inst], in_inst)
+    order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
+    order = order[_first_of_each_pair(out_inst[order], in_inst[order])]
+    out_inst, in_inst, score, tier, tie = (
+        out_inst[order],
+        in_inst[order],
+        score[order],
+        tier[order],
+        tie[order],
+    )
+    # Inputs of the output's namespace beyond its reserved places compete by score: re-sort the
+    # rows of the outputs that have such inputs (each output's rows are contiguous).
+    rank = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left")
+    late = (tier == 1) & (rank >= LOCAL_SLOTS)
+    if late.any():
+        tier[late] = 2
+        rows = np.flatnonzero(np.isin(out_inst, np.unique(out_inst[late])))
+        again = rows[np.lexsort((tie[rows], _sort_key(out_inst[rows], tier[rows], score[rows])))]
+        in_inst[rows], score[rows] = in_inst[again], score[again]
+    kept = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left") < max_neighbors
+    return out_inst[kept], in_inst[kept], score[kept]
+
+
+def _sort_key(out_inst: IntArray, tier: IntArray, score: FloatArray) -> IntArray:
+    """One integer ordering rows by output, then tier, then score (best first).
+
+    The bits of a non-negative float32 order like its value, so the score takes 31 bits.
+    """
+    bits = np.maximum(score, np.float32(0)).astype(np.float32).view(np.int32).astype(np.int64)
+    key: IntArray = (out_inst << 33) | (tier << 31) | (np.int64(0x7FFFFFFF) - bits)
+    return key
+
+
+def _first_of_each_pair(out_inst: IntArray, in_inst: IntArray) -> IntArray:
+    """Positions of the first row of each (output, input) pair, in order."""
+    span = int(in_inst.max()) + 1 if len(in_inst) else 1
+    _, first = np.unique(out_inst * span + in_inst, return_index=True)
+    positions: IntArray = np.sort(first)
+    return positions

@@ -1,0 +1,87 @@
+"""Tests for fms_dgt/core/tools/enrichments/_dataflow_entities.py: identifiers and their entities."""
+
+from __future__ import annotations
+
+import pytest
+
+from fms_dgt.core.tools.enrichments._dataflow_entities import (
+    context_entity,
+    name_text,
+    parse_role,
+    role,
+    singular,
+    words,
+)
+
+
+def test_words_split_snake_camel_acronyms_and_digits() -> None:
+    assert words("originSkyId") == ["origin", "sky", "id"]
+    assert words("authorID") == ["author", "id"]
+    assert words("HTMLFileName") == ["html", "file", "name"]
+    assert words("From_Currency Code") == ["from", "currency", "code"]
+    assert name_text("artistId") == name_text("artist_id") == "artist id"
+    assert [singular(w) for w in ("tickets", "categories", "status", "address")] == [
+        "ticket",
+        "category",
+        "status",
+        "address",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "expected"),
+    [
+        ("event_id", "", "id:event|"),
+        ("petId", "", "id:pet|"),
+        ("originSkyId", "", "id:sky|"),
+        ("geoId", "The unique identifier for the location", "id:geo|location"),
+        ("receiver_id", "User ID of the user to send the message to.", "id:receiver|user"),
+        ("id", "ID of the posted tweet.", "id:|tweet"),
+        ("id", "Unique Spotify ID of the album or single.", "id:|album"),
+        ("id", "Hotel ID", "id:|hotel"),
+        ("accessionNumber", "SEC Filing Identifier", "id:accession|filing"),
+        ("cik", "Central Index Key (CIK)", "id:cik|index"),
+        ("user_ids", "", "id:user|"),
+        ("key", "The key under which the value is stored. The key must be case-sensitive.", "id:|CTX"),
+    ],
+)
+def test_identifiers_carry_the_entity_they_name(name: str, description: str, expected: str) -> None:
+    assert role(name, {"description": description}, "string", "CTX") == expected
+
+
+@pytest.mark.parametrize("name", ["page_number", "phone_number", "username", "title", "order_history"])
+def test_other_names_are_not_identifiers(name: str) -> None:
+    assert not parse_role(role(name, {}, "string")).identifier
+
+
+def test_objects_and_booleans_are_never_identifiers() -> None:
+    assert role("user_id", {}, "object") == role("is_id", {}, "boolean") == ""
+
+
+def test_labels_and_search_inputs() -> None:
+    assert role("title", {}, "string", output=True) == "label"
+    assert role("quoteText", {}, "string", output=True) == "label"
+    assert role("query", {}, "string", output=False) == "query"
+    assert role("keyword", {}, "string", output=True) == "label"
+    assert role("title", {}, "integer", output=True) == ""
+    assert role("query", {}, "string", output=True) == "label"
+
+
+def test_context_entity_from_holders_titles_and_tool_names() -> None:
+    assert context_entity("Goodreads_Search_Book", ("author",)) == "author"
+    assert context_entity("x", ("matching_tweets",)) == "tweet"
+    assert context_entity("x", (), ("Forecast",)) == "forecast"
+    assert context_entity("getPet") == context_entity("listPets") == "pet"
+    assert context_entity("TripadvisorSearchLocation") == "location"
+    assert context_entity("Spotify_Scraper_Get_Artist_Overview") == "artist"
+    # The context is only asked for when neither the name nor the description names an entity.
+    asked: list[int] = []
+    role("ticket_id", {}, "string", lambda: asked.append(1) or "x")
+    assert asked == []
+    assert role("id", {}, "string", lambda: "pet") == "id:|pet"
+
+
+def test_parse_role_reads_what_role_writes() -> None:
+    parsed = parse_role("id:user|contact")
+    assert parsed.identifier and (parsed.a, parsed.b) == ("user", "contact")
+    assert not parse_role("label").identifier

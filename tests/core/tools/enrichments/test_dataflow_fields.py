@@ -1,0 +1,114 @@
+"""Tests for fms_dgt/core/tools/enrichments/_dataflow_fields.py: inputs and nested outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fms_dgt.core.tools.artifacts import read_path
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_fields import (
+    MAX_DEPTH,
+    MAX_NESTED,
+    find_field,
+    input_fields,
+    output_fields,
+)
+
+
+def tool(output: dict[str, Any], name: str = "t") -> Tool:
+    return Tool(
+        name,
+        "ns",
+        parameters={"type": "object", "properties": {"q": {"type": "string"}}},
+        output_parameters=output,
+    )
+
+
+def names(output: dict[str, Any]) -> list[str]:
+    return [f.name for f in output_fields(tool(output))]
+
+
+def test_nested_objects_and_arrays_are_outputs_named_by_paths() -> None:
+    output = {
+        "type": "object",
+        "properties": {
+            "location": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "author": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"id": {"type": "string"}}},
+            },
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    assert names(output) == ["location", "author", "tags", "location.name", "author[].id", "tags[]"]
+    found = find_field(tool(output), "author[].id", output=True)
+    assert found is not None and found.leaf == "id" and found.holders == ("author",)
+    item = find_field(tool(output), "tags[]", output=True)
+    assert item is not None and item.leaf == "tags" and item.holders == ()  # an item of tags is a tag
+    result = {"location": {"name": "Lisbon"}, "author": [{"id": "a1"}], "tags": ["x"]}
+    assert [read_path(result, n) for n in names(output)][3:] == ["Lisbon", "a1", "x"]
+
+
+def test_a_result_that_is_an_array_or_a_scalar_is_the_whole_result() -> None:
+    listing = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}}
+    assert names(listing) == ["", "[].id"]
+    assert names({"type": "array", "items": {"type": "integer"}}) == ["", "[]"]
+    assert names({"type": "string"}) == [""]
+    assert names({}) == []
+
+
+def test_refs_allof_and_nullable_objects_are_followed() -> None:
+    output = {
+        "$ref": "#/$defs/Pet",
+        "$defs": {
+            "Pet": {
+                "allOf": [
+                    {"$ref": "#/$defs/Named"},
+                    {"type": "object", "properties": {"id": {"type": "string"}}},
+                ]
+            },
+            "Named": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "Owner": {"type": "object", "title": "Owner", "properties": {"id": {"type": "string"}}},
+        },
+    }
+    assert names(output) == ["name", "id"]
+    wrapped = {
+        "type": "object",
+        "properties": {"owner": {"anyOf": [{"$ref": "#/definitions/Owner"}, {"type": "null"}]}},
+        "definitions": output["$defs"],
+    }
+    assert names(wrapped) == ["owner", "owner.id"]
+    owner_id = find_field(tool(wrapped), "owner.id", output=True)
+    assert owner_id is not None and owner_id.titles == ("Owner",)
+
+
+def test_depth_and_count_are_bounded() -> None:
+    deep: dict[str, Any] = {"type": "string"}
+    for level in range(MAX_DEPTH + 3):
+        deep = {"type": "object", "properties": {f"l{level}": deep}}
+    assert max(n.count(".") for n in names(deep)) == MAX_DEPTH
+    wide = {
+        "type": "object",
+        "properties": {
+            f"p{i}": {"type": "object", "properties": {f"c{j}": {"type": "string"} for j in range(10)}}
+            for i in range(20)
+        },
+    }
+    found = names(wide)
+    assert len(found) == 20 + MAX_NESTED
+    assert all("." not in n for n in found[:20])
+
+
+def test_property_names_with_path_characters_round_trip() -> None:
+    output = {
+        "type": "object",
+        "properties": {"a.b": {"type": "object", "properties": {"c": {"type": "string"}}}},
+    }
+    paths = names(output)
+    assert paths == ["a\\.b", "a\\.b.c"]
+    assert read_path({"a.b": {"c": "v"}}, paths[1]) == "v"
+
+
+def test_inputs_are_the_top_level_parameters() -> None:
+    assert [f.name for f in input_fields(tool({}))] == ["q"]
+    assert input_fields(Tool("x", "ns")) == []
