@@ -256,8 +256,7 @@ class MCPClient:
         async def send(session: Session) -> dict[str, Any]:
             if not session.listed:
                 await list_every_page(session)
-            result = await live_client(session).call_tool(name, arguments)
-            return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            return _wire_result(await live_client(session).call_tool(name, arguments))
 
         return await self._request(f"tools/call {name}", send, timeout, idempotent=False)
 
@@ -506,6 +505,23 @@ class MCPClient:
 
     def _connect_hint(self) -> str:
         return connect_hint(self.spec, self.transport)
+
+
+def _wire_result(result: Any) -> dict[str, Any]:
+    """A ``CallToolResult`` as a wire-format dict.
+
+    ``structuredContent`` and ``_meta`` are the JSON values as read, handed on without a copy:
+    pydantic's serialiser refuses values nested a few hundred levels deep, and the engine says
+    more clearly why such a result is refused.
+    """
+    wire: dict[str, Any] = result.model_dump(
+        by_alias=True, mode="json", exclude_none=True, exclude={"structured_content", "meta"}
+    )
+    if result.structured_content is not None:
+        wire["structuredContent"] = result.structured_content
+    if result.meta is not None:
+        wire["_meta"] = result.meta
+    return wire
 
 
 def _safe_call(callback: Callable[[], None]) -> None:

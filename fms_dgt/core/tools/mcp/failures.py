@@ -30,7 +30,13 @@ def timeout_error(
 ) -> MCPTimeoutError:
     """No answer within ``seconds``; names the timeout key to raise."""
     key = {"connect": "connect_timeout", "tools/list": "list_timeout"}.get(operation, "call_timeout")
-    source = f" from {spec.url}" if spec.url else ""
+    source = (
+        f" from {spec.url}"
+        if spec.url
+        else " to the handshake (initialize)"
+        if operation == "connect"
+        else ""
+    )
     reason = f"no answer{source} within {seconds:g} s" + (f" (tried {tried})" if tried else "") + note
     hint = f"Check that the server is healthy, or raise `{key}`."
     return MCPTimeoutError(spec.name, transport, operation, redact(reason), hint)

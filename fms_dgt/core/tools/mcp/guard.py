@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from fms_dgt.core.tools.mcp.spec import RejectedTool
+from fms_dgt.errors import LoadError
+from fms_dgt.io import DEFAULT_LIMITS, check_limits
 from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
@@ -61,16 +63,24 @@ class UnreadableMessage(Exception):
         size: its length in bytes.
         request_id: the id of the request it seems to answer, when one could be made out.
         excerpt: its first characters, for the log.
+        parsed: the message itself when it is a well-formed message that is only nested too
+            deeply (a ``tools/list`` answer loses just its deep tools).
     """
 
     def __init__(
-        self, reason: str, size: int, request_id: int | str | None = None, excerpt: str = ""
+        self,
+        reason: str,
+        size: int,
+        request_id: int | str | None = None,
+        excerpt: str = "",
+        parsed: Any = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.size = size
         self.request_id = request_id
         self.excerpt = excerpt
+        self.parsed = parsed
 
 
 class RateLimiter:
@@ -184,6 +194,9 @@ class MessageGuard:
 
     def _unreadable(self, item: UnreadableMessage) -> Any:
         pending = self._pending.pop(item.request_id, None) if item.request_id is not None else None
+        if pending is not None and pending[0] == "tools/list" and item.parsed is not None:
+            self._check_page(item.parsed.message.result, pending[1], deep=True)
+            return item.parsed
         if pending is not None:
             log.warning(
                 "MCP server %s: its answer to %s (%d bytes) could not be read: %s",
@@ -212,11 +225,17 @@ class MessageGuard:
 
     # ------------------------------------------------------------------ tools/list
 
-    def _check_page(self, result: dict[str, Any], cursor: str | None) -> None:
+    def _check_page(self, result: dict[str, Any], cursor: str | None, *, deep: bool = False) -> None:
+        """Take the tools the SDK would refuse out of a page (and, for a ``deep`` page, the tools
+        nested too deeply for the SDK to read), noting each with why."""
         tools = result.get("tools")
         if not isinstance(tools, list):
             return  # not a page at all: the SDK refuses it as a whole, with its reason
-        bad = _bad_tools(self._version() or _FALLBACK_VERSION, result)
+        bad = _too_deep(tools) if deep else {}
+        positions = [i for i in range(len(tools)) if i not in bad]
+        result["tools"] = [tools[i] for i in positions]
+        for position, errors in _bad_tools(self._version() or _FALLBACK_VERSION, result).items():
+            bad[positions[position]] = errors
         if bad:
             result["tools"] = [t for i, t in enumerate(tools) if i not in bad]
         kept = tuple((i, str(t.get("name"))) for i, t in enumerate(tools) if i not in bad)
@@ -230,6 +249,17 @@ class MessageGuard:
         self._pages[cursor] = report
         if len(self._pages) > _MAX_PAGES:
             del self._pages[next(iter(self._pages))]
+
+
+def _too_deep(tools: list[Any]) -> dict[int, list[Any]]:
+    """``{position: [error]}`` of the tools nested deeper than ``DEFAULT_LIMITS.max_depth``."""
+    bad: dict[int, list[Any]] = {}
+    for i, tool in enumerate(tools):
+        try:
+            check_limits(tool, "MCP tool")
+        except LoadError:
+            bad[i] = [{"loc": (), "msg": f"it is nested more than {DEFAULT_LIMITS.max_depth} levels deep"}]
+    return bad
 
 
 def _bad_tools(version: str, result: dict[str, Any]) -> dict[int, list[Any]]:
@@ -270,8 +300,8 @@ def summarise_errors(errors: list[Any], skip: int = 0) -> str:
     """
     parts = []
     for error in errors[:3]:
-        where = ".".join(str(p) for p in error["loc"][skip:]) or "the value"
-        parts.append(f"{where}: {error['msg']}")
+        where = ".".join(str(p) for p in error["loc"][skip:])
+        parts.append(f"{where}: {error['msg']}" if where else str(error["msg"]))
     more = len(errors) - len(parts)
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 

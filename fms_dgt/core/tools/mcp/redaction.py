@@ -7,9 +7,10 @@ command line (``--api-key=...``) and, now and then, its URL (``https://user:pw@h
 :func:`fms_dgt.secrets.register_secret`, so every exit of the process (messages, load reports,
 tool metadata, log records) shows ``***`` instead. It treats as secret:
 
-* the value of a header, environment variable, URL query parameter or ``--flag=value`` /
-  ``--flag value`` argument whose *name* looks like a credential (auth, key, token, secret,
-  password, cookie, session, credential, private);
+* the value of a header, environment variable, URL query parameter or ``--flag=value``
+  argument whose *name* looks like a credential (auth, key, token, secret, password, cookie,
+  session, credential, private), and the argument after ``--api-key``, ``--token``, ``--secret``,
+  ``--password`` and the like;
 * a value shaped like a well-known token (``sk-...``, ``ghp_...``, ``xoxb-...``, ``AKIA...``, a
   JWT);
 * the password of a URL (``scheme://user:password@host``);
@@ -36,6 +37,9 @@ __all__ = ["looks_sensitive", "register_resolved", "register_spec_secrets", "sec
 _SENSITIVE: Final = re.compile(
     r"auth|key|token|secret|passw|cookie|session|credential|private|bearer", re.IGNORECASE
 )
+# A flag that names one of these is followed by its value; "auth", "session", "private" flags
+# are as often switches (--no-auth, --private) whose next argument is something else.
+_FLAG_WITH_SECRET: Final = re.compile(r"token|key|secret|passw|credential|bearer", re.IGNORECASE)
 _TOKEN_SHAPES: Final = re.compile(
     r"(?:sk-|sk_live_|sk_test_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abposr]-|AKIA|ASIA|hf_|eyJ)"
     r"[A-Za-z0-9._\-+/=]{8,}"
@@ -87,11 +91,16 @@ def _in_args(args: Sequence[str]) -> Iterator[str]:
         flag, sep, value = arg.partition("=")
         if sep and looks_sensitive(flag):
             yield from _named(flag, value)
-        elif arg.startswith("-") and looks_sensitive(arg) and i + 1 < len(args):
+        elif _takes_secret(arg) and i + 1 < len(args):
             yield from _named(arg, args[i + 1])
         yield from _shaped(arg)
         if "://" in arg:
             yield from _in_url(arg)
+
+
+def _takes_secret(arg: str) -> bool:
+    """``--api-key`` (whose value is the next argument), not ``--no-auth`` or ``--private``."""
+    return arg.startswith("-") and not arg.startswith("--no-") and bool(_FLAG_WITH_SECRET.search(arg))
 
 
 def _named(name: str, value: str) -> Iterator[str]:

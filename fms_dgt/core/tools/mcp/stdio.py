@@ -14,8 +14,8 @@ Written here, not taken from the SDK, because the server is untrusted and must n
 * **exhaust memory with one endless line.** A message longer than ``max_message_bytes`` is
   dropped as it streams in and fails the request it answers.
 * **break the session with noise.** A line that is not a JSON-RPC message is handed on as an
-  :class:`~fms_dgt.core.tools.mcp.guard.UnreadableMessage` (the guard logs it once, by server).
-  An answer nested deeper than the SDK's parser allows is read with Python's parser instead.
+  :class:`~fms_dgt.core.tools.mcp.guard.UnreadableMessage` (the guard logs it, naming the
+  server, or fails the request it answers when its id can be made out).
 
 Every function imports ``anyio`` and the SDK when called, never at import time.
 """
@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any, Final
 from fms_dgt.core.tools.mcp.guard import MessageGuard, RateLimiter, UnreadableMessage
 from fms_dgt.core.tools.mcp.redaction import register_resolved
 from fms_dgt.core.tools.mcp.spec import MCPServerSpec
+from fms_dgt.errors import LoadError
+from fms_dgt.io import DEFAULT_LIMITS, check_limits
 from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
@@ -74,6 +76,7 @@ _TERM_GRACE: Final = 2.0  # seconds its group has between SIGTERM and SIGKILL
 _FLUSH_TIMEOUT: Final = 0.5
 _POLL: Final = 0.02
 _PREFIX: Final = 4096  # bytes of an unreadable line searched for its request id
+_TOO_DEEP: Final = f"it is nested more than {DEFAULT_LIMITS.max_depth} levels deep"
 _ID: Final = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 
 _GROUPS: set[int] = set()
@@ -229,28 +232,41 @@ def parse_line(line: bytes) -> Any:
     try:
         return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValidationError:
-        pass  # the slow path below says why, or reads what the SDK's parser is too shallow for
+        return _unreadable(line)
+
+
+def _unreadable(line: bytes) -> UnreadableMessage:
+    """Why ``line`` is not a message, and the request it answers when that can be made out.
+
+    Python's parser reads deeper than the SDK's (which stops near 200 levels), so a deep answer
+    still names its request and fails it at once.
+    """
     try:
-        value = json.loads(line)
+        value = json.loads(line.decode("utf-8"))
     except RecursionError:
-        return UnreadableMessage("it is nested too deeply to read", len(line), _id_in(line[:_PREFIX]))
+        return UnreadableMessage(_TOO_DEEP, len(line), _id_in(line[:_PREFIX]))
     except ValueError as exc:
         reason = "it is not UTF-8" if isinstance(exc, UnicodeDecodeError) else "it is not JSON"
         return UnreadableMessage(reason, len(line), _id_in(line[:_PREFIX]), _excerpt(line))
-    return _from_value(value, line)
+    found = value.get("id") if isinstance(value, dict) else None
+    request_id = found if isinstance(found, int | str) and not isinstance(found, bool) else None
+    try:
+        check_limits(value, "MCP message")
+    except LoadError:
+        return UnreadableMessage(_TOO_DEEP, len(line), request_id, parsed=_message(value))
+    return UnreadableMessage("it is not a JSON-RPC message", len(line), request_id, _excerpt(line))
 
 
-def _from_value(value: Any, line: bytes) -> Any:
+def _message(value: Any) -> Any:
+    """``value`` as a ``SessionMessage`` when it is a well-formed message, else None."""
     from mcp.shared.message import SessionMessage
     from mcp_types import jsonrpc_message_adapter
     from pydantic import ValidationError
 
-    found = value.get("id") if isinstance(value, dict) else None
-    request_id = found if isinstance(found, int | str) and not isinstance(found, bool) else None
     try:
         return SessionMessage(jsonrpc_message_adapter.validate_python(value, by_name=False))
     except (ValidationError, RecursionError):
-        return UnreadableMessage("it is not a JSON-RPC message", len(line), request_id, _excerpt(line))
+        return None
 
 
 def _id_in(prefix: bytes) -> int | str | None:

@@ -90,6 +90,8 @@ def describe_exc(exc: BaseException) -> str:
     leaf = innermost(exc)
     if isinstance(leaf, ValidationError):
         return redact(f"the answer does not follow the MCP protocol: {summarise_validation(leaf)}")
+    if isinstance(leaf, ValueError) and "serialization depth" in str(leaf):
+        return "the answer is nested too deeply for the MCP SDK to read"
     text = str(leaf).strip() or type(leaf).__name__
     return redact(text if type(leaf).__name__ in text else f"{type(leaf).__name__}: {text}")
 
