@@ -23,6 +23,7 @@ Every function imports ``anyio`` and the SDK when called, never at import time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -225,14 +226,21 @@ class LineReader:
 
 def parse_line(line: bytes) -> Any:
     """One line as a ``SessionMessage``, or an :class:`UnreadableMessage` saying why it is not one."""
+    session_message, adapter, validation_error = _sdk()
+    try:
+        return session_message(adapter.validate_json(line, by_name=False))
+    except validation_error:
+        return _unreadable(line)
+
+
+@functools.cache
+def _sdk() -> tuple[Any, Any, type[Exception]]:
+    """What reading a message needs from the SDK (imported on first use; looked up once per line)."""
     from mcp.shared.message import SessionMessage
     from mcp_types import jsonrpc_message_adapter
     from pydantic import ValidationError
 
-    try:
-        return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValidationError:
-        return _unreadable(line)
+    return SessionMessage, jsonrpc_message_adapter, ValidationError
 
 
 def _unreadable(line: bytes) -> UnreadableMessage:
