@@ -22,7 +22,8 @@ Scenario keys (all optional):
   ``{"text_bytes": n}`` answers with n bytes of text; ``{"depth": n}`` answers with
   ``structuredContent`` nested n levels; ``{"line": text}`` writes that line as the answer
   (``{id}`` in it becomes the request's id);
-  ``{"pad_bytes": n}`` answers a valid result padded to about n bytes. Without ``call``, a call
+  ``{"pad_bytes": n}`` answers a valid result padded to about n bytes; ``{"error_bytes": n}`` a
+  JSON-RPC error whose message is n characters long. Without ``call``, a call
   answers ``{"echo": arguments}`` as structured content.
 """
 
@@ -120,6 +121,9 @@ def _call(request_id: Any, params: dict[str, Any]) -> None:
         _raw(
             f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"result":{{"content":[],"structuredContent":{nested}}}}}'
         )
+    elif "error_bytes" in how:
+        error = {"code": -32000, "message": "E" * int(how["error_bytes"])}
+        _write({"jsonrpc": "2.0", "id": request_id, "error": error})
     elif "text_bytes" in how:
         _answer(request_id, {"content": [{"type": "text", "text": "y" * int(how["text_bytes"])}]})
     elif "pad_bytes" in how:

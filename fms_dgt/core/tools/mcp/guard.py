@@ -145,8 +145,12 @@ class MessageGuard:
         return _GuardedRead(read_stream, self), _GuardedWrite(write_stream, self)
 
     def page_report(self, cursor: str | None) -> PageReport | None:
-        """What was done to the last ``tools/list`` answer for ``cursor`` (once; None if nothing known)."""
-        return self._pages.pop(cursor, None)
+        """What was done to the last ``tools/list`` answer for ``cursor`` (None if nothing is known).
+
+        Kept until the next answer for the same cursor, so two listings in flight at once (the
+        loader's, and the one a first call makes) both learn what was taken out.
+        """
+        return self._pages.get(cursor)
 
     def process_note(self) -> str:
         """``; the server process exited with code 1; its stderr ended with: ...``, or ``""``."""
@@ -228,6 +232,7 @@ class MessageGuard:
     def _check_page(self, result: dict[str, Any], cursor: str | None, *, deep: bool = False) -> None:
         """Take the tools the SDK would refuse out of a page (and, for a ``deep`` page, the tools
         nested too deeply for the SDK to read), noting each with why."""
+        self._pages.pop(cursor, None)
         tools = result.get("tools")
         if not isinstance(tools, list):
             return  # not a page at all: the SDK refuses it as a whole, with its reason

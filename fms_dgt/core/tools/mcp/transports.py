@@ -18,6 +18,7 @@ from fms_dgt.core.tools.mcp.stdio import stdio_streams
 from fms_dgt.secrets import redact
 
 __all__ = [
+    "MAX_REASON_CHARS",
     "SYNC_GRACE",
     "describe_exc",
     "http_client",
@@ -30,6 +31,8 @@ __all__ = [
 ]
 
 _SESSION_GONE: Final = ("session not found", "session terminated")
+#: Longest description of a failure put into an error message.
+MAX_REASON_CHARS: Final = 2000
 #: Margin the sync side waits beyond an operation's own timeout, so the loop-side timeout (which
 #: cancels the request cleanly) normally fires first.
 SYNC_GRACE: Final = 5.0
@@ -80,7 +83,8 @@ def never_ran(exc: BaseException) -> bool:
 
 
 def describe_exc(exc: BaseException) -> str:
-    """``Type: message`` of the innermost exception, for error messages and logs (secrets hidden).
+    """``Type: message`` of the innermost exception, for error messages and logs (secrets hidden,
+    at most :data:`MAX_REASON_CHARS` characters: a server's error text may be megabytes long).
 
     A pydantic validation error (a result that does not fit the protocol) reads as one line
     naming the fields, without the offending input.
@@ -93,7 +97,10 @@ def describe_exc(exc: BaseException) -> str:
     if isinstance(leaf, ValueError) and "serialization depth" in str(leaf):
         return "the answer is nested too deeply for the MCP SDK to read"
     text = str(leaf).strip() or type(leaf).__name__
-    return redact(text if type(leaf).__name__ in text else f"{type(leaf).__name__}: {text}")
+    text = redact(text if type(leaf).__name__ in text else f"{type(leaf).__name__}: {text}")
+    return (
+        text if len(text) <= MAX_REASON_CHARS else f"{text[:MAX_REASON_CHARS]}... ({len(text):,} characters)"
+    )
 
 
 def interpolated_headers(spec: MCPServerSpec) -> dict[str, str]:

@@ -344,8 +344,9 @@ def test_max_result_bytes_is_a_config_key() -> None:
         assert "over the engine's max_result_bytes (1,000)" in str(_call_bad(engine).error)
     with _hostile_engine({"pad_bytes": 500}, max_result_bytes=1000) as engine:
         assert _call_bad(engine).result == {"pad": "z" * 500}
-    with pytest.raises(ConfigError, match="invalid max_result_bytes"):
-        MCPToolEngine(ToolRegistry([]), max_result_bytes=0)
+    config = {"tools": {"registry": [], "engines": {"live": {"type": "mcp", "max_result_bytes": 0}}}}
+    with pytest.raises(ConfigError, match="invalid max_result_bytes 0 for the mcp engine"):
+        build_engines(Config(config, None), ToolRegistry([]))
 
 
 @pytest.mark.parametrize("depth", [150, 300, 5000])
@@ -377,3 +378,21 @@ def test_a_server_that_exits_mid_call_is_a_clear_failed_call() -> None:
     assert "connection dropped" in result.error and "exited with code 3" in result.error
     assert "fatal: license expired" in result.error
     assert result.metadata["error"]["type"] == "transport"
+
+
+def test_an_answer_outside_the_protocol_is_a_clear_failed_call() -> None:
+    line = '{"jsonrpc": "2.0", "id": {id}, "result": {"content": "not a list"}}'
+    with _hostile_engine({"line": line}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None
+    assert (
+        "the answer does not follow the MCP protocol: content: Input should be a valid list" in result.error
+    )
+    assert "Traceback" not in result.error
+
+
+def test_a_megabyte_error_message_is_cut() -> None:
+    with _hostile_engine({"error_bytes": 1_000_000}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None and len(result.error) < 3000
+    assert "EEEE... (1,000,010 characters)" in result.error

@@ -67,7 +67,10 @@ def test_a_page_loses_only_its_bad_tools(version: str | None) -> None:
     assert report.kept == ((0, "ok"), (4, "also_ok"))
     assert [(r.index, r.name) for r in report.rejected] == [(1, None), (2, "list_schema"), (3, None)]
     assert "name: Field required" in report.rejected[0].reason
-    assert guard.page_report("1") is None  # reported once
+    assert guard.page_report("1") is report  # until the next answer for that cursor
+    guard.sent(_request(6, "tools/list", {"cursor": "1"}))
+    guard.received(_answer(6, {"tools": "not a list"}))
+    assert guard.page_report("1") is None
 
 
 def test_a_page_level_fault_is_left_for_the_sdk_to_report() -> None:
