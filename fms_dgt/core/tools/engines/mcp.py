@@ -75,6 +75,7 @@ log = logging.getLogger(__name__)
 
 #: Largest MCP tool result (its content serialised as compact JSON) the engine accepts.
 DEFAULT_MAX_RESULT_BYTES: Final = 10 * 1024 * 1024
+_SHALLOW_BYTES: Final = 2 * DEFAULT_LIMITS.max_depth
 
 
 @register_tool_engine("mcp")
@@ -146,8 +147,8 @@ class MCPToolEngine(ToolEngine):
         refused = result_refusal(raw, self.max_result_bytes)
         if refused is None:
             result = map_call_result(call, raw, server=server)
-            if not _too_deep(result.result):  # text content that decoded to a deep JSON value
-                return result
+            if raw.get("structuredContent") is not None or not _too_deep(result.result):
+                return result  # (text content may decode to a deep JSON value)
             refused = _depth_refusal()
         reason, limit = refused
         message = f"result of {tool.qualified_name} from MCP server {server!r} refused: {reason}"
@@ -225,19 +226,25 @@ def map_call_result(call: ToolCall, raw: Mapping[str, Any], *, server: str | Non
 def result_refusal(raw: Mapping[str, Any], max_bytes: int) -> tuple[str, str] | None:
     """Why a ``CallToolResult`` may not become a record, and the limit it broke; None when it may.
 
-    It may not when its ``structuredContent`` or ``content`` is nested deeper than
-    ``DEFAULT_LIMITS.max_depth``, or when it takes more than ``max_bytes`` serialised as compact
-    JSON.
+    It may not when it takes more than ``max_bytes`` serialised as compact JSON, or when its
+    ``structuredContent``, ``content`` or ``_meta`` is nested deeper than
+    ``DEFAULT_LIMITS.max_depth``.
     """
-    if any(_too_deep(raw.get(key)) for key in ("structuredContent", "content", "_meta")):
+    try:
+        size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+    except RecursionError:
         return _depth_refusal()
-    size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str).encode())
     if size > max_bytes:
         return (
             f"it is {size:,} bytes, over the engine's max_result_bytes ({max_bytes:,}). Make the tool "
             "return less, or raise `max_result_bytes`",
             "max_result_bytes",
         )
+    # Each level of nesting takes two characters at least: a small result cannot be too deep.
+    if size > _SHALLOW_BYTES and any(
+        _too_deep(raw.get(k)) for k in ("structuredContent", "content", "_meta")
+    ):
+        return _depth_refusal()
     return None
 
 
