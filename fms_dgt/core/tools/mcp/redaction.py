@@ -7,7 +7,9 @@ command line (``--api-key=...``) and, now and then, its URL (``https://user:pw@h
 :func:`fms_dgt.secrets.register_secret`, so every exit of the process (messages, load reports,
 tool metadata, log records) shows ``***`` instead. It treats as secret:
 
-* the value of a header, environment variable, URL query parameter or ``--flag=value``
+* the value of every HTTP header but the few that never carry one (``Accept``,
+  ``Content-Type``, ``User-Agent``...): a remote server's headers are there to authenticate;
+* the value of an environment variable, URL query parameter or ``--flag=value``
   argument whose *name* looks like a credential (auth, key, token, secret, password, cookie,
   session, credential, private), and the argument after ``--api-key``, ``--token``, ``--secret``,
   ``--password`` and the like;
@@ -44,6 +46,19 @@ _TOKEN_SHAPES: Final = re.compile(
     r"(?:sk-|sk_live_|sk_test_|ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|xox[abposr]-|AKIA|ASIA|hf_|eyJ)"
     r"[A-Za-z0-9._\-+/=]{8,}"
 )
+# Headers that never carry a credential; every other header's value is treated as one.
+_PLAIN_HEADERS: Final = frozenset(
+    {
+        "accept",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-type",
+        "mcp-protocol-version",
+        "user-agent",
+    }
+)
 # Environment values shorter than this are not looked for inside arguments (``1``, ``true``...).
 _MIN_ENV_SECRET: Final = 8
 
@@ -79,8 +94,10 @@ def secrets_in(
 ) -> Iterator[str]:
     """The secrets a server's configuration holds (see the module docstring)."""
     yield from _in_args(args)
-    for name, value in (*(env or {}).items(), *(headers or {}).items()):
+    for name, value in (env or {}).items():
         yield from _named(str(name), str(value))
+    for name, value in (headers or {}).items():
+        yield from _named(str(name), str(value), secret=str(name).lower() not in _PLAIN_HEADERS)
     if url:
         yield from _in_url(url)
     yield from _environment_values(_all_values(args, env, headers, url))
@@ -103,8 +120,9 @@ def _takes_secret(arg: str) -> bool:
     return arg.startswith("-") and not arg.startswith("--no-") and bool(_FLAG_WITH_SECRET.search(arg))
 
 
-def _named(name: str, value: str) -> Iterator[str]:
-    if looks_sensitive(name) and value.strip():
+def _named(name: str, value: str, *, secret: bool = False) -> Iterator[str]:
+    """The secrets in ``value``, all of it when ``name`` looks like a credential (or ``secret``)."""
+    if (secret or looks_sensitive(name)) and value.strip():
         yield value
         scheme, _, token = value.strip().partition(" ")
         if token and scheme.isalpha():  # "Bearer abc": the token alone appears elsewhere too

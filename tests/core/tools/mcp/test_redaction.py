@@ -32,9 +32,10 @@ def test_secrets_in_args(args: list[str], found: set[str]) -> None:
 
 def test_secrets_in_env_headers_and_url() -> None:
     env = {"GITHUB_TOKEN": "env-fff-666", "LOG_LEVEL": "debug", "HOME_DIR": "/home/someone"}
-    headers = {"Authorization": "Bearer hdr-ggg-777", "Accept": "text/plain", "X-Trace": "xoxb-12345678901"}
+    headers = {"Authorization": "Bearer hdr-ggg-777", "Accept": "text/plain", "X-Tenant": "acme-tenant-77"}
     found = set(secrets_in((), env, headers, "https://u:url-hhh-888@h/mcp"))
-    assert found == {"env-fff-666", "Bearer hdr-ggg-777", "hdr-ggg-777", "xoxb-12345678901", "url-hhh-888"}
+    assert found == {"env-fff-666", "Bearer hdr-ggg-777", "hdr-ggg-777", "acme-tenant-77", "url-hhh-888"}
+    assert set(secrets_in((), None, {"User-Agent": "xoxb-12345678901"}, None)) == {"xoxb-12345678901"}
 
 
 def test_a_value_of_a_credential_variable_found_in_an_argument(monkeypatch: pytest.MonkeyPatch) -> None:
