@@ -1,5 +1,7 @@
 """Helpers for the MCP tests: start our test server or the reference server on loopback.
 
+* :func:`hostile_kwargs` starts ``tests/support/hostile_mcp_server.py``, a server that misbehaves
+  as a JSON scenario says (malformed tools, noise on stdout, huge or deep answers...).
 * :func:`http_server` runs ``tests/support/mcp_server.py`` over SSE or streamable HTTP on a free
   127.0.0.1 port as a real subprocess, at the usual path or another one (``path="/"``).
 * :func:`everything_command` finds ``@modelcontextprotocol/server-everything`` in
@@ -12,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -26,6 +29,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_SCRIPT = Path(__file__).resolve().with_name("mcp_server.py")
+HOSTILE_SCRIPT = Path(__file__).resolve().with_name("hostile_mcp_server.py")
 NODE_PREFIX = REPO / ".cache" / "node"
 EVERYTHING_BIN = NODE_PREFIX / "node_modules" / ".bin" / "mcp-server-everything"
 EVERYTHING_PACKAGE = "@modelcontextprotocol/server-everything"
@@ -60,6 +64,16 @@ def stdio_kwargs(**extra: Any) -> dict[str, Any]:
         "transport": "stdio",
         "command": sys.executable,
         "args": [str(SERVER_SCRIPT), *extra.pop("argv", [])],
+        **extra,
+    }
+
+
+def hostile_kwargs(scenario: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """Loader keyword arguments that start the misbehaving server with ``scenario`` over stdio."""
+    return {
+        "transport": "stdio",
+        "command": sys.executable,
+        "args": [str(HOSTILE_SCRIPT), json.dumps(scenario)],
         **extra,
     }
 

@@ -27,6 +27,10 @@ Result mapping (``ToolResult``):
 * ``isError: true`` becomes ``error`` (the tool's text). A protocol failure, a timeout or a lost
   connection also becomes ``error`` (and is logged; the last two are retried when the call policy
   has ``retries``); :meth:`execute` never raises because of a call.
+* The server is untrusted: a result larger than ``max_result_bytes`` (its content, serialised as
+  compact JSON; 10 MiB by default) or nested deeper than :data:`fms_dgt.io.DEFAULT_LIMITS` allows
+  is refused, as a failed call whose ``metadata["error"]`` is ``{"type": "validation", "phase":
+  "result", "limit": ...}``; nothing of it goes into records.
 
 Example::
 
@@ -42,10 +46,11 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
+from fms_dgt.core.tools.engines.runner import error_info
 from fms_dgt.core.tools.mcp import (
     MCPClient,
     MCPClientError,
@@ -56,15 +61,21 @@ from fms_dgt.core.tools.mcp import (
     default_server_name,
     get_connection,
 )
-from fms_dgt.errors import ConfigError
+from fms_dgt.errors import ConfigError, LoadError
+from fms_dgt.io import DEFAULT_LIMITS, check_limits
 from fms_dgt.plugins import register_tool_engine
+from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["MCPToolEngine", "map_call_result"]
+__all__ = ["DEFAULT_MAX_RESULT_BYTES", "MCPToolEngine", "map_call_result", "result_refusal"]
 
 log = logging.getLogger(__name__)
+
+#: Largest MCP tool result (its content serialised as compact JSON) the engine accepts.
+DEFAULT_MAX_RESULT_BYTES: Final = 10 * 1024 * 1024
+_SHALLOW_BYTES: Final = 2 * DEFAULT_LIMITS.max_depth
 
 
 @register_tool_engine("mcp")
@@ -84,10 +95,13 @@ class MCPToolEngine(ToolEngine):
         server: with ``url``, the name of the engine's own session (default: the URL's
             host:port); without it, send every call to the connection registered under this name.
         max_workers: parallel calls within one ``execute`` batch.
+        max_result_bytes: largest result accepted, counted on its content serialised as compact
+            JSON; a larger one fails the call.
         policy: call policy (timeout, retries, validation...).
 
     Raises:
-        ConfigError: ``url`` is not an http(s) URL, or ``headers`` are given without ``url``.
+        ConfigError: ``url`` is not an http(s) URL, ``headers`` are given without ``url``, or
+            ``max_result_bytes`` is not a positive integer.
     """
 
     enforces_timeout = True  # call() passes policy.timeout to the MCP request, which is cancelled
@@ -100,11 +114,14 @@ class MCPToolEngine(ToolEngine):
         headers: Mapping[str, str] | None = None,
         server: str | None = None,
         max_workers: int = 8,
+        max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
         policy: CallPolicy | None = None,
     ) -> None:
+        _check_max_result_bytes(max_result_bytes)
         super().__init__(registry, max_workers=max_workers, policy=policy)
         self.endpoint = _endpoint_spec(url, headers, server)
         self.server = server
+        self.max_result_bytes = max_result_bytes
         self._clients: dict[str, MCPClient] = {}
         self._clients_lock = threading.Lock()
 
@@ -127,7 +144,16 @@ class MCPToolEngine(ToolEngine):
             raise
         except MCPClientError as exc:
             return _failure(call, str(exc), {"server": server, "error_type": type(exc).__name__})
-        return map_call_result(call, raw, server=server)
+        refused = result_refusal(raw, self.max_result_bytes)
+        if refused is None:
+            result = map_call_result(call, raw, server=server)
+            if raw.get("structuredContent") is not None or not _too_deep(result.result):
+                return result  # (text content may decode to a deep JSON value)
+            refused = _depth_refusal()
+        reason, limit = refused
+        message = f"result of {tool.qualified_name} from MCP server {server!r} refused: {reason}"
+        error = error_info("validation", "result", limit=limit)
+        return _failure(call, message, {"server": server, "error": error})
 
     def _route(self, tool: Tool) -> MCPClient | _NoRoute:
         """The client that runs ``tool``'s calls, or why there is none."""
@@ -197,6 +223,50 @@ def map_call_result(call: ToolCall, raw: Mapping[str, Any], *, server: str | Non
     return ToolResult(call.call_id, call.name, result=_decode_texts(texts), metadata=metadata)
 
 
+def result_refusal(raw: Mapping[str, Any], max_bytes: int) -> tuple[str, str] | None:
+    """Why a ``CallToolResult`` may not become a record, and the limit it broke; None when it may.
+
+    It may not when it takes more than ``max_bytes`` serialised as compact JSON, or when its
+    ``structuredContent``, ``content`` or ``_meta`` is nested deeper than
+    ``DEFAULT_LIMITS.max_depth``.
+    """
+    try:
+        size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+    except RecursionError:
+        return _depth_refusal()
+    if size > max_bytes:
+        return (
+            f"it is {size:,} bytes, over the engine's max_result_bytes ({max_bytes:,}). Make the tool "
+            "return less, or raise `max_result_bytes`",
+            "max_result_bytes",
+        )
+    # Each level of nesting takes two characters at least: a small result cannot be too deep.
+    if size > _SHALLOW_BYTES and any(
+        _too_deep(raw.get(k)) for k in ("structuredContent", "content", "_meta")
+    ):
+        return _depth_refusal()
+    return None
+
+
+def _too_deep(value: Any) -> bool:
+    if not isinstance(value, dict | list):
+        return False
+    try:
+        check_limits(value, "MCP tool result")
+    except LoadError:
+        return True
+    return False
+
+
+def _depth_refusal() -> tuple[str, str]:
+    depth = DEFAULT_LIMITS.max_depth
+    return (
+        f"it is nested more than {depth} levels deep, which no tool result needs; the server looks "
+        "broken or hostile",
+        "max_depth",
+    )
+
+
 def _result_metadata(
     raw: Mapping[str, Any], blocks: Sequence[Mapping[str, Any]], server: str | None
 ) -> dict[str, Any]:
@@ -221,11 +291,12 @@ def _decode_texts(texts: Sequence[str]) -> Any:
 def _decode(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or deeper than Python's parser goes: text
         return text
 
 
 def _failure(call: ToolCall, message: str, metadata: dict[str, Any]) -> ToolResult:
+    message = redact(message)
     log.warning("%s", message)
     return ToolResult(call.call_id, call.name, error=message, metadata={"is_error": True, **metadata})
 
@@ -243,6 +314,14 @@ class _NoRoute:
 
     message: str
     metadata: dict[str, Any]
+
+
+def _check_max_result_bytes(value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigError(
+            f"invalid max_result_bytes {value!r} for the mcp engine: expected an integer >= 1. "
+            "Fix `max_result_bytes:`"
+        )
 
 
 def _endpoint_spec(

@@ -25,6 +25,11 @@ into a :class:`~fms_dgt.core.tools.data_objects.Tool`: ``inputSchema`` becomes `
 ``annotations``, ``icons`` and ``_meta`` are kept in ``metadata`` with the server's name, which the
 ``mcp`` engine uses to find the same live session.
 
+The server is untrusted: each listed tool is checked on its own, and a bad one (no name, a schema
+that is not an object, a ``$ref`` that is not local...) is skipped and named in the report, while
+the others load; a tool listed twice folds or overloads
+(:mod:`~fms_dgt.core.tools.loaders._mcp_tools`). ``max_pages`` and ``max_tools`` bound the listing.
+
 The loader is stateful: its session (shared through the connection registry of
 :mod:`fms_dgt.core.tools.mcp.connections`) stays open between loads, so ``refresh()`` reuses it. When the
 server announces ``notifications/tools/list_changed`` the loader sets :attr:`~ToolLoader.stale`;
@@ -39,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.loaders._mcp_tools import ON_CONFLICT, MCPToolBuilder
 from fms_dgt.core.tools.loaders.base import ToolLoader
 from fms_dgt.core.tools.mcp import (
     MCPClient,
@@ -48,9 +54,10 @@ from fms_dgt.core.tools.mcp import (
     default_server_name,
     open_connection,
 )
-from fms_dgt.core.tools.schema import normalise_parameters
-from fms_dgt.errors import ConfigError, DGTError, LoadError, ToolDefinitionError
+from fms_dgt.core.tools.mcp.spec import DEFAULT_MAX_MESSAGE_BYTES, RejectedTool
+from fms_dgt.errors import ConfigError, DGTError, LoadError
 from fms_dgt.plugins import register_tool_loader
+from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
@@ -58,9 +65,6 @@ if TYPE_CHECKING:
 __all__ = ["MCPToolLoader"]
 
 log = logging.getLogger(__name__)
-
-#: Metadata keys copied from an MCP tool definition (wire name -> metadata key).
-_KEPT_FIELDS = {"title": "title", "annotations": "annotations", "icons": "icons", "_meta": "meta"}
 
 
 @register_tool_loader("mcp")
@@ -93,6 +97,10 @@ class MCPToolLoader(ToolLoader):
         auto_refresh: when the server says its tools changed, refresh the bound registry
             automatically (otherwise only :attr:`stale` is set).
         max_pages: upper bound on ``tools/list`` pages, a guard against endless pagination.
+        max_tools: upper bound on the tools one listing may hold (all pages together).
+        max_message_bytes: stdio: the largest message read from the server.
+        on_conflict: a tool listed twice with the same input schema but other annotations:
+            ``first`` keeps the first (and warns), ``error`` fails the load.
     """
 
     path_keys = ("cwd",)
@@ -117,6 +125,9 @@ class MCPToolLoader(ToolLoader):
         protocol: str = "auto",
         auto_refresh: bool = False,
         max_pages: int = 1000,
+        max_tools: int = 10_000,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        on_conflict: str = "first",
     ) -> None:
         name = default_server_name(server=server, namespace=namespace, url=url)
         _check_strings(name, args, env, headers)
@@ -135,9 +146,13 @@ class MCPToolLoader(ToolLoader):
             reconnect_attempts=reconnect_attempts,
             reconnect_backoff=reconnect_backoff,
             protocol=protocol,
+            max_message_bytes=max_message_bytes,
         )
+        _check_bounds(name, max_pages, max_tools, on_conflict)
         self.auto_refresh = auto_refresh
         self.max_pages = max_pages
+        self.max_tools = max_tools
+        self.on_conflict = on_conflict
         self._client: MCPClient | None = None
         self._remove_listener: Callable[[], None] | None = None
         self._on_stale: Callable[[], None] | None = None
@@ -176,16 +191,23 @@ class MCPToolLoader(ToolLoader):
         # Changes announced from now on are not in this listing's past: they make it stale again.
         self.stale = False
         client = self._connect()
-        listed = self._list_all(client)
+        listed, rejected = self._list_all(client)
         # The first listing connected: an ``auto`` URL's transport is known from here on.
         report.source = self.describe()
-        tools: list[Tool] = []
-        for index, raw in enumerate(listed):
-            tool = self._convert(raw, index)
-            if tool is not None:
-                tools.append(tool)
-        report.tools = len(tools)
-        return tools
+        builder = self._builder()
+        entries: list[tuple[int, RejectedTool | dict[str, Any]]] = [(r.index, r) for r in rejected]
+        entries = sorted([*entries, *listed], key=lambda entry: entry[0])
+        for index, entry in entries:
+            if isinstance(entry, RejectedTool):
+                builder.skip(index, entry.name, f"{entry.reason}. The MCP SDK cannot read it; fix the tool")
+            else:
+                builder.add(index, entry)
+        report.tools = len(builder.tools)
+        return builder.tools
+
+    def _builder(self) -> MCPToolBuilder:
+        namespace = self.namespace or self.spec.name
+        return MCPToolBuilder(self.spec.name, namespace, self.transport, self.on_conflict, self.report)
 
     def _connect(self) -> MCPClient:
         with self._lock:
@@ -197,16 +219,23 @@ class MCPToolLoader(ToolLoader):
                 self._remove_listener = self._client.add_listener(self._tools_changed)
             return self._client
 
-    def _list_all(self, client: MCPClient) -> list[dict[str, Any]]:
-        tools: list[dict[str, Any]] = []
+    def _list_all(self, client: MCPClient) -> tuple[list[tuple[int, dict[str, Any]]], list[RejectedTool]]:
+        """Every listed tool with its index over all pages, and the ones the client took out."""
+        tools: list[tuple[int, dict[str, Any]]] = []
+        rejected: list[RejectedTool] = []
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(self.max_pages):
             page = self._page(client, cursor)
-            tools.extend(page.tools)
+            offset = _count(tools, rejected)
+            tools.extend((offset + page.position(i), raw) for i, raw in enumerate(page.tools))
+            rejected.extend(
+                RejectedTool(index=offset + r.index, name=r.name, reason=r.reason) for r in page.rejected
+            )
+            self._check_size(offset + page.size)
             cursor = page.next_cursor
             if cursor is None:
-                return tools
+                return tools, rejected
             if cursor in seen:
                 raise self._error(
                     f"pagination does not advance: the server returned cursor {cursor!r} again after "
@@ -218,6 +247,13 @@ class MCPToolLoader(ToolLoader):
             "`max_pages` if the server really has that many pages"
         )
 
+    def _check_size(self, listed: int) -> None:
+        if listed > self.max_tools:
+            raise self._error(
+                f"the server lists more than max_tools={self.max_tools} tools ({listed} so far). Raise "
+                "`max_tools` if it really offers that many"
+            )
+
     def _page(self, client: MCPClient, cursor: str | None) -> ToolPage:
         try:
             return client.list_tools_page(cursor)
@@ -226,55 +262,10 @@ class MCPToolLoader(ToolLoader):
 
     def _error(self, message: str, pointer: str | None = None) -> LoadError:
         return LoadError(
-            f"cannot load tools from MCP server {self.spec.name!r}: {message}",
+            redact(f"cannot load tools from MCP server {self.spec.name!r}: {message}"),
             source=self.spec.name,
             pointer=pointer,
         )
-
-    # ------------------------------------------------------------------ conversion
-
-    def _convert(self, raw: Mapping[str, Any], index: int) -> Tool | None:
-        pointer = f"/tools/{index}"
-        name = raw.get("name")
-        try:
-            return self._build(raw, pointer)
-        except ToolDefinitionError as exc:
-            message = f"MCP tool {name!r} of server {self.spec.name!r} skipped: {exc}"
-            log.warning(message)
-            self.report.skip(message, pointer=pointer)
-            return None
-
-    def _build(self, raw: Mapping[str, Any], pointer: str) -> Tool:
-        name = raw.get("name")
-        if not isinstance(name, str):
-            raise ToolDefinitionError(f"the tool has no name (got {name!r})")
-        parameters, notes = normalise_parameters(raw.get("inputSchema"), f"{pointer}/inputSchema")
-        output: dict[str, Any] = {}
-        if raw.get("outputSchema"):
-            output, out_notes = normalise_parameters(raw["outputSchema"], f"{pointer}/outputSchema")
-            notes = [*notes, *out_notes]
-        return Tool(
-            name,
-            self.namespace or self.spec.name,
-            description=str(raw.get("description") or ""),
-            parameters=parameters,
-            output_parameters=output,
-            metadata=self._metadata(raw, pointer, notes),
-        )
-
-    def _metadata(self, raw: Mapping[str, Any], pointer: str, notes: list[str]) -> dict[str, Any]:
-        metadata: dict[str, Any] = {
-            "kind": "mcp",
-            "server": self.spec.name,
-            "transport": self.transport,
-            "source": f"mcp:{self.spec.name}#{pointer}",
-        }
-        for wire_key, key in _KEPT_FIELDS.items():
-            if raw.get(wire_key) is not None:
-                metadata[key] = raw[wire_key]
-        if notes:
-            metadata["normalised"] = notes
-        return metadata
 
     # ------------------------------------------------------------------ change notifications
 
@@ -338,6 +329,22 @@ class _Refresher:
             log.warning("automatic refresh after an MCP tool-list change failed: %s", exc)
             return
         log.info("registry refreshed after an MCP tool-list change: %s", report.summary())
+
+
+def _count(tools: list[Any], rejected: list[Any]) -> int:
+    return len(tools) + len(rejected)
+
+
+def _check_bounds(server: str, max_pages: object, max_tools: object, on_conflict: object) -> None:
+    who = f"MCP server {server!r}"
+    for key, value in (("max_pages", max_pages), ("max_tools", max_tools)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"invalid {key} {value!r} for {who}: expected an integer >= 1. Fix `{key}:`")
+    if on_conflict not in ON_CONFLICT:
+        raise ConfigError(
+            f"invalid on_conflict {on_conflict!r} for {who}: expected one of {', '.join(ON_CONFLICT)}. "
+            "Fix `on_conflict:`"
+        )
 
 
 def _check_strings(

@@ -15,7 +15,13 @@ Modules:
 * :mod:`~fms_dgt.core.tools.mcp.connections` - the connection registry through which a loader and
   an engine share a session (:func:`open_connection`, :func:`get_connection`...).
 * :mod:`~fms_dgt.core.tools.mcp.probe` - which transport a URL speaks (streamable HTTP or SSE).
-* :mod:`~fms_dgt.core.tools.mcp.transports` - the SDK's transports and how their failures read.
+* :mod:`~fms_dgt.core.tools.mcp.transports` - opening a session's transport and how failures read.
+* :mod:`~fms_dgt.core.tools.mcp.stdio` - the stdio transport: the server in its own process group,
+  its stderr and its messages bounded.
+* :mod:`~fms_dgt.core.tools.mcp.guard` - the checks between a transport and the SDK (malformed
+  tools, unreadable answers, protocol noise).
+* :mod:`~fms_dgt.core.tools.mcp.failures` - the wording of the client's errors.
+* :mod:`~fms_dgt.core.tools.mcp.redaction` - the secrets of a server's configuration.
 * :mod:`~fms_dgt.core.tools.mcp.errors` - :class:`MCPClientError` and its subclasses.
 """
 
@@ -32,7 +38,14 @@ from fms_dgt.core.tools.mcp.connections import (
     unregister_connection,
 )
 from fms_dgt.core.tools.mcp.errors import MCPClientError, MCPConnectionLost, MCPTimeoutError
-from fms_dgt.core.tools.mcp.spec import AUTO, TRANSPORTS, MCPServerSpec, ToolPage, default_server_name
+from fms_dgt.core.tools.mcp.spec import (
+    AUTO,
+    TRANSPORTS,
+    MCPServerSpec,
+    RejectedTool,
+    ToolPage,
+    default_server_name,
+)
 
 __all__ = [
     "AUTO",
@@ -43,6 +56,7 @@ __all__ = [
     "MCPConnectionLost",
     "MCPServerSpec",
     "MCPTimeoutError",
+    "RejectedTool",
     "ToolPage",
     "clear_connections",
     "connection_for_url",

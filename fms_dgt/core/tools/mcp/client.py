@@ -24,7 +24,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from fms_dgt.core.tools.mcp.bridge import EventLoopBridge, get_bridge
-from fms_dgt.core.tools.mcp.errors import MCPClientError, MCPConnectionLost, MCPTimeoutError
+from fms_dgt.core.tools.mcp.errors import MCPClientError, MCPTimeoutError
+from fms_dgt.core.tools.mcp.failures import client_error, connect_hint, lost_error, timeout_error
 from fms_dgt.core.tools.mcp.probe import TransportProbe
 from fms_dgt.core.tools.mcp.session import Session, fetch_page, list_every_page, live_client
 from fms_dgt.core.tools.mcp.spec import AUTO, MCPServerSpec, ToolPage
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _CLOSE_TIMEOUT: Final = 10.0
+_SETTLE_TIMEOUT: Final = 1.0  # seconds a dying stdio server has to tell why, for the error message
 _LIVE_CLIENTS: weakref.WeakSet[MCPClient] = weakref.WeakSet()
 
 
@@ -254,8 +256,7 @@ class MCPClient:
         async def send(session: Session) -> dict[str, Any]:
             if not session.listed:
                 await list_every_page(session)
-            result = await live_client(session).call_tool(name, arguments)
-            return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            return _wire_result(await live_client(session).call_tool(name, arguments))
 
         return await self._request(f"tools/call {name}", send, timeout, idempotent=False)
 
@@ -281,9 +282,14 @@ class MCPClient:
                 session.dead = True
                 retry = idempotent or never_ran(exc)
                 if not retry or attempt >= self.spec.reconnect_attempts:
-                    raise self._lost(operation, exc) from exc
+                    raise await self._lost(session, operation, exc) from exc
                 log.info("MCP server %s: connection lost during %s; reconnecting", self.spec.name, operation)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _lost(self, session: Session, operation: str, exc: BaseException) -> MCPClientError:
+        # A stdio server that died is worth naming with its exit code and last words on stderr.
+        await session.guard.settled(_SETTLE_TIMEOUT)
+        return lost_error(self.spec, self.transport, operation, exc, session.guard.process_note())
 
     async def _timed(self, operation: str, awaitable: Awaitable[T], timeout: float) -> T:
         import anyio
@@ -352,7 +358,7 @@ class MCPClient:
         deadline = loop.time() + self.spec.connect_timeout
         if self._transport is None:
             self._transport = await self._detect_transport(deadline)
-        session = Session(next(self._generation))
+        session = Session(next(self._generation), self.spec.name)
         ready: asyncio.Future[None] = loop.create_future()
         session.task = asyncio.create_task(self._own(session, ready), name=f"mcp-session-{self.spec.name}")
         try:
@@ -360,10 +366,12 @@ class MCPClient:
         except asyncio.TimeoutError as exc:
             ready.cancel()
             await self._stop(session, force=True)
-            raise self._timeout("connect", self.spec.connect_timeout) from exc
+            note = session.guard.process_note()
+            raise self._timeout("connect", self.spec.connect_timeout, note=note) from exc
         except Exception as exc:
             await self._stop(session, force=True)
-            raise self._error("connect", exc, hint=self._connect_hint()) from exc
+            note = session.guard.process_note()
+            raise self._error("connect", exc, hint=self._connect_hint(), note=note) from exc
         self._session = session
         self.connects += 1
         return session
@@ -404,11 +412,8 @@ class MCPClient:
         import anyio
         from mcp import Client, Implementation
 
-        def on_eof() -> None:
-            session.dead = True
-
         client = Client(
-            open_transport(self.spec, self.transport, on_eof),
+            open_transport(self.spec, self.transport, session.guard),
             mode=self.spec.protocol,
             cache=None,
             message_handler=self._on_message,
@@ -492,32 +497,31 @@ class MCPClient:
 
     # ------------------------------------------------------------------ errors
 
-    def _error(self, operation: str, exc: BaseException, hint: str = "") -> MCPClientError:
-        if isinstance(exc, MCPClientError):
-            return type(exc)(self.spec.name, self.transport, operation, exc.reason, hint)
-        return MCPClientError(self.spec.name, self.transport, operation, describe_exc(exc), hint)
+    def _error(self, operation: str, exc: BaseException, hint: str = "", note: str = "") -> MCPClientError:
+        return client_error(self.spec, self.transport, operation, exc, hint, note)
 
-    def _timeout(self, operation: str, seconds: float, tried: str = "") -> MCPTimeoutError:
-        key = {"connect": "connect_timeout", "tools/list": "list_timeout"}.get(operation, "call_timeout")
-        source = f" from {self.spec.url}" if self.spec.url else ""
-        reason = f"no answer{source} within {seconds:g} s" + (f" (tried {tried})" if tried else "")
-        hint = f"Check that the server is healthy, or raise `{key}`."
-        return MCPTimeoutError(self.spec.name, self.transport, operation, reason, hint)
-
-    def _lost(self, operation: str, exc: BaseException) -> MCPConnectionLost:
-        return MCPConnectionLost(
-            self.spec.name,
-            self.transport,
-            operation,
-            f"the connection dropped ({describe_exc(exc)})",
-            "The next use reconnects; a tools/call may or may not have run on the server.",
-        )
+    def _timeout(self, operation: str, seconds: float, tried: str = "", note: str = "") -> MCPTimeoutError:
+        return timeout_error(self.spec, self.transport, operation, seconds, tried, note)
 
     def _connect_hint(self) -> str:
-        if self.transport == "stdio":
-            return "Check `command`, `args` and `cwd`, and that the command runs an MCP server on stdio."
-        speaks = "MCP over streamable HTTP or SSE" if self.transport == AUTO else "this transport"
-        return f"Check `url` ({self.spec.url}) and `headers`, and that the server is up and speaks {speaks}."
+        return connect_hint(self.spec, self.transport)
+
+
+def _wire_result(result: Any) -> dict[str, Any]:
+    """A ``CallToolResult`` as a wire-format dict.
+
+    ``structuredContent`` and ``_meta`` are the JSON values as read, handed on without a copy:
+    pydantic's serialiser refuses values nested a few hundred levels deep, and the engine says
+    more clearly why such a result is refused.
+    """
+    wire: dict[str, Any] = result.model_dump(
+        by_alias=True, mode="json", exclude_none=True, exclude={"structured_content", "meta"}
+    )
+    if result.structured_content is not None:
+        wire["structuredContent"] = result.structured_content
+    if result.meta is not None:
+        wire["_meta"] = result.meta
+    return wire
 
 
 def _safe_call(callback: Callable[[], None]) -> None:

@@ -4,7 +4,8 @@ A loader and an engine naming the same server share one session through it:
 :func:`open_connection` gets or creates the client and takes a reference; the client's last
 :meth:`~MCPClient.release` closes it and removes it from here. :func:`get_connection` and
 :func:`connection_for_url` are look-ups (no I/O). At interpreter exit every client still connected
-is closed, so stdio servers shut down cleanly.
+is closed, so stdio servers shut down cleanly, and every process group a stdio server left behind
+is ended (:func:`~fms_dgt.core.tools.mcp.stdio.end_all_groups`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 
 from fms_dgt.core.tools.mcp.client import MCPClient, live_clients
 from fms_dgt.core.tools.mcp.spec import MCPServerSpec, normalised_url
+from fms_dgt.core.tools.mcp.stdio import end_all_groups
 from fms_dgt.errors import ConfigError, DGTError
 
 __all__ = [
@@ -154,10 +156,12 @@ def _forget(client: MCPClient) -> None:
 @atexit.register
 def _close_all_at_exit() -> None:
     # Stdio servers would exit on EOF anyway; closing them here lets them shut down cleanly and
-    # keeps their exit out of the interpreter's own teardown.
+    # keeps their exit out of the interpreter's own teardown. Whatever is left of their process
+    # groups (children of a server whose session had already died) is ended after.
     for client in live_clients():
         if client.connected:
             try:
                 client.close()
             except Exception as exc:
                 log.warning("closing MCP server %s at exit failed: %s", client.spec.name, exc)
+    end_all_groups()

@@ -10,9 +10,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from fms_dgt.core.tools.mcp.spec import ToolPage
+from fms_dgt.core.tools.mcp.guard import MessageGuard, PageReport
+from fms_dgt.core.tools.mcp.spec import RejectedTool, ToolPage
 from fms_dgt.core.tools.mcp.transports import describe_exc, is_connection_lost
 
 if TYPE_CHECKING:
@@ -22,12 +23,16 @@ __all__ = ["Session", "fetch_page", "list_every_page", "live_client"]
 
 log = logging.getLogger(__name__)
 
+_SDK_DROPPED = "the MCP SDK left it out of the listing (its log says why)"
+
 
 @dataclass(slots=True, eq=False)
 class Session:
-    """One open SDK session, owned by a task on the bridge loop."""
+    """One open SDK session, owned by a task on the bridge loop, and the guard on its transport."""
 
     generation: int
+    server: str = ""
+    guard: MessageGuard = field(init=False)
     client: Client | None = None
     task: asyncio.Task[None] | None = None
     stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -39,6 +44,15 @@ class Session:
     listed: bool = False
     list_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
+    def __post_init__(self) -> None:
+        self.guard = MessageGuard(self.server, self._version, self._ended)
+
+    def _version(self) -> str | None:
+        return self.client.protocol_version if self.client is not None else None
+
+    def _ended(self) -> None:
+        self.dead = True
+
 
 async def fetch_page(session: Session, cursor: str | None) -> ToolPage:
     """One ``tools/list`` page, noting when the session has walked every page."""
@@ -48,7 +62,33 @@ async def fetch_page(session: Session, cursor: str | None) -> ToolPage:
     if result.next_cursor is None and session.walking:
         session.listed = True
     tools = [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in result.tools]
-    return ToolPage(tools, result.next_cursor)
+    report = session.guard.page_report(cursor)
+    if report is None:
+        return ToolPage(tools, result.next_cursor)
+    positions, dropped = _align(tools, report)
+    rejected = tuple(sorted((*report.rejected, *dropped), key=lambda r: r.index))
+    return ToolPage(tools, result.next_cursor, positions, rejected, report.size)
+
+
+def _align(tools: list[dict[str, Any]], report: PageReport) -> tuple[tuple[int, ...], list[RejectedTool]]:
+    """Each tool's position in the server's page, and the tools the SDK itself left out.
+
+    The SDK keeps the order of a page and may only drop tools (on 2026-era sessions, those with an
+    invalid ``x-mcp-header``), so the tools it returns are matched to the guard's in order.
+    """
+    positions: list[int] = []
+    dropped: list[RejectedTool] = []
+    kept = iter(report.kept)
+    for tool in tools:
+        for position, name in kept:
+            if name == tool.get("name"):
+                positions.append(position)
+                break
+            dropped.append(RejectedTool(index=position, name=name, reason=_SDK_DROPPED))
+        else:
+            return tuple(range(len(tools))), []  # not the page the guard saw: positions unknown
+    dropped.extend(RejectedTool(index=p, name=n, reason=_SDK_DROPPED) for p, n in kept)
+    return tuple(positions), dropped
 
 
 async def list_every_page(session: Session, max_pages: int = 100) -> None:

@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from fms_dgt.core.tools.mcp.redaction import register_spec_secrets
 from fms_dgt.errors import ConfigError
+from fms_dgt.secrets import redact
 
 __all__ = [
     "AUTO",
+    "DEFAULT_MAX_MESSAGE_BYTES",
     "TRANSPORTS",
     "MCPServerSpec",
+    "RejectedTool",
     "ToolPage",
     "default_server_name",
     "normalised_url",
@@ -31,6 +35,9 @@ AUTO: Final = "auto"
 _TRANSPORT_ALIASES: Final = {"streamable-http": "streamable_http", "http": "streamable_http"}
 _PROTOCOL_MODES: Final = ("auto", "legacy")
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+#: Largest JSON-RPC message read from a stdio server (a guard on memory, not on results: the
+#: ``mcp`` engine's ``max_result_bytes`` is the limit on what goes into records).
+DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,6 +62,12 @@ class MCPServerSpec:
         reconnect_attempts: how many times a dropped connection is reopened before giving up.
         reconnect_backoff: first delay between reconnect attempts, doubled after each.
         protocol: ``auto`` (negotiate the newest protocol) or ``legacy`` (initialize handshake only).
+        max_message_bytes: largest message read from a stdio server; a longer one is dropped and
+            fails the request it answers.
+
+    Secrets in ``args``, ``env``, ``headers`` and ``url`` (see
+    :mod:`~fms_dgt.core.tools.mcp.redaction`) are registered with :mod:`fms_dgt.secrets` when the
+    spec is made, and :meth:`describe` and ``repr`` show them as ``***``.
     """
 
     name: str
@@ -71,6 +84,7 @@ class MCPServerSpec:
     reconnect_attempts: int = 3
     reconnect_backoff: float = 0.5
     protocol: str = "auto"
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
 
     def __post_init__(self) -> None:
         who = f"MCP server {self.name!r}"
@@ -83,6 +97,13 @@ class MCPServerSpec:
         object.__setattr__(self, "transport", _TRANSPORT_ALIASES.get(transport, transport))
         object.__setattr__(self, "args", tuple(str(a) for a in self.args))
         self._check(who)
+        register_spec_secrets(self.args, self.env, self.headers, self.url)
+
+    def __repr__(self) -> str:
+        # The generated repr would print env and header values; names are enough to debug with.
+        env = sorted(self.env or {})
+        headers = sorted(self.headers or {})
+        return f"MCPServerSpec({self.describe()}, env={env}, headers={headers})"
 
     def _inferred_transport(self) -> str:
         if self.command or not isinstance(self.url, str):
@@ -146,6 +167,11 @@ class MCPServerSpec:
                 f"invalid reconnect_attempts {self.reconnect_attempts!r} for {who}: expected an "
                 "integer >= 0. Fix `reconnect_attempts:`"
             )
+        if not isinstance(self.max_message_bytes, int) or self.max_message_bytes < 1024:
+            raise ConfigError(
+                f"invalid max_message_bytes {self.max_message_bytes!r} for {who}: expected an "
+                "integer >= 1024. Fix `max_message_bytes:`"
+            )
         if not isinstance(self.reconnect_backoff, int | float) or self.reconnect_backoff < 0:
             raise ConfigError(
                 f"invalid reconnect_backoff {self.reconnect_backoff!r} for {who}: expected seconds "
@@ -159,7 +185,7 @@ class MCPServerSpec:
         return (self.transport, self.command, self.args, env, self.cwd, self.url, headers, self.protocol)
 
     def describe(self, transport: str | None = None) -> str:
-        """``name (stdio: cmd args)`` or ``name (sse: url)`` for messages.
+        """``name (stdio: cmd args)`` or ``name (sse: url)`` for messages, secrets shown as ``***``.
 
         Args:
             transport: the transport a client found for an ``auto`` spec, shown as
@@ -167,7 +193,22 @@ class MCPServerSpec:
         """
         target = " ".join((self.command or "", *self.args)) if self.transport == "stdio" else self.url
         found = f" -> {transport}" if transport and transport != self.transport else ""
-        return f"{self.name} ({self.transport}{found}: {target})"
+        return redact(f"{self.name} ({self.transport}{found}: {target})")
+
+
+@dataclass(slots=True, frozen=True, kw_only=True)
+class RejectedTool:
+    """A tool of a ``tools/list`` page that was taken out before the SDK read the page.
+
+    Attributes:
+        index: its position in the page.
+        name: its name, when it has a string one.
+        reason: why it was taken out.
+    """
+
+    index: int
+    name: str | None
+    reason: str
 
 
 @dataclass(slots=True, frozen=True)
@@ -177,10 +218,25 @@ class ToolPage:
     Attributes:
         tools: the tools in MCP wire format (``name``, ``inputSchema``, ``outputSchema``, ``_meta``...).
         next_cursor: the cursor of the next page, or None on the last page.
+        positions: each tool's position in the page as the server sent it (empty: ``0..n-1``).
+        rejected: the tools of the page that were taken out, and why.
+        listed: how many tools the server's page held (None: ``len(tools) + len(rejected)``).
     """
 
     tools: list[dict[str, Any]]
     next_cursor: str | None
+    positions: tuple[int, ...] = ()
+    rejected: tuple[RejectedTool, ...] = ()
+    listed: int | None = None
+
+    @property
+    def size(self) -> int:
+        """How many tools the server's page held, rejected ones included."""
+        return self.listed if self.listed is not None else len(self.tools) + len(self.rejected)
+
+    def position(self, i: int) -> int:
+        """The position in the server's page of ``tools[i]``."""
+        return self.positions[i] if i < len(self.positions) else i
 
 
 def default_server_name(*, server: object = None, namespace: object = None, url: object = None) -> str:

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import os
-import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
+from fms_dgt.core.tools.mcp.guard import MessageGuard, summarise_validation
+from fms_dgt.core.tools.mcp.redaction import register_resolved
 from fms_dgt.core.tools.mcp.spec import MCPServerSpec
+from fms_dgt.core.tools.mcp.stdio import stdio_streams
+from fms_dgt.secrets import redact
 
 __all__ = [
+    "MAX_REASON_CHARS",
     "SYNC_GRACE",
     "describe_exc",
     "http_client",
@@ -28,6 +31,8 @@ __all__ = [
 ]
 
 _SESSION_GONE: Final = ("session not found", "session terminated")
+#: Longest description of a failure put into an error message.
+MAX_REASON_CHARS: Final = 2000
 #: Margin the sync side waits beyond an operation's own timeout, so the loop-side timeout (which
 #: cancels the request cleanly) normally fires first.
 SYNC_GRACE: Final = 5.0
@@ -78,58 +83,30 @@ def never_ran(exc: BaseException) -> bool:
 
 
 def describe_exc(exc: BaseException) -> str:
-    """``Type: message`` of the innermost exception, for error messages and logs."""
-    leaf = innermost(exc)
-    text = str(leaf).strip() or type(leaf).__name__
-    return text if type(leaf).__name__ in text else f"{type(leaf).__name__}: {text}"
+    """``Type: message`` of the innermost exception, for error messages and logs (secrets hidden,
+    at most :data:`MAX_REASON_CHARS` characters: a server's error text may be megabytes long).
 
-
-class _EOFWatch:
-    """Proxy of a transport's read stream that reports when the stream ends.
-
-    The SDK's dispatcher reads with ``async for``; when that loop ends (EOF, or the transport
-    closed the stream) the connection is dead, and the next use must reconnect instead of failing.
+    A pydantic validation error (a result that does not fit the protocol) reads as one line
+    naming the fields, without the offending input.
     """
+    from pydantic import ValidationError
 
-    def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
-        self._inner = inner
-        self._on_eof = on_eof
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __aiter__(self) -> _EOFWatch:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self._inner.__anext__()
-        except (StopAsyncIteration, anyio.ClosedResourceError, anyio.EndOfStream):
-            self._on_eof()
-            raise
-
-    async def receive(self) -> Any:
-        return await self.__anext__()
-
-    async def __aenter__(self) -> _EOFWatch:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        self._on_eof()
-        return await self._inner.__aexit__(*exc)
-
-
-def _resolve_command(command: str) -> str:
-    # A bare ``python`` would find whatever interpreter is first on PATH, usually not the one
-    # that has this package (and the server's dependencies) installed.
-    return sys.executable if command in ("python", "python3") else command
+    leaf = innermost(exc)
+    if isinstance(leaf, ValidationError):
+        return redact(f"the answer does not follow the MCP protocol: {summarise_validation(leaf)}")
+    if isinstance(leaf, ValueError) and "serialization depth" in str(leaf):
+        return "the answer is nested too deeply for the MCP SDK to read"
+    text = str(leaf).strip() or type(leaf).__name__
+    text = redact(text if type(leaf).__name__ in text else f"{type(leaf).__name__}: {text}")
+    return (
+        text if len(text) <= MAX_REASON_CHARS else f"{text[:MAX_REASON_CHARS]}... ({len(text):,} characters)"
+    )
 
 
 def interpolated_headers(spec: MCPServerSpec) -> dict[str, str]:
     """``spec.headers`` with ``${VAR}`` resolved from the environment now (so tokens stay out of files).
+
+    What a variable held is registered as a secret (:func:`fms_dgt.secrets.register_secret`).
 
     Raises:
         ConfigError: a variable is not set.
@@ -137,48 +114,28 @@ def interpolated_headers(spec: MCPServerSpec) -> dict[str, str]:
     from fms_dgt.config import interpolate
 
     headers = {str(k): str(v) for k, v in (spec.headers or {}).items()}
-    return dict(interpolate(headers, yaml_path=f"mcp server {spec.name}.headers"))
+    resolved = dict(interpolate(headers, yaml_path=f"mcp server {spec.name}.headers"))
+    for key, template in headers.items():
+        register_resolved(template, str(resolved[key]))
+    return resolved
 
 
 @contextlib.asynccontextmanager
 async def open_transport(
-    spec: MCPServerSpec, transport: str, on_eof: Callable[[], None]
+    spec: MCPServerSpec, transport: str, guard: MessageGuard
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's ``transport`` (``stdio``, ``sse`` or ``streamable_http``) to ``spec``'s server,
-    with its read stream watched for EOF."""
-    async with _sdk_streams(spec, transport) as (read_stream, write_stream):
-        yield _EOFWatch(read_stream, on_eof), write_stream
-
-
-def _server_errlog() -> Any:
-    """Where a stdio server's stderr goes: the process's real stderr.
-
-    The SDK's default is whatever ``sys.stderr`` was when it was imported, which may be a
-    replacement without a file descriptor (a notebook, a test's capture) that cannot be handed to
-    a child process; fall back to the original stderr, else discard.
-    """
-    for stream in (sys.stderr, sys.__stderr__):
-        try:
-            if stream is not None:
-                stream.fileno()
-                return stream
-        except (AttributeError, OSError, ValueError):
-            continue
-    return open(os.devnull, "w")  # kept open as long as the server process runs
+    """The ``transport`` (``stdio``, ``sse`` or ``streamable_http``) to ``spec``'s server, its
+    streams seen through ``guard`` (:mod:`~fms_dgt.core.tools.mcp.guard`)."""
+    async with _streams(spec, transport, guard) as (read_stream, write_stream):
+        yield guard.wrap(read_stream, write_stream)
 
 
 @contextlib.asynccontextmanager
-async def _sdk_streams(spec: MCPServerSpec, transport: str) -> AsyncIterator[tuple[Any, Any]]:
+async def _streams(
+    spec: MCPServerSpec, transport: str, guard: MessageGuard
+) -> AsyncIterator[tuple[Any, Any]]:
     if transport == "stdio":
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=_resolve_command(spec.command or ""),
-            args=list(spec.args),
-            env=dict(spec.env) if spec.env else None,
-            cwd=spec.cwd,
-        )
-        async with stdio_client(params, errlog=_server_errlog()) as streams:
+        async with stdio_streams(spec, guard) as streams:
             yield streams
     elif transport == "sse":
         from mcp.client.sse import sse_client

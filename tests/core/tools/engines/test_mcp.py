@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from support.mcp_harness import free_port, http_server, stdio_kwargs, wait_until
+from support.mcp_harness import free_port, hostile_kwargs, http_server, stdio_kwargs, wait_until
 
 from fms_dgt.config import Config
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
@@ -304,3 +308,91 @@ def test_bad_engine_entries(entry: dict[str, object], fragment: str) -> None:
     config = {"tools": {"registry": [], "engines": {"live": entry}}}
     with pytest.raises(ConfigError, match=fragment):
         build_engines(Config(config, None), ToolRegistry([]))
+
+
+# --------------------------------------------------------------------------- servers that misbehave
+
+ANY_ARGS = {"type": "object"}
+
+
+@contextmanager
+def _hostile_engine(call: dict[str, Any], **engine_keys: Any) -> Iterator[MCPToolEngine]:
+    scenario = {"tools": [{"name": "echo", "inputSchema": ANY_ARGS}], "call": call}
+    loader = MCPToolLoader(server="bad", call_timeout=30, **hostile_kwargs(scenario))
+    with ToolRegistry(loaders=[loader]) as registry, MCPToolEngine(registry, **engine_keys) as engine:
+        engine.setup("s")
+        yield engine
+
+
+def _call_bad(engine: MCPToolEngine) -> ToolResult:
+    [result] = engine.execute("s", [ToolCall("bad::echo", {})])
+    return result
+
+
+def test_a_result_over_the_default_cap_is_a_failed_call() -> None:
+    with _hostile_engine({"text_bytes": 12 * 1024 * 1024}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None and result.result is None
+    assert "result of bad::echo from MCP server 'bad' refused" in result.error
+    assert "over the engine's max_result_bytes (10,485,760)" in result.error
+    assert result.metadata["error"] == {"type": "validation", "phase": "result", "limit": "max_result_bytes"}
+    assert len(str(result.to_dict())) < 2000  # nothing of the result is kept
+
+
+def test_max_result_bytes_is_a_config_key() -> None:
+    with _hostile_engine({"pad_bytes": 5000}, max_result_bytes=1000) as engine:
+        assert "over the engine's max_result_bytes (1,000)" in str(_call_bad(engine).error)
+    with _hostile_engine({"pad_bytes": 500}, max_result_bytes=1000) as engine:
+        assert _call_bad(engine).result == {"pad": "z" * 500}
+    config = {"tools": {"registry": [], "engines": {"live": {"type": "mcp", "max_result_bytes": 0}}}}
+    with pytest.raises(ConfigError, match="invalid max_result_bytes 0 for the mcp engine"):
+        build_engines(Config(config, None), ToolRegistry([]))
+
+
+@pytest.mark.parametrize("depth", [150, 300, 5000])
+def test_deeply_nested_structured_content_is_a_failed_call(depth: int) -> None:
+    started = time.monotonic()
+    with _hostile_engine({"depth": depth}) as engine:
+        result = _call_bad(engine)
+        assert _call_bad(engine).error == result.error  # the session goes on, answering the same
+        client = get_connection("bad")
+        assert client is not None and client.connects == 1
+    assert result.error is not None and "nested more than 128 levels deep" in result.error
+    assert time.monotonic() - started < 20  # at once, not at the 30 s call timeout
+
+
+def test_text_that_decodes_to_a_deep_value_is_refused_too() -> None:
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": 0, "result": {"content": [{"type": "text", "text": "[" * 150 + "]" * 150}]}}
+    )
+    with _hostile_engine({"line": line.replace('"id": 0', '"id": {id}')}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None and "nested more than 128 levels deep" in result.error
+    assert result.metadata["error"]["limit"] == "max_depth"
+
+
+def test_a_server_that_exits_mid_call_is_a_clear_failed_call() -> None:
+    with _hostile_engine({"exit": 3, "stderr": "fatal: license expired"}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None
+    assert "connection dropped" in result.error and "exited with code 3" in result.error
+    assert "fatal: license expired" in result.error
+    assert result.metadata["error"]["type"] == "transport"
+
+
+def test_an_answer_outside_the_protocol_is_a_clear_failed_call() -> None:
+    line = '{"jsonrpc": "2.0", "id": {id}, "result": {"content": "not a list"}}'
+    with _hostile_engine({"line": line}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None
+    assert (
+        "the answer does not follow the MCP protocol: content: Input should be a valid list" in result.error
+    )
+    assert "Traceback" not in result.error
+
+
+def test_a_megabyte_error_message_is_cut() -> None:
+    with _hostile_engine({"error_bytes": 1_000_000}) as engine:
+        result = _call_bad(engine)
+    assert result.error is not None and len(result.error) < 3000
+    assert "EEEE... (1,000,010 characters)" in result.error

@@ -19,14 +19,16 @@ from support.mcp_harness import (
     everything_command,
     everything_http_server,
     free_port,
+    hostile_kwargs,
     http_server,
     listening_addresses,
     stdio_kwargs,
     wait_until,
 )
 
-from fms_dgt.core.tools.data_objects import ToolCall
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
 from fms_dgt.core.tools.engines.mcp import MCPToolEngine
+from fms_dgt.core.tools.loaders._mcp_tools import MCPToolBuilder
 from fms_dgt.core.tools.loaders.mcp import MCPToolLoader
 from fms_dgt.core.tools.mcp import clear_connections, get_connection
 from fms_dgt.core.tools.registry import ToolRegistry
@@ -123,7 +125,10 @@ def test_bad_tool_definitions_are_skipped_and_reported() -> None:
         {"name": "bad::name", "inputSchema": {"type": "object"}},
         {"name": "not_object", "inputSchema": {"type": "array"}},
     ]
-    tools = [t for i, r in enumerate(raw) if (t := loader._convert(r, i)) is not None]
+    builder = MCPToolBuilder("conv", "conv", "stdio", "first", loader.report)
+    for i, r in enumerate(raw):
+        builder.add(i, r)
+    tools = builder.tools
     assert [t.name for t in tools] == ["ok"]
     assert tools[0].parameters["properties"]["x"] == {"type": "integer"}
     assert tools[0].metadata["normalised"]  # the dialect fix is recorded
@@ -381,3 +386,173 @@ def test_reference_server_over_http_bound_to_loopback(
         loader = MCPToolLoader(server=f"everything-{transport}", transport=transport, url=url)
         with ToolRegistry(loaders=[loader]) as registry:
             _check_everything(registry, f"everything-{transport}")
+
+
+# --------------------------------------------------------------------------- servers that misbehave
+
+GOOD_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
+def _hostile_load(scenario: dict[str, Any], **extra: Any) -> tuple[list[Tool], MCPToolLoader]:
+    loader = MCPToolLoader(server="hostile", **hostile_kwargs(scenario, **extra))
+    try:
+        return loader.load(), loader
+    finally:
+        loader.close()
+
+
+def test_each_malformed_tool_is_skipped_and_named_the_rest_load() -> None:
+    tools: list[Any] = [
+        {"name": "good", "inputSchema": GOOD_SCHEMA},
+        {"description": "no name", "inputSchema": {"type": "object"}},
+        {"name": "schema_is_a_list", "inputSchema": ["city"]},
+        {"name": "no_schema"},
+        {"name": "dangling", "inputSchema": _ref_to("#/$defs/gone")},
+        {"name": "bell\u0007name", "inputSchema": {"type": "object"}},
+        {"name": "rtl\u202eeman", "inputSchema": {"type": "object"}},
+        {"name": "a::b", "inputSchema": {"type": "object"}},
+        {"name": "deep", "inputSchema": _nested(200)},
+        {
+            "name": "bad_output",
+            "inputSchema": {"type": "object"},
+            "outputSchema": _ref_to("file:///etc/passwd"),
+        },
+        {"name": "also_good", "inputSchema": {"type": "object"}},
+    ]
+    loaded, loader = _hostile_load({"tools": tools})
+    assert [t.name for t in loaded] == ["good", "also_good"]
+    assert loaded[1].metadata["source"] == "mcp:hostile#/tools/10"
+    skipped = {p.pointer: p.message for p in loader.report.skipped}
+    assert sorted(skipped) == [f"/tools/{i}" for i in range(1, 10)]
+    assert all("of server 'hostile' skipped" in m for m in skipped.values())
+    assert "name: Field required" in skipped["/tools/1"] and "(index 1)" in skipped["/tools/1"]
+    assert "'schema_is_a_list' (index 2)" in skipped["/tools/2"]
+    assert "inputSchema" in skipped["/tools/3"]
+    assert (
+        "'#/$defs/gone' points to nothing" in skipped["/tools/4"]
+        and "'#/$defs/<name>'" in skipped["/tools/4"]
+    )
+    assert "U+0007" in skipped["/tools/5"] and "U+202E" in skipped["/tools/6"]
+    assert "namespace separator" in skipped["/tools/7"]
+    assert "nested more than 128 levels" in skipped["/tools/8"]
+    assert "outputSchema cannot be used" in skipped["/tools/9"]
+    assert loader.report.tools == 2
+
+
+def test_a_remote_ref_is_never_fetched() -> None:
+    with _counting_server() as (url, requests):
+        tools = [
+            {"name": "remote", "inputSchema": _ref_to(f"{url}/a.json")},
+            {"name": "remote_output", "inputSchema": GOOD_SCHEMA, "outputSchema": _ref_to(f"{url}/b.json")},
+            {"name": "file", "inputSchema": _ref_to("file:///etc/passwd")},
+            {"name": "local", "inputSchema": {**_ref_to("#/$defs/c"), "$defs": {"c": {"type": "string"}}}},
+        ]
+        loaded, loader = _hostile_load({"tools": tools})
+    assert [t.name for t in loaded] == ["local"]
+    assert [p.pointer for p in loader.report.skipped] == ["/tools/0", "/tools/1", "/tools/2"]
+    assert "never fetched" in loader.report.skipped[0].message
+    assert requests == []
+
+
+def test_repeats_fold_overload_or_follow_on_conflict() -> None:
+    other = {"type": "object", "properties": {"days": {"type": "integer"}}}
+    tools = [
+        {"name": "forecast", "inputSchema": GOOD_SCHEMA},
+        {"name": "forecast", "inputSchema": GOOD_SCHEMA},  # the same again: folds
+        {"name": "forecast", "inputSchema": other},  # another schema: an overload
+        {"name": "forecast", "description": "reworded", "inputSchema": GOOD_SCHEMA},  # annotations differ
+    ]
+    loaded, loader = _hostile_load({"tools": tools})
+    assert [t.parameters for t in loaded] == [GOOD_SCHEMA, other]
+    assert loader.report.folded == 1
+    [warning] = loader.report.warnings
+    assert warning.pointer == "/tools/3" and "repeats the input schema of index 0" in warning.message
+    with ToolRegistry(loaders=[MCPToolLoader(server="ovl", **hostile_kwargs({"tools": tools}))]) as registry:
+        assert len(registry.overloads("ovl::forecast")) == 2
+    with pytest.raises(LoadError, match=r"\(index 3\) of server 'hostile' repeats.*on_conflict: first"):
+        _hostile_load({"tools": tools}, on_conflict="error")
+
+
+def test_pagination_that_cycles_is_an_error() -> None:
+    pages = {
+        "": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "next": "p1"},
+        "p1": {"tools": [{"name": "b", "inputSchema": {"type": "object"}}], "next": "p2"},
+        "p2": {"tools": [{"name": "c", "inputSchema": {"type": "object"}}], "next": "p1"},
+    }
+    with pytest.raises(LoadError, match="pagination does not advance: the server returned cursor 'p1' again"):
+        _hostile_load({"pages": pages})
+
+
+def test_a_page_with_too_many_tools_is_an_error() -> None:
+    with pytest.raises(LoadError, match=r"lists more than max_tools=1000 tools \(20000 so far\)"):
+        _hostile_load({"tool_count": 20_000}, max_tools=1000)
+    loaded, _ = _hostile_load({"tool_count": 3000}, max_tools=5000)
+    assert len(loaded) == 3000
+
+
+def test_a_page_over_max_message_bytes_is_an_error_naming_the_limit() -> None:
+    tools = [{"name": f"t{i}", "description": "d" * 1000, "inputSchema": GOOD_SCHEMA} for i in range(100)]
+    with pytest.raises(LoadError, match=r"tools/list failed .*over max_message_bytes \(65536\)"):
+        _hostile_load({"tools": tools}, max_message_bytes=65536, list_timeout=20)
+
+
+def test_secrets_stay_out_of_reports_and_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOSTILE_DEPLOY_TOKEN", "ld-secret-0001-zz")
+    tools = [{"name": "ok", "inputSchema": {"type": "object"}}, {"inputSchema": {}}]
+    kwargs = hostile_kwargs({"tools": tools})
+    kwargs["args"] += ["--token=ld-secret-0002-zz", "ld-secret-0001-zz"]
+    loader = MCPToolLoader(server="sec", env={"SERVICE_API_KEY": "ld-secret-0003-zz"}, **kwargs)
+    with ToolRegistry(loaders=[loader]) as registry:
+        problems = [str(p) for p in loader.report.problems]
+        metadata = [str(t.metadata) for t in registry]
+        text = " ".join([loader.describe(), loader.report.source, repr(loader.spec), *problems, *metadata])
+    assert "--token=***" in text
+    for secret in ("ld-secret-0001-zz", "ld-secret-0002-zz", "ld-secret-0003-zz"):
+        assert secret not in text
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("max_tools", 0), ("max_pages", "many"), ("on_conflict", "last"), ("max_message_bytes", 10)],
+)
+def test_bad_bounds_are_config_errors(key: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=f"invalid {key}"):
+        MCPToolLoader(server="b", command="c", **{key: value})
+
+
+def _ref_to(ref: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {"a": {"$ref": ref}}}
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+@contextmanager
+def _counting_server() -> Iterator[tuple[str, list[str]]]:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    requests: list[str] = []
+
+    class Schema(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Schema)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -142,6 +143,22 @@ def test_connect_timeout_when_the_process_never_answers() -> None:
     with pytest.raises(MCPTimeoutError, match=r"MCP connect failed for server 'silent' \(stdio\)"):
         c.connect()
     assert not c.connected
+
+
+def test_a_server_that_never_answers_initialize_fails_within_connect_timeout() -> None:
+    script = "import sys, time; print('waiting for the license server', file=sys.stderr); time.sleep(60)"
+    c = MCPClient(MCPServerSpec(name="mute", command=sys.executable, args=("-c", script), connect_timeout=1))
+    started = time.monotonic()
+    with pytest.raises(MCPTimeoutError) as info:
+        c.connect()
+    assert time.monotonic() - started < 8
+    message = str(info.value)
+    assert (
+        "MCP connect failed for server 'mute' (stdio): no answer to the handshake (initialize) within 1 s"
+        in message
+    )
+    assert "its stderr ended with: waiting for the license server" in message
+    assert "raise `connect_timeout`" in message
 
 
 def test_close_is_idempotent_and_use_reopens() -> None:
