@@ -39,7 +39,9 @@ _E = "fms_dgt.export"
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        **dict.fromkeys(("CanonicalRecord", "convert_record", "export_record", "read_record"), f"{_E}.records"),
+        **dict.fromkeys(
+            ("CanonicalRecord", "convert_record", "export_record", "read_record"), f"{_E}.records"
+        ),
         **dict.fromkeys(("ARROW_SAFE", "from_arrow_safe", "to_arrow_safe"), f"{_E}.layout"),
         **dict.fromkeys(("check_record", "render_record"), f"{_E}.templates"),
         **dict.fromkeys(("ExportSummary", "export_folder"), f"{_E}.folder"),

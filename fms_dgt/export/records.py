@@ -74,7 +74,10 @@ def export_record(
     rules = _family(family, fmt)
     offered = _distinct(tools)
     codec = wire.codec(t.qualified_name for t in offered)
-    projected = [wire.tool(t, codec.encode(t.qualified_name), input_schema(t, None, strict), strict=strict) for t in offered]
+    projected = [
+        wire.tool(t, codec.encode(t.qualified_name), input_schema(t, None, strict), strict=strict)
+        for t in offered
+    ]
     turns = list(messages)
     if rules is not None:
         projected = families.adapt_tools(projected, rules)

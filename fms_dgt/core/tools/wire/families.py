@@ -203,7 +203,7 @@ def _with_ids(turns: Sequence[Message], length: int) -> list[Message]:
         return list(turns)
     # Ids are opaque labels: rewriting them consistently in calls and results keeps every pairing.
     mapping: dict[str | None, str] = {}
-    taken = {c.call_id for c in calls if c.call_id and pattern.match(c.call_id)}
+    taken: set[str | None] = {c.call_id for c in calls if c.call_id and pattern.match(c.call_id)}
     for n, c in enumerate(calls):
         if c.call_id in mapping or (c.call_id in taken):
             continue
@@ -227,7 +227,8 @@ def _relabel(m: Message, mapping: dict[str | None, str]) -> Message:
         return m
     calls = [ToolCall(c.name, c.arguments, mapping.get(c.call_id, c.call_id)) for c in m.tool_calls]
     results = [
-        ToolResult(mapping.get(r.call_id, r.call_id), r.name, r.result, r.error, r.metadata) for r in m.results
+        ToolResult(mapping.get(r.call_id, r.call_id), r.name, r.result, r.error, r.metadata)
+        for r in m.results
     ]
     return Message(m.role, m.content, calls, results)
 
@@ -296,7 +297,9 @@ def finish(body: dict[str, Any], family: str | Family) -> dict[str, Any]:
 
 
 def _calls_text(turn: dict[str, Any]) -> str:
-    calls = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in turn["tool_calls"]]
+    calls = [
+        {"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in turn["tool_calls"]
+    ]
     return json.dumps(calls, ensure_ascii=False)
 
 
