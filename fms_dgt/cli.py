@@ -7,6 +7,7 @@
     fms-dgt tools validate SOURCE [--strict]
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
+    fms-dgt export OUT_DIR --format F [--template-family X] [--layout L] [--to jsonl|parquet] [--out DIR]
 
 SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
 message, not a traceback, and exit with status 1 (2 for usage errors).
@@ -54,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--strict", action="store_true", help="OpenAI strict-mode schemas")
     export.add_argument("--namespace", help="only this namespace")
     _run_parser(commands, formats)
+    _export_parser(commands, formats)
     return parser
 
 
@@ -70,6 +72,47 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
     run.add_argument("--format", choices=formats, help=_FORMAT_HELP.replace("openai)", "generation.format)"))
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
+
+
+def _export_parser(commands: Any, formats: list[str]) -> None:
+    from fms_dgt.core.tools.wire.families import FAMILIES
+
+    export = commands.add_parser(
+        "export", help="convert a run's records to another format, JSON Lines or Parquet"
+    )
+    export.add_argument("out_dir", help="the run's output folder (holding records.jsonl)")
+    export.add_argument("--format", required=True, choices=formats, help="the target format")
+    export.add_argument(
+        "--template-family", choices=list(FAMILIES), help="adapt hf records to a template family"
+    )
+    export.add_argument(
+        "--layout", choices=["plain", "arrow-safe"], help="default: plain (jsonl), arrow-safe (parquet)"
+    )
+    export.add_argument(
+        "--to", choices=["jsonl", "parquet"], default="jsonl", help="file type (default: jsonl)"
+    )
+    export.add_argument("--out", help="destination folder (default: OUT_DIR/export-FORMAT[-FAMILY])")
+    export.add_argument("--license", default="other", help="the dataset card's license id (default: other)")
+    export.add_argument("--overwrite", action="store_true", help="replace an earlier export in --out")
+
+
+def _cmd_export_records(args: argparse.Namespace) -> int:
+    from fms_dgt.export.folder import export_folder
+
+    summary = export_folder(
+        args.out_dir,
+        fmt=args.format,
+        to=args.to,
+        destination=args.out,
+        family=args.template_family,
+        layout=args.layout,
+        license_id=args.license,
+        overwrite=args.overwrite,
+    )
+    print(f"written {summary.written} records to {summary.destination} ({', '.join(summary.files)})")
+    for reason, count in sorted(summary.skipped.items()):
+        print(f"  skipped {count}: {printable(reason)}")
+    return 0
 
 
 def _config_data(path: Path) -> Any:
@@ -228,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     _check_usage(parser, args)
-    handler = _cmd_run if args.command == "run" else _COMMANDS[args.tools_command]
+    top = {"run": _cmd_run, "export": _cmd_export_records}
+    handler = top.get(args.command) or _COMMANDS[args.tools_command]
     try:
         return handler(args)
     except DGTError as exc:

@@ -10,9 +10,12 @@ the arrow-safe layout every such value is JSON text:
   carry different keys, and arguments and results are objects of any shape;
 * optional top-level keys (``system``, ``systemInstruction``): JSON text always, ``null`` when the
   record has none, so every record has the same keys;
-* in ``metadata``, ``name_map`` becomes a list of ``[provider, qualified]`` pairs and every other
-  value that is not a scalar or a list of scalars of one type is JSON text, its key listed in
-  ``metadata.json_keys``.
+* in ``metadata``, ``name_map`` becomes a list of ``[provider, qualified]`` pairs; scalars stay,
+  and so do the lists of names (``tools``, ``called``, ``distractors``, ``engines``, ``call_ids``);
+  every other value is JSON text, its key listed in ``metadata.json_keys``. The choice depends on
+  the key, never on the value (an empty list and a list of edges would not share a column), except
+  that an integer beyond Arrow's 64 bits is JSON text wherever it is; ``sample_seed`` always is, as
+  records written before seeds were kept below 2**63 hold wider ones.
 
 The record says ``"layout": "arrow-safe"``; :func:`from_arrow_safe` gives back exactly the record
 :func:`to_arrow_safe` was given.
@@ -48,6 +51,11 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
     "sharegpt": ("system",),
 }
 _SCALARS = (str, int, float, bool)
+#: Metadata lists of names (or other scalars of one type) that stay lists.
+_LIST_KEYS = frozenset({"tools", "called", "distractors", "engines", "call_ids"})
+#: Metadata keys always stored as JSON text (integers that may not fit in 64 bits).
+_TEXT_KEYS = frozenset({"sample_seed"})
+_INT64 = 2**63
 
 
 def is_arrow_safe(record: Mapping[str, Any]) -> bool:
@@ -132,13 +140,14 @@ def _loads(text: Any) -> Any:
         raise WireError(f"malformed arrow-safe record: a value is not JSON text ({exc}).") from None
 
 
-def _stable(value: Any) -> bool:
+def _stable(key: str, value: Any) -> bool:
+    if key in _TEXT_KEYS:
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -_INT64 <= value < _INT64
     if value is None or isinstance(value, _SCALARS):
         return True
-    if not isinstance(value, list):
-        return False
-    kinds = {type(v) for v in value if v is not None}
-    return len(kinds) <= 1 and all(issubclass(k, _SCALARS) for k in kinds)
+    return key in _LIST_KEYS and isinstance(value, list) and all(_stable("", v) for v in value)
 
 
 def _safe_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -147,7 +156,7 @@ def _safe_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in metadata.items():
         if key == "name_map" and isinstance(value, Mapping):
             out[key] = [[provider, qualified] for provider, qualified in value.items()]
-        elif _stable(value):
+        elif _stable(key, value):
             out[key] = value
         else:
             out[key] = _dumps(value)
