@@ -31,10 +31,14 @@ def field(node: Mapping[str, Any], key: str, where: str, kind: type | tuple[type
     value = node[key]
     if kind is not object and not isinstance(value, kind):
         raise WireError(
-            f"malformed record at {where}.{key}: expected {_kind_name(kind)}, got {type(value).__name__}. "
+            f"malformed record at {_at(where, key)}: expected {_kind_name(kind)}, got {type(value).__name__}. "
             "The record is not of the format named."
         )
     return value
+
+
+def _at(where: str, key: str) -> str:
+    return key if where == "record" else f"{where}.{key}"
 
 
 def _kind_name(kind: type | tuple[type, ...]) -> str:
@@ -46,7 +50,7 @@ def items(node: Mapping[str, Any], key: str, where: str) -> list[Any]:
     value: list[Any] = field(node, key, where, list)
     for i, item in enumerate(value):
         if not isinstance(item, Mapping):
-            raise WireError(f"malformed record at {where}.{key}[{i}]: expected an object.")
+            raise WireError(f"malformed record at {_at(where, key)}[{i}]: expected an object.")
     return value
 
 
