@@ -31,8 +31,8 @@ def field(node: Mapping[str, Any], key: str, where: str, kind: type | tuple[type
     value = node[key]
     if kind is not object and not isinstance(value, kind):
         raise WireError(
-            f"malformed record at {_at(where, key)}: expected {_kind_name(kind)}, got {type(value).__name__}. "
-            "The record is not of the format named."
+            f"malformed record at {_at(where, key)}: expected {_kind_name(kind)}, got "
+            f"{type(value).__name__}. The record is not of the format named."
         )
     return value
 
