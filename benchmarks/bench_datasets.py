@@ -64,7 +64,9 @@ def _venv(name: str, requirement: str) -> Path:
 
 
 def _version(python: Path) -> str:
-    out = subprocess.run([str(python), "-c", "import datasets; print(datasets.__version__)"], capture_output=True, text=True)
+    out = subprocess.run(
+        [str(python), "-c", "import datasets; print(datasets.__version__)"], capture_output=True, text=True
+    )
     return out.stdout.strip()
 
 
@@ -87,7 +89,9 @@ def _compare(expected: list[dict[str, Any]], out: Path) -> tuple[int, int]:
 
 def _exports(source: Path, scratch: Path, fmt: str) -> dict[str, tuple[str, Path]]:
     plain = export_folder(source, fmt=fmt, destination=scratch / f"{fmt}-plain").destination
-    safe = export_folder(source, fmt=fmt, layout="arrow-safe", destination=scratch / f"{fmt}-safe").destination
+    safe = export_folder(
+        source, fmt=fmt, layout="arrow-safe", destination=scratch / f"{fmt}-safe"
+    ).destination
     parquet = export_folder(source, fmt=fmt, to="parquet", destination=scratch / f"{fmt}-parquet").destination
     return {
         "jsonl plain": ("json", plain / "records.jsonl"),
@@ -112,13 +116,17 @@ def main() -> None:
                 expected = [r for r in read_records(_plain_export(source, scratch, fmt))]
                 for label, (kind, path) in _exports(source, scratch / release, fmt).items():
                     out = scratch / "rows.jsonl"
-                    done = subprocess.run([str(python), str(loader), kind, str(path), str(out)], capture_output=True, text=True)
+                    done = subprocess.run(
+                        [str(python), str(loader), kind, str(path), str(out)], capture_output=True, text=True
+                    )
                     if done.returncode:
                         cell = f"fails: {done.stdout.strip()[:60]}"
                         print(f"{_version(python):<10}{fmt:<18}{label:<18}{cell}")
                         continue
                     exact, padded = _compare(expected, out)
-                    print(f"{_version(python):<10}{fmt:<18}{label:<18}{exact:>6}/{len(expected):<5}{padded:>13}")
+                    print(
+                        f"{_version(python):<10}{fmt:<18}{label:<18}{exact:>6}/{len(expected):<5}{padded:>13}"
+                    )
 
 
 def _plain_export(source: Path, scratch: Path, fmt: str) -> Path:
