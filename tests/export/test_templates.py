@@ -130,3 +130,21 @@ def test_a_template_is_read_from_a_jinja_file_or_a_tokenizer_config(
     assert read_template(config) == "T"
     (tmp_path / "t.jinja").write_text(templates["qwen3_official.jinja"], encoding="utf-8")
     assert read_template(tmp_path / "t.jinja") == templates["qwen3_official.jinja"]
+
+
+def test_arguments_equal_to_an_earlier_result_are_not_taken_for_double_encoding(
+    templates: dict[str, str],
+) -> None:
+    from fms_dgt.core.tools.data_objects import ToolCall, ToolResult
+
+    point = {"a": 1, "b": 2}
+    wired = [
+        Message("user", "add twice"),
+        Message("assistant", "", [ToolCall("calc::add", point, "Aaaaaaaa1")]),
+        Message("tool", results=[ToolResult("Aaaaaaaa1", "calc::add", point)]),
+        Message("assistant", "", [ToolCall("calc::add", point, "Bbbbbbbb2")]),
+        Message("tool", results=[ToolResult("Bbbbbbbb2", "calc::add", 3)]),
+        Message("assistant", "3"),
+    ]
+    # vLLM's Llama JSON template prints results as strings inside {"output": ...} by design.
+    assert check_messages(TOOLS, wired, templates["llama3.1_json_vllm.jinja"]) == []
