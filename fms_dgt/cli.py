@@ -7,8 +7,10 @@
     fms-dgt tools validate SOURCE [--strict]
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
+                [--template-family X] [--layout arrow-safe] [--check-template FILE]
     fms-dgt inspect OUT_DIR [--json]
     fms-dgt graph SOURCE (--tool QUALIFIED_NAME [--top N] | --dot FILE [--namespace NS])
+    fms-dgt export OUT_DIR --format F [--template-family X] [--layout L] [--to jsonl|parquet] [--out DIR]
 
 SOURCE is a config file (a YAML mapping with a ``tools:`` block) or a tool file. Errors print one
 message, not a traceback, and exit with status 1 (2 for usage errors). ``run`` also exits with 1,
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("out_dir", help="the output folder of a run (its --out)")
     inspect.add_argument("--json", action="store_true", help="print the summary as JSON")
     _graph_parser(commands)
+    _export_parser(commands, formats)
     return parser
 
 
@@ -77,6 +80,17 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
     run.add_argument("--format", choices=formats, help=_FORMAT_HELP.replace("openai)", "generation.format)"))
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     run.add_argument("--overwrite", action="store_true", help="replace earlier output in --out")
+    run.add_argument(
+        "--template-family",
+        help="with --format hf: adapt records to a chat-template family (qwen, llama3, mistral, hermes...)",
+    )
+    run.add_argument(
+        "--layout", choices=["plain", "arrow-safe"], help="arrow-safe: varying shapes as JSON text"
+    )
+    run.add_argument(
+        "--check-template",
+        help="a chat template file (.jinja or tokenizer config) every record must render in",
+    )
 
 
 def _graph_parser(commands: Any) -> None:
@@ -105,6 +119,47 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         if args.dot:
             Path(args.dot).write_text(to_dot(graph, args.namespace), encoding="utf-8")
             print(f"wrote {args.dot}", file=sys.stderr)
+    return 0
+
+
+def _export_parser(commands: Any, formats: list[str]) -> None:
+    from fms_dgt.core.tools.wire.families import FAMILIES
+
+    export = commands.add_parser(
+        "export", help="convert a run's records to another format, JSON Lines or Parquet"
+    )
+    export.add_argument("out_dir", help="the run's output folder (holding records.jsonl)")
+    export.add_argument("--format", required=True, choices=formats, help="the target format")
+    export.add_argument(
+        "--template-family", choices=list(FAMILIES), help="adapt hf records to a template family"
+    )
+    export.add_argument(
+        "--layout", choices=["plain", "arrow-safe"], help="default: plain (jsonl), arrow-safe (parquet)"
+    )
+    export.add_argument(
+        "--to", choices=["jsonl", "parquet"], default="jsonl", help="file type (default: jsonl)"
+    )
+    export.add_argument("--out", help="destination folder (default: OUT_DIR/export-FORMAT[-FAMILY])")
+    export.add_argument("--license", default="other", help="the dataset card's license id (default: other)")
+    export.add_argument("--overwrite", action="store_true", help="replace an earlier export in --out")
+
+
+def _cmd_export_records(args: argparse.Namespace) -> int:
+    from fms_dgt.export.folder import export_folder
+
+    summary = export_folder(
+        args.out_dir,
+        fmt=args.format,
+        to=args.to,
+        destination=args.out,
+        family=args.template_family,
+        layout=args.layout,
+        license_id=args.license,
+        overwrite=args.overwrite,
+    )
+    print(f"written {summary.written} records to {summary.destination} ({', '.join(summary.files)})")
+    for reason, count in sorted(summary.skipped.items()):
+        print(f"  skipped {count}: {printable(reason)}")
     return 0
 
 
@@ -209,6 +264,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         resume=args.resume,
         overwrite=args.overwrite,
         progress=sys.stderr,
+        template_family=args.template_family,
+        layout=args.layout,
+        check_template=args.check_template,
     ) as job:
         summary = job.run()
         limit = job.settings.max_reject_rate
@@ -281,7 +339,8 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 def _handler(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
     if args.command == "tools":
         return _TOOLS_COMMANDS[args.tools_command]
-    return {"run": _cmd_run, "inspect": _cmd_inspect, "graph": _cmd_graph}[args.command]
+    top = {"run": _cmd_run, "inspect": _cmd_inspect, "graph": _cmd_graph, "export": _cmd_export_records}
+    return top[args.command]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -42,7 +42,9 @@ they arise (``raise ... from exc``) and never leak bare.
     ├── SynthesisError              no value satisfies a schema (contradictory constraints)
     ├── TextError                   the text model could not write a turn of a record
     ├── RejectedRecord              a record failed its checks (it goes to ``rejects.jsonl``)
-    └── OutputError                 an output folder is locked, damaged, full or read-only
+    ├── OutputError                 an output folder is locked, damaged, full or read-only
+    └── ExportError                 records cannot be exported (bad input folder or line, missing extra)
+        └── ChatTemplateError       a record does not render through a chat template
 
 Messages follow ``<what> <who>: <why>. <how to fix>`` and the parts are also kept as attributes.
 Every error class of the package is defined here, and this module imports nothing but the standard
@@ -56,6 +58,7 @@ from typing import Any
 
 __all__ = [
     "AmbiguousToolError",
+    "ChatTemplateError",
     "CircularRefError",
     "ConfigError",
     "ConfigNotFoundError",
@@ -63,6 +66,7 @@ __all__ = [
     "DuplicateToolError",
     "EngineError",
     "EnrichmentError",
+    "ExportError",
     "HTTPTransportError",
     "InvalidSchemaError",
     "LoadError",
@@ -406,6 +410,26 @@ class WireError(DGTError):
 
 class OutputError(DGTError):
     """A run's output folder cannot be used: locked by another run, damaged, full or read-only."""
+
+
+class ExportError(DGTError):
+    """Records cannot be exported: a missing or damaged input, an unknown format, a missing extra.
+
+    Attributes:
+        path: the file at fault, when there is one.
+        line: its 1-based line, when known.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.reason = message
+        where = f"{path}:{line}: " if path and line else f"{path}: " if path else ""
+        super().__init__(f"{where}{message}")
+
+
+class ChatTemplateError(ExportError):
+    """A record does not render through a chat template (the template raised, or it is not Jinja)."""
 
 
 class TemplateError(DGTError, ValueError):

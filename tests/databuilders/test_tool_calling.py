@@ -183,7 +183,7 @@ def test_other_provider_layouts(tmp_path: Path, fmt: str) -> None:
         )
         assert all("input_schema" in t for t in record["tools"])
     elif fmt == "gemini":
-        assert record["contents"][0]["role"] == "user" and "function_declarations" in record["tools"]
+        assert record["contents"][0]["role"] == "user" and "functionDeclarations" in record["tools"][0]
     else:
         assert any(item.get("type") == "function_call" for item in record["input"])
 

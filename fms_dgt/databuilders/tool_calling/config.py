@@ -6,7 +6,10 @@
       seed: 7                    # --seed overrides
       count: 100                 # -n overrides
       output_dir: ../out/demo    # --out overrides; relative to the config file
-      format: openai             # openai | openai-responses | anthropic | gemini (--format)
+      format: openai             # any registered format: openai, hf, anthropic, sharegpt... (--format)
+      template_family: null      # with format hf: qwen | llama3 | mistral | hermes | granite ...
+      layout: plain              # or arrow-safe: varying shapes as JSON text (--layout)
+      check_template: null       # a chat template file every record must render in (--check-template)
       strict: false              # OpenAI strict-mode schemas in the records
       policy: {validate_results: warn}   # call policy of the job's engine (see engines)
       text: {type: template}     # or {type: llm, base_url: ..., model: ..., api_key_env: ...}
@@ -38,7 +41,14 @@ from fms_dgt.plugins import TOOL_ENGINES
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["GenerationConfig", "Scenario", "build_engines", "parse_generation"]
+__all__ = [
+    "LAYOUTS",
+    "GenerationConfig",
+    "Scenario",
+    "build_engines",
+    "check_output_options",
+    "parse_generation",
+]
 
 _GENERATION_KEYS = (
     "seed",
@@ -55,8 +65,13 @@ _GENERATION_KEYS = (
     "approval_rate",
     "on_call_error",
     "max_reject_rate",
+    "template_family",
+    "layout",
+    "check_template",
 )
 _ON_CALL_ERROR = ("reject", "keep")
+#: Record layouts: as the format writes them, or arrow-safe (shapes that vary as JSON text).
+LAYOUTS = ("plain", "arrow-safe")
 _SCENARIO_KEYS = ("name", "weight", "sampler")
 _TEXT_KEYS = (
     "type",
@@ -99,6 +114,9 @@ class GenerationConfig:
     approval_rate: float = 0.7
     on_call_error: str = "reject"
     max_reject_rate: float = 0.5
+    template_family: str | None = None
+    layout: str = "plain"
+    check_template: Path | None = None
 
 
 def _error(message: str, config: Config, where: str) -> ConfigError:
@@ -132,6 +150,9 @@ def parse_generation(config: Config) -> GenerationConfig:
         approval_rate=_share(block.get("approval_rate", 0.7), config, "generation.approval_rate"),
         on_call_error=_choice(block.get("on_call_error", "reject"), _ON_CALL_ERROR, config),
         max_reject_rate=_share(block.get("max_reject_rate", 0.5), config, "generation.max_reject_rate"),
+        template_family=_optional_str(block.get("template_family"), config, "generation.template_family"),
+        layout=str(block.get("layout", "plain")),
+        check_template=_template_path(block.get("check_template"), config),
         text=_text(block.get("text") or {"type": "template"}, config),
         scenarios=_scenarios(block.get("scenarios"), config),
     )
@@ -139,7 +160,47 @@ def parse_generation(config: Config) -> GenerationConfig:
         raise _error(
             f"unknown format {out.format!r}: use one of {', '.join(FORMATS)}", config, "generation.format"
         )
+    try:
+        check_output_options(out)
+    except ConfigError as exc:
+        raise _error(str(exc), config, "generation") from None
     return out
+
+
+def check_output_options(settings: GenerationConfig) -> None:
+    """The format, template family and layout go together.
+
+    Raises:
+        ConfigError: an unknown family or layout, or a family with a format other than ``hf``.
+    """
+    from fms_dgt.core.tools.wire.families import FAMILIES
+
+    if settings.layout not in LAYOUTS:
+        raise ConfigError(f"unknown layout {settings.layout!r}: use one of {', '.join(LAYOUTS)}")
+    family = settings.template_family
+    if family is None:
+        return
+    if family not in FAMILIES:
+        raise ConfigError(f"unknown template family {family!r}: use one of {', '.join(FAMILIES)}")
+    if settings.format != "hf":
+        raise ConfigError(
+            f"template family {family!r} with format {settings.format!r}: families adapt records in the "
+            "hf layout, the one chat templates take. Use format hf"
+        )
+
+
+def _optional_str(value: Any, config: Config, where: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise _error(f"invalid value {value!r}: expected a name", config, where)
+
+
+def _template_path(value: Any, config: Config) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _error(f"invalid value {value!r}: expected a file path", config, "generation.check_template")
+    return Path(config.resolve_path(value))
 
 
 def _seconds(value: Any, config: Config) -> float:

@@ -32,20 +32,21 @@ from pathlib import Path
 from typing import IO, Any
 
 from fms_dgt.config import Config, load_config
-from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines.base import ToolEngine
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.engines.multi import MultiToolEngine
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSampler, get_tool_sampler
-from fms_dgt.core.tools.wire import FORMATS, NameCodec, get_wire_format, project_tool
+from fms_dgt.core.tools.wire import FORMATS
 from fms_dgt.databuilders.tool_calling.config import (
     GenerationConfig,
     Scenario,
     build_engines,
+    check_output_options,
     parse_generation,
 )
 from fms_dgt.databuilders.tool_calling.executor import RecordExecutor
+from fms_dgt.databuilders.tool_calling.interrupts import GracefulStop, Stopped
 from fms_dgt.databuilders.tool_calling.manifest import build_manifest
 from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
 from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, Planner
@@ -85,10 +86,14 @@ class GenerationJob:
         resume: bool = False,
         overwrite: bool = False,
         progress: IO[str] | None = None,
+        template_family: str | None = None,
+        layout: str | None = None,
+        check_template: str | PathLike[str] | None = None,
     ) -> None:
         install_log_filter()
         self.config: Config = load_config(config)
         self.settings = self._settings(parse_generation(self.config), count, seed, out, fmt)
+        self._output_options(template_family, layout, check_template)
         self.resume = resume
         self.overwrite = overwrite
         self.progress = progress
@@ -103,7 +108,6 @@ class GenerationJob:
         self.text: TextWriter = make_text_writer(self.settings.text)
         self.executor = RecordExecutor(self.engine, self.settings)
         self._planner: Planner | None = None
-        self._projected: dict[tuple[str, str], dict[str, Any]] = {}
         self._progress_bar: Any = None
 
     @property
@@ -132,6 +136,23 @@ class GenerationJob:
                 raise ConfigError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
             settings.format = fmt
         return settings
+
+    def _output_options(
+        self, family: str | None, layout: str | None, template: str | PathLike[str] | None
+    ) -> None:
+        """Command-line output options over the config's, checked together; the template is read."""
+        if family is not None:
+            self.settings.template_family = family
+        if layout is not None:
+            self.settings.layout = layout
+        if template is not None:
+            self.settings.check_template = Path(template)
+        check_output_options(self.settings)
+        self.template: str | None = None
+        if self.settings.check_template is not None:
+            from fms_dgt.export.templates import read_template
+
+            self.template = read_template(self.settings.check_template)
 
     def _engine(self) -> ToolEngine:
         engines = build_engines(self.config, self.registry)
@@ -170,20 +191,37 @@ class GenerationJob:
         summary.interrupted = True
         try:
             summary.quality.pool = len(self.planner.pool)
-            for record in output.records():
-                summary.add_record(record)
-            for reject in output.rejects():
-                summary.add_reject(reject)
+            self._count_existing(output, summary)
             todo = [i for i in range(self.settings.count) if i not in done]
-            for position, index in enumerate(todo, 1):
-                self._one(index, output, summary)
-                self._report(position, len(todo), summary)
+            with GracefulStop() as stop:
+                for position, index in enumerate(todo, 1):
+                    self._one(index, output, summary)
+                    self._report(position, len(todo), summary)
+                    stop.check()
             summary.interrupted = False
+        except KeyboardInterrupt as exc:
+            if not isinstance(exc, Stopped):  # stopped mid-record: count what the files hold
+                summary = self._recount(output, summary)
+            raise
         finally:
             self._close_bar()
             self._write_summary(output, summary)
             output.close()
         return summary
+
+    @staticmethod
+    def _count_existing(output: OutputFolder, summary: RunSummary) -> None:
+        for record in output.records():
+            summary.add_record(record)
+        for reject in output.rejects():
+            summary.add_reject(reject)
+
+    def _recount(self, output: OutputFolder, summary: RunSummary) -> RunSummary:
+        fresh = RunSummary(skipped=summary.skipped, refreshes=summary.refreshes, interrupted=True)
+        fresh.timing = summary.timing
+        fresh.quality.pool = summary.quality.pool
+        self._count_existing(output, fresh)
+        return fresh
 
     @staticmethod
     def _write_summary(output: OutputFolder, summary: RunSummary) -> None:
@@ -237,7 +275,30 @@ class GenerationJob:
         Raises:
             DGTError: the record cannot be built or fails its checks (the reason is recorded).
         """
-        return self.build(index, timing).export(self.settings.format, self._project)
+        record = self.build(index, timing)
+        settings = self.settings
+        if self.template is not None:
+            self._check_template(record)
+        return record.export(
+            settings.format, family=settings.template_family, layout=settings.layout, strict=settings.strict
+        )
+
+    def _check_template(self, record: Record) -> None:
+        """Reject a record that does not render in the chat template, or loses a part in it."""
+        from fms_dgt.export.templates import check_messages
+
+        assert self.template is not None
+        problems = check_messages(
+            record.plan.offered,
+            record.messages,
+            self.template,
+            family=self.settings.template_family,
+            metadata=record.metadata,
+        )
+        if problems:
+            raise RejectedRecord(
+                f"chat template {self.settings.check_template}: {'; '.join(problems)}", reason="template"
+            )
 
     def build(self, index: int, timing: dict[str, float] | None = None) -> Record:
         """The canonical record of one index (every output layout is an export of it).
@@ -279,14 +340,6 @@ class GenerationJob:
             fmt=self.settings.format,
             edges=wired_edges(planned.sample.edges, plan.calls),
         )
-
-    def _project(self, tool: Tool, fmt: str, codec: NameCodec) -> dict[str, Any]:
-        key = (tool.qualified_name + "#" + tool.fingerprint, fmt)
-        projected = self._projected.get(key)
-        if projected is None:
-            projected = project_tool(tool, fmt, codec=codec, strict=self.settings.strict)
-            self._projected[key] = projected
-        return get_wire_format(fmt).renamed(projected, codec.encode(tool.qualified_name))
 
     # ------------------------------------------------------------------ reporting
 

@@ -5,13 +5,14 @@
 * ``config_hash``: a hash of the config as loaded (environment variables expanded), without the keys
   that do not change a record (``generation.count``: a resume may ask for more records;
   ``generation.output_dir``: the folder may have moved);
-* ``seed``, ``format``, ``strict``: the run's settings after command-line overrides;
+* ``seed``, ``format``, ``strict``, ``template_family``, ``layout``: the run's settings after
+  command-line overrides;
 * ``versions``: the versions of fms_dgt and Python that wrote the records;
 * ``sources``: per namespace, the number of tools and a fingerprint of their schemas (for the
   dataset card and for reading later; sources may change during a run, so they are not compared).
 
-``--resume`` with a different config hash, seed, format, strict mode or fms_dgt version is an
-error that lists every difference.
+``--resume`` with a different config hash, seed, format, strict mode, template family, layout or
+fms_dgt version is an error that lists every difference.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ __all__ = ["COMPARED", "MANIFEST", "build_manifest", "config_hash", "differences
 
 MANIFEST = "manifest.json"
 #: The manifest entries a resume must match.
-COMPARED = ("config_hash", "seed", "format", "strict", "fms_dgt")
+COMPARED = ("config_hash", "seed", "format", "strict", "template_family", "layout", "fms_dgt")
 _IGNORED = ("count", "output_dir")
 
 
@@ -55,6 +56,8 @@ def build_manifest(config: Config, settings: GenerationConfig, registry: ToolReg
         "seed": settings.seed,
         "format": settings.format,
         "strict": settings.strict,
+        "template_family": settings.template_family,
+        "layout": settings.layout,
         "versions": {"fms_dgt": __version__, "python": platform.python_version()},
         "sources": _sources(registry),
     }
@@ -81,6 +84,8 @@ def _compared(manifest: Mapping[str, Any]) -> dict[str, Any]:
         "seed": manifest.get("seed"),
         "format": manifest.get("format"),
         "strict": manifest.get("strict"),
+        "template_family": manifest.get("template_family"),
+        "layout": manifest.get("layout", "plain"),
         "fms_dgt": versions.get("fms_dgt") if versions else None,
     }
 

@@ -20,8 +20,8 @@ records a resumed run finds in the file, so the report always covers the whole f
   ``email``, ``city``, ``date``...) different values, neither taken from a result;
 * ``json_final_answers``: final answers that contain a JSON object instead of words.
 
-The report reads records in every layout the job writes (OpenAI chat and Responses, Anthropic,
-Gemini); it reads only what it needs, not the whole conversation model.
+The report reads records in every layout the job writes (read back by the format's reader where it
+loses nothing, else from the layout's turns).
 """
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from fms_dgt.core.tools.wire import Message, NameCodec, get_wire_format
+from fms_dgt.errors import WireError
+from fms_dgt.export.layout import from_arrow_safe
 
 __all__ = ["QualityReport", "RecordFacts", "facts_of", "gini"]
 
@@ -206,15 +210,101 @@ def entity_conflicts(calls: Sequence[tuple[str, dict[str, Any]]], wired: Sequenc
 
 
 def facts_of(record: Mapping[str, Any]) -> RecordFacts:
-    """The user turns, final answer, calls and result counts of a record in any written layout."""
+    """The user turns, final answer, calls (qualified names) and result counts of a written record,
+    in any layout: read back by its format's reader where the format loses nothing, else from the
+    layout's turns (Gemini, a chat-template family's adaptation, xLAM and BFCL entries)."""
+    plain = from_arrow_safe(record)
+    found = plain.get("metadata")
+    meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    mapped = meta.get("name_map")
+    names: Mapping[str, Any] = mapped if isinstance(mapped, Mapping) else {}
+    try:
+        wire = get_wire_format(str(meta.get("format", "openai")))
+    except WireError:
+        wire = None
+    if wire is not None and not wire.lossy and not meta.get("template_family") and names:
+        try:
+            _, messages = wire.read(plain, NameCodec.from_name_map(names))
+            return _canonical(messages)
+        except WireError:
+            pass  # fall through to the layout's turns
+    facts = _layouts(plain)
+    facts.calls = [(str(names.get(name, name)), args) for name, args in facts.calls]
+    return facts
+
+
+def _canonical(messages: Sequence[Message]) -> RecordFacts:
+    out = _facts()
+    for m in messages:
+        if m.role == "user":
+            out.user_turns.append(m.content)
+        elif m.role == "tool":
+            out.results += len(m.results)
+            out.error_results += sum(1 for r in m.results if r.error is not None)
+        elif m.role == "assistant":
+            out.calls.extend((c.name, dict(c.arguments)) for c in m.tool_calls)
+            if not m.tool_calls:
+                out.final = m.content
+    return out
+
+
+def _layouts(record: Mapping[str, Any]) -> RecordFacts:
     if "contents" in record:
         return _gemini(record["contents"])
     if "input" in record:
         return _responses(record["input"])
+    if "conversations" in record:
+        return _sharegpt(record["conversations"])
+    if "query" in record or "question" in record:
+        return _entry(record)
     messages = record.get("messages") or []
     if any(isinstance(m.get("content"), list) for m in messages if isinstance(m, Mapping)):
         return _anthropic(messages)
     return _chat(messages)
+
+
+def _sharegpt(turns: Sequence[Any]) -> RecordFacts:
+    out = _facts()
+    for turn in turns:
+        role, value = turn.get("from"), turn.get("value", "")
+        if role == "human":
+            out.user_turns.append(str(value))
+        elif role == "function_call":
+            parsed = _arguments_list(value)
+            out.calls.extend((str(c.get("name")), _arguments(c.get("arguments"))) for c in parsed)
+        elif role == "observation":
+            out.results += 1
+            out.error_results += _is_error(value)
+        elif role == "gpt":
+            out.final = str(value)
+    return out
+
+
+def _entry(record: Mapping[str, Any]) -> RecordFacts:
+    """xLAM (``query``, ``answers``) and BFCL (``question``, ``possible_answer``) entries."""
+    out = _facts()
+    query = record.get("query")
+    if query is None:
+        question = record.get("question") or []
+        turns = question[0] if question and isinstance(question[0], list) else question
+        query = next(
+            (t.get("content") for t in turns if isinstance(t, Mapping) and t.get("role") == "user"), ""
+        )
+    out.user_turns.append(str(query or ""))
+    for call in _arguments_list(record.get("answers")):
+        out.calls.append((str(call.get("name")), _arguments(call.get("arguments"))))
+    return out
+
+
+def _arguments_list(value: Any) -> list[Mapping[str, Any]]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return []
+    if isinstance(value, Mapping):
+        value = [value]
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def _facts() -> RecordFacts:

@@ -18,10 +18,11 @@ from typing import Any
 
 from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
-from fms_dgt.core.tools.wire import Message, NameCodec, WireError, convert_messages, get_wire_format
+from fms_dgt.core.tools.wire import Message, NameCodec, WireError
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
 from fms_dgt.databuilders.tool_calling.text import RecordText
 from fms_dgt.errors import RejectedRecord
+from fms_dgt.export.records import export_record
 
 __all__ = ["SEED_MASK", "Record", "build_messages", "edge_dict", "metadata", "wired_edges"]
 
@@ -68,18 +69,25 @@ class Record:
             self._codec = NameCodec(t.qualified_name for t in self.plan.offered)
         return self._codec
 
-    def export(self, fmt: str, project: Callable[[Tool, str, NameCodec], dict[str, Any]]) -> dict[str, Any]:
-        """The record in provider layout ``fmt``: ``tools``, the conversation, ``metadata``.
+    def export(
+        self, fmt: str, *, family: str | None = None, layout: str | None = None, strict: bool = False
+    ) -> dict[str, Any]:
+        """The record in provider layout ``fmt`` (adapted to a chat-template ``family`` and laid
+        out ``arrow-safe`` on request): ``tools``, the conversation, ``metadata``.
 
-        Args:
-            fmt: a registered wire format.
-            project: the projection of one tool (cached by the caller).
+        Raises:
+            WireError: unknown format, family or layout.
+            RejectedRecord: the conversation cannot be expressed in the format or family.
         """
-        codec = self.codec
-        wire = get_wire_format(fmt)
-        tools = [project(t, fmt, codec) for t in _distinct(self.plan.offered)]
-        body = convert_messages(self.messages, fmt, codec)
-        return {"tools": wire.tools(tools), **body, "metadata": {**self.metadata, "name_map": codec.name_map}}
+        return export_record(
+            self.plan.offered,
+            self.messages,
+            self.metadata,
+            fmt=fmt,
+            family=family,
+            layout=layout,
+            strict=strict,
+        )
 
     def validate(self, match: Callable[[ToolCall], Any]) -> None:
         """Every call names an offered tool and its arguments validate (``match`` resolves them).
@@ -126,18 +134,16 @@ def metadata(
 
 
 def _extras(plan: RecordPlan, out: dict[str, Any]) -> None:
-    if plan.failed:
-        out["error_handling"] = True
-        out["failed"] = [c.failure() for c in plan.failed]
-    if plan.context:
-        out["context"] = dict(plan.context)
-    approvals = [{"call": c.call.name, "decision": c.approval} for c in plan.calls if c.approval]
-    if approvals:
-        out["approvals"] = approvals
-    if plan.missing is not None:
-        out["missing"] = {"tool": plan.missing[0].qualified_name, "argument": plan.missing[1]}
-    if plan.topic is not None:
-        out["topic"] = plan.topic.qualified_name
+    """Keys every record has (empty or null when they do not apply), so a dataset of records has
+    one schema: Arrow, pandas and ``datasets`` pad no key with nulls."""
+    out["error_handling"] = bool(plan.failed)
+    out["failed"] = [c.failure() for c in plan.failed]
+    out["approvals"] = [{"call": c.call.name, "decision": c.approval} for c in plan.calls if c.approval]
+    out["missing"] = (
+        {"tool": plan.missing[0].qualified_name, "argument": plan.missing[1]} if plan.missing else None
+    )
+    out["topic"] = plan.topic.qualified_name if plan.topic is not None else None
+    out["context"] = dict(plan.context)
 
 
 def edge_dict(edge: Edge) -> dict[str, Any]:

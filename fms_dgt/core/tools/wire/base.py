@@ -3,16 +3,17 @@
 A wire format is one class in one module of this package, registered with
 :func:`~fms_dgt.plugins.register_wire_format` (third-party packages use the entry-point group
 ``fms_dgt.wire_formats``). It says how one tool is written for the provider, how a list of tools is
-wrapped, and how a conversation of :class:`Message` turns is laid out. Everything else (names,
-strict schemas, bindings, the CLI's choices, the generation job) goes through the registry, so a
-new format touches one new file.
+wrapped, how a conversation of :class:`Message` turns is laid out and how a whole record is put
+together; a format that loses nothing also reads its records back (:meth:`WireFormat.read`).
+Everything else (names, strict schemas, bindings, the CLI's choices, the generation job) goes
+through the registry, so a new format touches one new file.
 """
 
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -20,7 +21,18 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.wire.names import NameCodec
 from fms_dgt.errors import WireError
 
-__all__ = ["ROLES", "Message", "WireFormat", "call_id", "get_wire_format", "result_text", "split_system"]
+__all__ = [
+    "ROLES",
+    "Message",
+    "WireFormat",
+    "WireTool",
+    "call_id",
+    "get_wire_format",
+    "read_result",
+    "result_text",
+    "result_value",
+    "split_system",
+]
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -42,14 +54,29 @@ class Message:
     results: list[ToolResult] = field(default_factory=list)
 
 
+@dataclass(slots=True, kw_only=True)
+class WireTool:
+    """A tool as a record carries it: its provider name, description and input schema."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
 class WireFormat(ABC):
     """One provider's layout of tools and conversations.
 
     Subclasses implement :meth:`tool` and :meth:`messages`; :meth:`tools` wraps the list when the
-    provider wants an envelope, and :meth:`renamed` gives a projected tool another provider name.
+    provider wants an envelope, :meth:`renamed` gives a projected tool another provider name,
+    :meth:`codec` chooses the provider names of a record's tools, :meth:`assemble` puts a record
+    together and :meth:`read` takes one apart again.
+
+    Attributes:
+        lossy: why records of this format cannot be read back exactly (empty when they can).
     """
 
     plugin_name: ClassVar[str] = ""
+    lossy: ClassVar[str] = ""
 
     @abstractmethod
     def tool(self, tool: Tool, name: str, schema: dict[str, Any], *, strict: bool) -> dict[str, Any]:
@@ -66,6 +93,25 @@ class WireFormat(ABC):
     @abstractmethod
     def messages(self, messages: Sequence[Message], codec: NameCodec) -> dict[str, Any]:
         """A conversation in the provider's request layout (the keys beside ``tools``)."""
+
+    def codec(self, qualified_names: Iterable[str]) -> NameCodec:
+        """The name codec of a record offering these tools."""
+        return NameCodec(qualified_names)
+
+    def assemble(self, tools: Any, body: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+        """One record: the projected ``tools``, the conversation ``body`` and the ``metadata``."""
+        return {"tools": tools, **body, "metadata": metadata}
+
+    def read(self, record: Mapping[str, Any], codec: NameCodec) -> tuple[list[WireTool], list[Message]]:
+        """The tools and conversation of a record of this format (names decoded with ``codec``).
+
+        Raises:
+            WireError: the format loses information (see :attr:`lossy`), or the record is malformed.
+        """
+        raise WireError(
+            f"cannot read records of format {self.plugin_name!r} back: {self.lossy or 'it has no reader'}. "
+            "Export from the run's own records (or run again in a lossless format such as openai or hf)."
+        )
 
 
 def get_wire_format(name: str) -> WireFormat:
@@ -90,12 +136,32 @@ def get_wire_format(name: str) -> WireFormat:
 _INSTANCES: dict[type[WireFormat], WireFormat] = {}
 
 
+def result_value(result: ToolResult) -> Any:
+    """A result as one JSON value: the result itself, or ``{"error": message}`` for a failed call."""
+    return {"error": result.error} if result.error is not None else result.result
+
+
 def result_text(result: ToolResult) -> str:
     """A result as the text providers put in a tool message (JSON unless it is a string)."""
-    if result.error is not None:
-        return json.dumps({"error": result.error}, ensure_ascii=False)
-    value = result.result
+    value = result_value(result)
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def read_result(value: Any, call_id: str | None, name: str, *, text: bool = True) -> ToolResult:
+    """Inverse of :func:`result_text` (``text``) or :func:`result_value` for a result read back.
+
+    A text that parses as JSON gives that value (so a string result that is itself JSON text comes
+    back decoded: its text, and so every layout written from it, is the same); ``{"error": text}``
+    alone is a failed call.
+    """
+    if text and isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return ToolResult(call_id, name, value)
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("error"), str):
+        return ToolResult(call_id, name, error=value["error"])
+    return ToolResult(call_id, name, value)
 
 
 def call_id(call: ToolCall, index: int) -> str:

@@ -1,5 +1,9 @@
-"""Schema shapes providers ask for: OpenAI strict mode, Gemini's OpenAPI subset, bound arguments.
+"""Schema shapes providers ask for: hygiene, OpenAI strict mode, Gemini's OpenAPI subset, bound arguments.
 
+``hygienic_schema`` is what every consumer gets unless strict mode is asked for: no type lists (a
+list with ``null`` becomes the other type plus ``nullable: true``, several other types become
+``anyOf``) and ``required`` on every object schema; chat templates and evaluators that read
+``type`` as one string (Hermes, BFCL) and checkers that index ``required`` then work on every tool.
 ``strict_schema`` closes every object (``additionalProperties: false``), requires every property and
 makes optional ones nullable. ``gemini_schema`` inlines ``$ref`` (recursion cut at a depth and
 marked), writes type lists as one type plus ``nullable``, turns ``const`` into ``enum`` and drops
@@ -15,7 +19,7 @@ from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
 
-__all__ = ["gemini_schema", "input_schema", "strict_schema"]
+__all__ = ["gemini_schema", "hygienic_schema", "input_schema", "strict_schema"]
 
 
 def _without_bound(schema: dict[str, Any], bound: Iterable[str]) -> dict[str, Any]:
@@ -144,8 +148,56 @@ def _gemini_type(out: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_SCHEMA_ONE = ("items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames")
+
+
+def hygienic_schema(schema: Any) -> Any:
+    """A schema every consumer reads: single types (``nullable`` for null) and ``required`` on objects.
+
+    Keywords that hold subschemas are walked; the meaning is kept for every consumer that knows
+    ``nullable`` (OpenAPI, Gemini, chat templates), and validation of non-null values is unchanged.
+    Strict-mode schemas keep their type lists instead (OpenAI strict mode has no ``nullable``).
+    """
+    if isinstance(schema, list):
+        return [hygienic_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {k: hygienic_schema(v) for k, v in value.items()}
+        elif key in _SCHEMA_LISTS or key in _SCHEMA_ONE:
+            out[key] = hygienic_schema(value)
+        else:
+            out[key] = value
+    if isinstance(out.get("type"), list):
+        _single_type(out)
+    if (out.get("type") == "object" or "properties" in out) and "required" not in out:
+        out["required"] = []
+    return out
+
+
+def _single_type(out: dict[str, Any]) -> None:
+    kinds = out.pop("type")
+    others = [k for k in kinds if k != "null"]
+    if "null" in kinds:
+        out["nullable"] = True
+    if len(others) == 1 or not others:
+        out["type"] = others[0] if others else "null"
+        return
+    choice = {"anyOf": [{"type": k} for k in others]}
+    if "anyOf" in out:
+        # Both say what the value may be: keep both conditions.
+        out["allOf"] = [*out.get("allOf", []), choice]
+    else:
+        out.update(choice)
+
+
 def input_schema(tool: Tool, bindings: Mapping[str, Any] | None, strict: bool) -> dict[str, Any]:
-    """The tool's input schema as a model sees it: bound arguments hidden, strict mode applied."""
+    """The tool's input schema as a model sees it: bound arguments hidden, strict mode or hygiene."""
     # A JSON round trip copies plain JSON data several times faster than copy.deepcopy.
     schema = _without_bound(json.loads(json.dumps(tool.parameters)), (bindings or {}).keys())
-    return strict_schema(schema) if strict else schema
+    shaped: dict[str, Any] = strict_schema(schema) if strict else hygienic_schema(schema)
+    return shaped

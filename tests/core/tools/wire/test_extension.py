@@ -45,7 +45,8 @@ def plain() -> Iterator[None]:
 def test_a_registered_format_is_used_everywhere(plain: None) -> None:
     tool = Tool("t", "ns", parameters={"type": "object", "properties": {"a": {"type": "integer"}}})
     payload, codec = project_tools([tool], "plain-test")
-    assert payload == {"ns__t": {"type": "object", "properties": {"a": {"type": "integer"}}}}
+    # Projection adds `required` to every object schema (schema hygiene), in every format.
+    assert payload == {"ns__t": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": []}}
     turns = [Message("user", "hi"), Message("assistant", tool_calls=[ToolCall("ns::t", {"a": 1})])]
     assert convert_messages(turns, "plain-test", codec) == {"lines": ["user: hi", "assistant: ['ns__t']"]}
     assert "plain-test" in wire_formats()

@@ -87,10 +87,19 @@ def _keys(node: Any) -> set[str]:
     return set()
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+# The provider layouts whose tool schemas stay JSON Schema (the trainer and evaluator layouts,
+# sharegpt, xlam and bfcl, have their own tests in test_trainer_formats.py).
+API_FORMATS = ["openai", "openai-responses", "anthropic", "gemini", "hf"]
+
+
+def test_every_format_is_covered() -> None:
+    assert set(FORMATS) == {*API_FORMATS, "sharegpt", "xlam", "bfcl"}
+
+
+@pytest.mark.parametrize("fmt", API_FORMATS)
 def test_projection_per_provider(fmt: str) -> None:
     payload, codec = project_tools([TOOL], fmt, bindings={"kb::lookup": {"token": "secret"}})
-    tools: Any = payload["function_declarations"] if fmt == "gemini" else payload
+    tools: Any = payload[0]["functionDeclarations"] if fmt == "gemini" else payload
     [tool] = tools
     function = tool.get("function", tool)
     assert codec.decode(function["name"]) == "kb::lookup"
@@ -143,7 +152,12 @@ def test_parallel_calls_stay_in_one_assistant_message() -> None:
     openai = convert_messages(_conversation(), "openai", codec)["messages"]
     assert [m["role"] for m in openai] == ["system", "user", "assistant", "tool", "tool", "assistant"]
     assert [c["id"] for c in openai[2]["tool_calls"]] == ["c1", "c2"]
-    assert openai[4] == {"role": "tool", "tool_call_id": "c2", "content": '{"error": "boom"}'}
+    assert openai[4] == {
+        "role": "tool",
+        "tool_call_id": "c2",
+        "name": "kb__lookup",
+        "content": '{"error": "boom"}',
+    }
 
     anthropic = convert_messages(_conversation(), "anthropic", codec)
     assert anthropic["system"] == "Be brief."
