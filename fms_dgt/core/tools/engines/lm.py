@@ -279,7 +279,12 @@ class LMToolEngine(ToolEngine):
         with self._sender_lock:
             if self._sender is None:
                 headers = auth_headers(self.api_key_env)
-                self._sender = Sender(timeout=self.request_timeout, headers=headers)
+                self._sender = Sender(
+                    timeout=self.request_timeout,
+                    headers=headers,
+                    max_retry_after=self.policy.max_retry_after,
+                    backoff=self.policy.backoff,
+                )
             return self._sender
 
     def close(self) -> None:
