@@ -190,7 +190,8 @@ def _parse(raw: bytes) -> tuple[str, Context, _Entry] | None:
     if not isinstance(data, dict):
         return None
     key, at, context = data.get("key"), data.get("recorded_at"), data.get("context")
-    if not isinstance(key, str) or not isinstance(at, str) or "metadata" not in data:
+    readable = isinstance(key, str) and isinstance(at, str) and isinstance(data.get("metadata"), dict)
+    if not readable or not isinstance(data.get("error"), (str, type(None))):
         return None
     context = context if isinstance(context, dict) else {}
     where = (str(context.get("session", "")), str(context.get("call_id", "")))

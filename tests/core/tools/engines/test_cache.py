@@ -308,15 +308,16 @@ def test_damaged_lines_are_skipped_with_a_warning(
     [shard] = tmp_path.glob("*.jsonl")
     good = shard.read_bytes().splitlines(keepends=True)
     # a garbage line in the middle, and the last line cut as by a writer killed mid-write
-    shard.write_bytes(good[0] + b'{"key": "x", not json\n' + good[1] + good[2][:40])
+    wrong = json.dumps({**json.loads(good[2]), "metadata": [1]}).encode() + b"\n"  # JSON, wrong shape
+    shard.write_bytes(good[0] + b'{"key": "x", not json\n' + good[1] + wrong + good[2][:40])
     caplog.set_level(logging.WARNING)
     with rest(registry, server.base_url, tmp_path, "replay") as replayer:
         assert call(replayer, "s", "listPets", "c1", limit=1).metadata["cache"] == "hit"
         assert call(replayer, "s", "listPets", "c2", limit=2).metadata["cache"] == "hit"
         lost = call(replayer, "s", "listPets", "c3", limit=3)
     assert lost.error is not None and "CacheMissError" in lost.error
-    assert f"skipped 1 unreadable line(s) of cache shard {shard} (first: line 2)" in caplog.text
-    assert f"skipped the cut last line 4 of cache shard {shard}" in caplog.text
+    assert f"skipped 2 unreadable line(s) of cache shard {shard} (first: line 2)" in caplog.text
+    assert f"skipped the cut last line 5 of cache shard {shard}" in caplog.text
 
 
 def _fill(folder: str, start: int, count: int) -> None:
