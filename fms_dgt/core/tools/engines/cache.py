@@ -181,6 +181,11 @@ class _Entry:
         )
 
 
+def _answer_shaped(data: dict[str, Any]) -> bool:
+    """True when a line's answer can become a :class:`ToolResult`."""
+    return isinstance(data.get("metadata"), dict) and isinstance(data.get("error"), (str, type(None)))
+
+
 def _parse(raw: bytes) -> tuple[str, Context, _Entry] | None:
     """The key, context and entry of one line, or None when it cannot be read."""
     try:
@@ -190,8 +195,7 @@ def _parse(raw: bytes) -> tuple[str, Context, _Entry] | None:
     if not isinstance(data, dict):
         return None
     key, at, context = data.get("key"), data.get("recorded_at"), data.get("context")
-    readable = isinstance(key, str) and isinstance(at, str) and isinstance(data.get("metadata"), dict)
-    if not readable or not isinstance(data.get("error"), (str, type(None))):
+    if not isinstance(key, str) or not isinstance(at, str) or not _answer_shaped(data):
         return None
     context = context if isinstance(context, dict) else {}
     where = (str(context.get("session", "")), str(context.get("call_id", "")))
