@@ -34,6 +34,8 @@ they arise (``raise ... from exc``) and never leak bare.
     │   └── ResponseTooLargeError   ... the response body went past the engine's size cap
     ├── EngineError                 session API misuse (unknown session, setup twice)
     ├── RetryableError              a call failure worth retrying (engines raise it from ``call``)
+    ├── CallCacheError              an engine's record/replay cache folder cannot be read or written
+    │   └── CacheMissError          ... replay found no recorded answer for a call (tool, key, folder)
     ├── EnrichmentError             enrichment graph or run failed
     ├── RefreshError                ``refresh()`` failed; the previous registry is kept
     ├── WireError                   a name or message cannot be mapped to or from a provider format
@@ -58,6 +60,8 @@ from typing import Any
 
 __all__ = [
     "AmbiguousToolError",
+    "CacheMissError",
+    "CallCacheError",
     "ChatTemplateError",
     "CircularRefError",
     "ConfigError",
@@ -394,6 +398,33 @@ class RetryableError(DGTError):
     def __init__(self, message: str, *, retry_after: float | None = None):
         self.retry_after = retry_after
         super().__init__(message)
+
+
+class CallCacheError(DGTError):
+    """An engine's record/replay cache folder cannot be created, read or written.
+
+    Attributes:
+        path: the cache folder, when known.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None):
+        self.path = path
+        super().__init__(message)
+
+
+class CacheMissError(CallCacheError, LookupError):
+    """Replay found no recorded answer for a call (mode ``replay`` never calls the service).
+
+    Attributes:
+        tool: the qualified name of the tool called.
+        key: the call's cache key.
+        path: the cache folder searched.
+    """
+
+    def __init__(self, message: str, *, tool: str, key: str, path: str):
+        self.tool = tool
+        self.key = key
+        super().__init__(message, path=path)
 
 
 class EnrichmentError(DGTError):

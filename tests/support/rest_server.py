@@ -14,6 +14,11 @@ to 1.5 GB), ``/v1/big`` (``size`` bytes, with or without Content-Length), ``/v1/
 ``depth`` levels), ``/v1/long-int`` (a 5,000-digit integer), ``/v1/trickle`` (a body sent a byte
 at a time), ``/v1/echo-back`` (echoes the request, padded so a secret straddles a 500-character
 cut).
+
+For the scale tests: ``latency`` (``--latency-ms``) delays every answer; ``in_flight`` and
+``max_in_flight`` count the requests being answered at once; ``/v1/limited`` answers 429 with
+``Retry-After: <retry_after>`` to its first ``limited`` requests (arrival times in ``arrivals``,
+the moments each 429 was sent in ``limited_at``).
 """
 
 from __future__ import annotations
@@ -49,6 +54,13 @@ class ServerState:
     attempts: dict[str, int] = field(default_factory=dict)
     next_id: int = 1
     lock: threading.Lock = field(default_factory=threading.Lock)
+    latency: float = 0.0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    limited: int = 0
+    retry_after: str = "1"
+    arrivals: list[float] = field(default_factory=list)
+    limited_at: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -222,6 +234,15 @@ def _echo_back(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
     return _json(400, {"message": "x" * 474 + seen})
 
 
+def _limited(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    with state.lock:
+        state.arrivals.append(time.monotonic())
+        refuse = len(state.arrivals) <= state.limited
+    if refuse:
+        return 429, Raw(b"slow down", {"Retry-After": state.retry_after}), ""
+    return _json(200, {"ok": True})
+
+
 ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/pets$"), _list_pets),
     ("POST", re.compile(r"^/v1/pets$"), _create_pet),
@@ -247,6 +268,7 @@ ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/echo-back$"), _echo_back),
     ("POST", re.compile(r"^/v1/echo-back$"), _echo_back),
     ("POST", re.compile(r"^/v1/echo-post$"), _echo),
+    ("GET", re.compile(r"^/v1/limited$"), _limited),
 ]
 
 
@@ -270,7 +292,16 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
                 self.rfile.read(length) if length else b"",
             )
             state.requests.append({**req.echo(), "client_port": self.client_address[1]})
-            self._reply(*self._route(req))
+            with state.lock:
+                state.in_flight += 1
+                state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            try:
+                if state.latency:
+                    time.sleep(state.latency)
+                self._reply(*self._route(req))
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
 
         def _route(self, req: Request) -> Reply:
             for method, pattern, route in ROUTES:
@@ -297,6 +328,9 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _raw(self, status: int, raw: Raw) -> None:
+            if status == 429:
+                with state.lock:
+                    state.limited_at.append(time.monotonic())
             self.send_response(status)
             for name, value in raw.headers.items():
                 self.send_header(name, value)
@@ -333,9 +367,14 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(port: int = 0) -> Iterator[ServerState]:
-    """Run the server on 127.0.0.1 (a free port by default) for the duration of the block."""
-    state = ServerState()
+def serve(port: int = 0, *, latency: float = 0.0) -> Iterator[ServerState]:
+    """Run the server on 127.0.0.1 (a free port by default) for the duration of the block.
+
+    Args:
+        port: the port (0: a free one).
+        latency: seconds every answer is delayed.
+    """
+    state = ServerState(latency=latency)
     server = _Server(("127.0.0.1", port), _handler(state))
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -351,8 +390,9 @@ def serve(port: int = 0) -> Iterator[ServerState]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="delay every answer this long")
     args = parser.parse_args()
-    with serve(args.port) as state:
+    with serve(args.port, latency=args.latency_ms / 1000) as state:
         print(f"serving {state.base_url} (Ctrl-C to stop)", flush=True)
         threading.Event().wait()
 

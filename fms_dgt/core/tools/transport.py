@@ -15,6 +15,9 @@ Every HTTP exit of the tool engines (``rest``, ``http``, ``lm``) goes through a 
   never inflates in memory. One deadline bounds the whole exchange, redirects and body included.
 * **bounded JSON**: :func:`decode_json` turns bodies nested deeper than the parse limits, or with
   integers too long to convert, into errors instead of ``RecursionError`` or ``ValueError``.
+* **shared back-off**: a 429 (or a 503 with ``Retry-After``) from a host holds every request of
+  the process to that host until the time it asked for (:mod:`~fms_dgt.core.tools.backoff`); the
+  wait comes before the exchange's own timeout starts.
 
 The HTTP client (``httpx2``) is imported only when a sender first sends.
 """
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from fms_dgt.core.tools.backoff import DEFAULT_MAX_RETRY_AFTER, HOSTS
 from fms_dgt.errors import (
     ConfigError,
     HTTPTransportError,
@@ -322,6 +326,8 @@ class Sender:
         follow_redirects: follow 3xx responses that stay within the request's base.
         verify: verify TLS certificates.
         trust_env: read proxy settings from the environment.
+        max_retry_after: the longest pause a host's ``Retry-After`` imposes on its requests.
+        backoff: the pause after a 429 that does not say how long to wait.
     """
 
     def __init__(
@@ -332,8 +338,12 @@ class Sender:
         follow_redirects: bool = True,
         verify: bool = True,
         trust_env: bool = True,
+        max_retry_after: float = DEFAULT_MAX_RETRY_AFTER,
+        backoff: float = 0.05,
     ) -> None:
         self.timeout = timeout
+        self.max_retry_after = max_retry_after
+        self.backoff = backoff
         self.headers = dict(headers or {})
         self.follow_redirects = follow_redirects
         self.verify = verify
@@ -379,6 +389,9 @@ class Sender:
     ) -> Reply:
         """Send one request within ``base`` and read its response within ``max_bytes``.
 
+        Waits first while the base's host is paused by a rate limit, and pauses it when the
+        response is one (see :mod:`~fms_dgt.core.tools.backoff`).
+
         Args:
             method: the HTTP method.
             url: the full URL (already encoded).
@@ -395,13 +408,17 @@ class Sender:
         """
         import httpx2
 
+        target = _checked(url, base, method)
+        host = (base.scheme, base.host, base.port)
+        HOSTS.wait(host)
         started = time.monotonic()
         deadline = started + (timeout or self.timeout)
-        target = _checked(url, base, method)
         exchange = _Exchange(method, dict(headers or {}), dict(body or {}))
         try:
             reply = self._follow(exchange, target, base, deadline, max_bytes)
             reply.elapsed_ms = (time.monotonic() - started) * 1000
+            retry_after = reply.headers.get("retry-after")
+            HOSTS.observe(host, reply.status, retry_after, cap=self.max_retry_after, backoff=self.backoff)
             return reply
         except httpx2.TimeoutException as exc:
             raise HTTPTransportError(_failed(exchange, target, exc), timed_out=True) from None

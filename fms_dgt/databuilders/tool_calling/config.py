@@ -298,4 +298,6 @@ def build_engines(config: Config, registry: ToolRegistry) -> dict[str, ToolEngin
 
 def _engine(name: str, entry: Any, config: Config, registry: ToolRegistry) -> ToolEngine:
     engine: ToolEngine = config.create(TOOL_ENGINES, entry, f"tools.engines.{name}", registry=registry)
+    # A relative cache.path is the config's, and the default cache folder is named after the entry.
+    engine.place_cache(name, base_dir=config.base_dir, cache_dir=config.cache_dir())
     return engine

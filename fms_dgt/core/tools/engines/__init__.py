@@ -1,8 +1,9 @@
 """Tool engines: execute or simulate calls in sessions, under a call policy.
 
-One plug-in per module (``mock``, ``function``, ``lm``, ``mcp``, ``rest``, ``multi``), registered
-with :func:`~fms_dgt.plugins.register_tool_engine`; the policy lives in ``policy.py`` and the
-dispatch handler registries in ``handlers.py``. Names are imported on first use.
+One plug-in per module (``mock``, ``function``, ``lm``, ``mcp``, ``rest``, ``http``, ``multi``),
+registered with :func:`~fms_dgt.plugins.register_tool_engine`; the policy lives in ``policy.py``,
+the record/replay cache of real calls in ``cache.py`` and the dispatch handler registries in
+``handlers.py``. Names are imported on first use.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from fms_dgt._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.engines.base import ToolEngine
+    from fms_dgt.core.tools.engines.cache import CacheSettings, CallCache
     from fms_dgt.core.tools.engines.function import FunctionToolEngine
     from fms_dgt.core.tools.engines.handlers import (
         clear_name_handlers,
@@ -26,14 +28,18 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.engines.mcp import MCPToolEngine
     from fms_dgt.core.tools.engines.mock import MockToolEngine
     from fms_dgt.core.tools.engines.multi import MultiToolEngine
-    from fms_dgt.core.tools.engines.policy import POLICY_KEYS, CallPolicy, coerce_arguments
+    from fms_dgt.core.tools.engines.policy import ENGINE_KEYS, POLICY_KEYS, CallPolicy, coerce_arguments
     from fms_dgt.core.tools.engines.rest import RESTToolEngine
     from fms_dgt.core.tools.engines.runner import PolicyRunner
-    from fms_dgt.errors import EngineError, RetryableError
+    from fms_dgt.errors import CacheMissError, EngineError, RetryableError
     from fms_dgt.plugins import get_tool_engine_class, register_tool_engine
 
 __all__ = [
+    "ENGINE_KEYS",
     "POLICY_KEYS",
+    "CacheMissError",
+    "CacheSettings",
+    "CallCache",
     "CallPolicy",
     "EngineError",
     "FunctionToolEngine",
@@ -67,7 +73,8 @@ __getattr__, __dir__ = lazy_exports(
         "MockToolEngine": f"{_E}.mock",
         "MultiToolEngine": f"{_E}.multi",
         "RESTToolEngine": f"{_E}.rest",
-        **dict.fromkeys(("POLICY_KEYS", "CallPolicy", "coerce_arguments"), f"{_E}.policy"),
+        **dict.fromkeys(("ENGINE_KEYS", "POLICY_KEYS", "CallPolicy", "coerce_arguments"), f"{_E}.policy"),
+        **dict.fromkeys(("CacheSettings", "CallCache"), f"{_E}.cache"),
         "PolicyRunner": f"{_E}.runner",
         **dict.fromkeys(
             (
@@ -80,6 +87,7 @@ __getattr__, __dir__ = lazy_exports(
             ),
             f"{_E}.handlers",
         ),
+        "CacheMissError": "fms_dgt.errors",
         "EngineError": "fms_dgt.errors",
         "RetryableError": "fms_dgt.errors",
         "get_tool_engine_class": "fms_dgt.plugins",

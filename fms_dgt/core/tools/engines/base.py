@@ -11,6 +11,11 @@ argument validation and coercion, timeout, retries, result validation), applied 
 :class:`~fms_dgt.core.tools.engines.policy.PolicyRunner`; an engine that dispatches to another
 (``multi``) runs the other engine's runner, so the policy travels with the engine that owns it.
 
+Two settings belong to the engine itself (:data:`~fms_dgt.core.tools.engines.policy.ENGINE_KEYS`):
+``max_in_flight`` caps the calls of the engine running at once, across every session and thread
+(:meth:`ToolEngine.in_flight`), and ``cache`` records and replays its answers
+(:meth:`ToolEngine.call_cache`, :mod:`~fms_dgt.core.tools.engines.cache`).
+
 Subclasses implement :meth:`ToolEngine.call` for one matched tool.
 """
 
@@ -19,13 +24,16 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.engines.cache import CallCache
 from fms_dgt.core.tools.engines.handlers import (
     clear_name_handlers,
     clear_tool_handlers,
@@ -37,7 +45,13 @@ from fms_dgt.core.tools.engines.handlers import (
     register_tool,
     register_tool_handler,
 )
-from fms_dgt.core.tools.engines.policy import POLICY_KEYS, CallPolicy, coerce_arguments, split_policy
+from fms_dgt.core.tools.engines.policy import (
+    ENGINE_KEYS,
+    POLICY_KEYS,
+    CallPolicy,
+    coerce_arguments,
+    split_policy,
+)
 from fms_dgt.core.tools.engines.runner import PolicyRunner, error_info
 from fms_dgt.errors import ConfigError, DGTError, EngineError, RetryableError
 
@@ -47,6 +61,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
 __all__ = [
+    "ENGINE_KEYS",
     "POLICY_KEYS",
     "CallPolicy",
     "EngineError",
@@ -82,8 +97,9 @@ class ToolEngine(ABC):
     #: True when :meth:`call` is bounded in-process work that cannot wait on anything (the mock
     #: engine's synthesis is size-capped): it runs on the caller's thread, with no timeout thread.
     bounded: ClassVar[bool] = False
-    #: Config keys accepted besides the constructor's (the policy keys, see :meth:`prepare_config`).
-    extra_config_keys: ClassVar[tuple[str, ...]] = POLICY_KEYS
+    #: Config keys accepted besides the constructor's (the policy and engine keys, see
+    #: :meth:`prepare_config`).
+    extra_config_keys: ClassVar[tuple[str, ...]] = (*POLICY_KEYS, *ENGINE_KEYS)
     #: Constructor arguments that are not config keys.
     internal_config_keys: ClassVar[tuple[str, ...]] = ("policy",)
 
@@ -98,10 +114,15 @@ class ToolEngine(ABC):
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._timeout_pool: ThreadPoolExecutor | None = None
+        limit = self.policy.max_in_flight
+        self._slots = threading.BoundedSemaphore(limit) if limit is not None else None
+        self._cache: CallCache | None = None
+        self._cache_place: tuple[str, Path, Path] | None = None
+        self._cache_lock = threading.Lock()
 
     @classmethod
     def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """Constructor arguments from a YAML entry: the policy keys become ``policy``.
+        """Constructor arguments from a YAML entry: the policy and engine keys become ``policy``.
 
         A key that is both a policy key and a constructor argument goes to both.
 
@@ -113,8 +134,9 @@ class ToolEngine(ABC):
         if given is not None and not isinstance(given, (Mapping, CallPolicy)):
             raise ConfigError("invalid policy: expected a mapping of policy keys")
         policy_keys = dict(given) if isinstance(given, Mapping) else {}
-        policy_keys.update({k: v for k, v in settings.items() if k in POLICY_KEYS})
-        kwargs = {k: v for k, v in settings.items() if k != "policy" and (k not in POLICY_KEYS or k in own)}
+        keys = (*POLICY_KEYS, *ENGINE_KEYS)
+        policy_keys.update({k: v for k, v in settings.items() if k in keys})
+        kwargs = {k: v for k, v in settings.items() if k != "policy" and (k not in keys or k in own)}
         kwargs["policy"] = given if isinstance(given, CallPolicy) else CallPolicy(**policy_keys)
         return kwargs
 
@@ -360,6 +382,47 @@ class ToolEngine(ABC):
         """The name of what runs ``tool`` here: ``metadata["engine"]`` of every result of ``execute``."""
         return self.name
 
+    # ------------------------------------------------------------------ limits and the call cache
+
+    @property
+    def in_flight(self) -> threading.BoundedSemaphore | None:
+        """The slots of ``max_in_flight`` (None without a limit): the policy runner holds one
+        for every ``call`` of this engine, from its start until it really ends."""
+        return self._slots
+
+    def place_cache(self, name: str, *, base_dir: str | Path, cache_dir: str | Path) -> None:
+        """Say where the record/replay cache lives; call it before the first call.
+
+        ``cache.path`` resolves against ``base_dir`` (the config's folder); without a path the
+        cache is ``<cache_dir>/calls/<name>``. An engine never placed uses its plug-in name, the
+        working directory and ``$DGT_CACHE_DIR`` (else ``.cache``).
+        """
+        with self._cache_lock:
+            self._cache_place = (name, Path(base_dir), Path(cache_dir))
+            cache, self._cache = self._cache, None
+        if cache is not None:
+            cache.close()
+
+    def call_cache(self) -> CallCache | None:
+        """The engine's record/replay cache (opened on first use), or None when it is off."""
+        settings = self.policy.cache
+        if not settings.enabled:
+            return None
+        with self._cache_lock:
+            if self._cache is None:
+                name, base_dir, cache_dir = self._cache_place or _default_place(self.name)
+                folder = settings.folder(name, base_dir=base_dir, cache_dir=cache_dir)
+                self._cache = CallCache(folder, mode=settings.mode, engine=name)
+            return self._cache
+
+    def cache_material(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> dict[str, Any]:
+        """What, besides the tool and the arguments, changes this engine's answer to a call.
+
+        Part of the call's cache key; an engine whose answers depend on more than the arguments
+        (the ``lm`` engine: the model and its prompt) overrides this. Never put credentials here.
+        """
+        return {}
+
     @abstractmethod
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Execute one call of ``tool`` (already matched and validated) and return its result.
@@ -397,6 +460,10 @@ class ToolEngine(ABC):
         for pool in pools:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
+        with self._cache_lock:
+            cache = self._cache
+        if cache is not None:
+            cache.close()
 
     async def close_async(self) -> None:
         """Async form of :meth:`close`."""
@@ -422,6 +489,11 @@ def _history_entry(call: ToolCall, call_id: str, result: ToolResult) -> dict[str
         "call": {"name": call.name, "arguments": call.arguments, "call_id": call_id},
         "result": {"result": result.result, "error": result.error},
     }
+
+
+def _default_place(name: str) -> tuple[str, Path, Path]:
+    cwd = Path.cwd()
+    return name, cwd, cwd / (os.environ.get("DGT_CACHE_DIR") or ".cache")
 
 
 def accepted_parameters(cls: type) -> set[str]:

@@ -202,6 +202,8 @@ class HTTPToolEngine(ToolEngine):
             headers=self.headers,
             follow_redirects=follow_redirects,
             verify=verify,
+            max_retry_after=self.policy.max_retry_after,
+            backoff=self.policy.backoff,
         )
         self._spec = functools.lru_cache(maxsize=_SPEC_CACHE)(HTTPSpec.of)
 

@@ -37,7 +37,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.engines.base import POLICY_KEYS, CallPolicy, RetryableError, ToolEngine
+from fms_dgt.core.tools.engines.base import (
+    ENGINE_KEYS,
+    POLICY_KEYS,
+    CallPolicy,
+    RetryableError,
+    ToolEngine,
+)
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.openai_compat import auth_headers, chat_content, lm_settings
 from fms_dgt.core.tools.schema import get_validator
@@ -128,7 +134,7 @@ class LMToolEngine(ToolEngine):
         self._sender: Sender | None = None
         self._sender_lock = threading.Lock()
 
-    extra_config_keys = (*POLICY_KEYS, "lm_config", "error_categories")
+    extra_config_keys = (*POLICY_KEYS, *ENGINE_KEYS, "lm_config", "error_categories")
 
     @classmethod
     def prepare_config(cls, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -148,10 +154,23 @@ class LMToolEngine(ToolEngine):
             out["errors"], out["error_messages"] = _categories(out.pop("error_categories"))
         return super().prepare_config(out)
 
+    def cache_material(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> dict[str, Any]:
+        """The model, its sampling settings, the prompt and the failure drawn for injection: a
+        recorded answer is replayed only for the same question to the same model."""
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "system": _SYSTEM,
+            "prompt": self._prompt(tool, call, state),
+            "response_format": response_format(tool) if tool.output_parameters else None,
+            "injected": self._injected(tool, call, state),
+        }
+
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Ask the model for the result (or inject a failure)."""
-        rng = random.Random(call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name))
-        injected = self._draw(rng)
+        injected = self._injected(tool, call, state)
         if injected == "network_error":
             return ToolResult(
                 call.call_id,
@@ -179,7 +198,9 @@ class LMToolEngine(ToolEngine):
             metadata["note"] = note
         return ToolResult(call.call_id, call.name, result=value, metadata=metadata)
 
-    def _draw(self, rng: random.Random) -> str | None:
+    def _injected(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> str | None:
+        """The failure injected into this call, if any (drawn from the seed and the call)."""
+        rng = random.Random(call_seed(self.seed, state.get("session_id"), call.call_id, tool.qualified_name))
         roll = rng.random()
         for kind in _ERROR_KINDS:
             roll -= self.errors.get(kind, 0.0)
@@ -258,7 +279,12 @@ class LMToolEngine(ToolEngine):
         with self._sender_lock:
             if self._sender is None:
                 headers = auth_headers(self.api_key_env)
-                self._sender = Sender(timeout=self.request_timeout, headers=headers)
+                self._sender = Sender(
+                    timeout=self.request_timeout,
+                    headers=headers,
+                    max_retry_after=self.policy.max_retry_after,
+                    backoff=self.policy.backoff,
+                )
             return self._sender
 
     def close(self) -> None:

@@ -17,6 +17,12 @@
 6. validate the result against ``output_parameters`` (``validate_results``: ``off``, ``warn`` or
    ``error``).
 
+Two more keys travel in the policy but belong to the engine that owns them, never merged from a
+dispatcher (:data:`ENGINE_KEYS`): ``cache``, the record/replay cache of real calls
+(:mod:`~fms_dgt.core.tools.engines.cache`), consulted around step 5 (a recorded answer skips the
+call, its retries and its timeout), and ``max_in_flight``, the most calls of the engine that run at
+once across every session and thread.
+
 A failed call's result carries a typed error in ``metadata["error"]``: ``type`` (``validation``,
 ``execution``, ``timeout``, ``policy`` or ``transport``), ``phase`` and, where known, ``path`` (the
 JSON pointer of an invalid value) and ``code`` (an MCP JSON-RPC code, an HTTP status).
@@ -35,9 +41,18 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.engines.cache import CacheSettings
 from fms_dgt.errors import ConfigError
 
-__all__ = ["POLICY_KEYS", "CallPolicy", "coerce_arguments", "fill_defaults", "split_policy", "tool_timeout"]
+__all__ = [
+    "ENGINE_KEYS",
+    "POLICY_KEYS",
+    "CallPolicy",
+    "coerce_arguments",
+    "fill_defaults",
+    "split_policy",
+    "tool_timeout",
+]
 
 _VALIDATE_MODES = ("off", "warn", "error")
 _APPROVAL_MODES = ("allow", "ask", "deny")
@@ -57,7 +72,8 @@ class CallPolicy:
         validate_results: ``off``, ``warn`` or ``error`` for results that violate
             ``output_parameters``.
         coerce_arguments: repair common argument mistakes before validation.
-        max_retry_after: longest wait a service's ``Retry-After`` may impose before a retry.
+        max_retry_after: longest wait a service's ``Retry-After`` may impose before a retry,
+            and on every call to its host (see :mod:`~fms_dgt.core.tools.backoff`).
         tool_choice: ``auto`` (any tool), ``none`` (no tool may run), ``required`` (as auto for
             an engine; a job reads it as "never write a record without a call") or one
             qualified name (only that tool may run).
@@ -70,6 +86,10 @@ class CallPolicy:
             ``deny`` (refuse it).
         fill_defaults: give absent optional arguments the ``default`` their schema declares
             before the call (listed in ``metadata["defaults"]``).
+        cache: the engine's record/replay cache (``{mode, path}``, or just the mode; see
+            :class:`~fms_dgt.core.tools.engines.cache.CacheSettings`). An engine key.
+        max_in_flight: the most calls of the engine running at once (None: no limit). An
+            engine key.
     """
 
     timeout: float | None = None
@@ -79,14 +99,22 @@ class CallPolicy:
     blocklist: list[str] = field(default_factory=list)
     validate_results: str = "warn"
     coerce_arguments: bool = False
-    max_retry_after: float = 30.0
+    max_retry_after: float = 60.0
     tool_choice: str = "auto"
     max_total_tool_calls: int | None = None
     requires_approval: list[str] = field(default_factory=list)
     approve_destructive: str = "allow"
     fill_defaults: bool = True
+    cache: CacheSettings = field(default_factory=CacheSettings)
+    max_in_flight: int | None = None
 
     def __post_init__(self) -> None:
+        self.cache = CacheSettings.of(self.cache)
+        limit = self.max_in_flight
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ConfigError(
+                f"invalid max_in_flight {limit!r}: expected a whole number of calls, at least 1"
+            )
         if self.validate_results not in _VALIDATE_MODES:
             raise ConfigError(
                 f"invalid validate_results {self.validate_results!r}: use one of {', '.join(_VALIDATE_MODES)}"
@@ -140,7 +168,8 @@ class CallPolicy:
 
         Both blocklists refuse; the more careful value of every other key wins: the shorter
         timeout, the more retries (with that side's backoff), coercion if either asks, the
-        stricter result validation. The batch limit stays with the dispatcher, which sees batches.
+        stricter result validation. The batch limit stays with the dispatcher, which sees batches;
+        the engine keys (``cache``, ``max_in_flight``) stay with this engine, which owns them.
         """
         if outer is None:
             return self
@@ -160,6 +189,8 @@ class CallPolicy:
             requires_approval=list(dict.fromkeys([*outer.requires_approval, *self.requires_approval])),
             approve_destructive=strict,
             fill_defaults=self.fill_defaults and outer.fill_defaults,
+            cache=self.cache,
+            max_in_flight=self.max_in_flight,
         )
 
 
@@ -209,14 +240,18 @@ def fill_defaults(
     return out, filled
 
 
-#: Config keys every engine accepts (consumed by the policy, not the plug-in).
-POLICY_KEYS = tuple(f.name for f in fields(CallPolicy))
+#: Config keys of the policy that belong to the engine owning it: not merged from a dispatcher,
+#: and not accepted in a job's ``generation.policy``.
+ENGINE_KEYS = ("cache", "max_in_flight")
+#: Config keys every engine accepts (consumed by the policy, not the plug-in), besides ENGINE_KEYS.
+POLICY_KEYS = tuple(f.name for f in fields(CallPolicy) if f.name not in ENGINE_KEYS)
 
 
 def split_policy(config: Mapping[str, Any]) -> tuple[CallPolicy, dict[str, Any]]:
-    """Separate the policy keys of an engine config from the plug-in's own keys."""
-    policy = CallPolicy(**{k: v for k, v in config.items() if k in POLICY_KEYS})
-    return policy, {k: v for k, v in config.items() if k not in POLICY_KEYS}
+    """Separate the policy and engine keys of an engine config from the plug-in's own keys."""
+    keys = (*POLICY_KEYS, *ENGINE_KEYS)
+    policy = CallPolicy(**{k: v for k, v in config.items() if k in keys})
+    return policy, {k: v for k, v in config.items() if k not in keys}
 
 
 # ---------------------------------------------------------------- coercion

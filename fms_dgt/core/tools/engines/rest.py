@@ -36,6 +36,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from fms_dgt.core.tools.backoff import retry_after_seconds
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
 from fms_dgt.core.tools.engines.runner import error_info, typed_failure
@@ -158,6 +159,8 @@ class RESTToolEngine(ToolEngine):
             headers=self.headers,
             follow_redirects=follow_redirects,
             verify=verify,
+            max_retry_after=self.policy.max_retry_after,
+            backoff=self.policy.backoff,
         )
         self._route = functools.lru_cache(maxsize=_ROUTE_CACHE)(route_of)
 
@@ -233,7 +236,7 @@ class RESTToolEngine(ToolEngine):
         if retryable and (reply.status == 429 or reply.status >= 500):
             raise RetryableError(
                 self._status_error(route, request, reply),
-                retry_after=_retry_after(reply.headers.get("Retry-After")),
+                retry_after=retry_after_seconds(reply.headers.get("Retry-After")),
             )
         return self._result(route, call, request, reply)
 
@@ -287,22 +290,3 @@ def _decode(reply: Reply, what: str) -> Any:
         except json.JSONDecodeError:
             return reply.text
     return reply.text
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date), or None."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isascii() and value.isdigit():
-        return float(value)
-    try:
-        from email.utils import parsedate_to_datetime
-
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    import datetime
-
-    now = datetime.datetime.now(moment.tzinfo or datetime.timezone.utc)
-    return max(0.0, (moment - now).total_seconds())

@@ -17,6 +17,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.policy import CallPolicy, coerce_arguments, fill_defaults, tool_timeout
 from fms_dgt.core.tools.schema import InvalidSchemaError, get_validator
 from fms_dgt.errors import (
+    CacheMissError,
     DGTError,
     HTTPTransportError,
     NoMatchingOverloadError,
@@ -47,11 +48,14 @@ def error_info(kind: str, phase: str, **extra: Any) -> dict[str, Any]:
 def typed_failure(exc: BaseException) -> dict[str, Any]:
     """The typed error for an exception raised while a call ran.
 
-    A request refused for leaving its declared base is a ``policy`` failure; a response past the
-    size cap is a ``transport`` failure with its ``limit``.
+    A request refused for leaving its declared base, and a call that replay could not answer from
+    the cache, are ``policy`` failures; a response past the size cap is a ``transport`` failure
+    with its ``limit``.
     """
     if isinstance(exc, TimeoutError) or (isinstance(exc, HTTPTransportError) and exc.timed_out):
         return error_info("timeout", "execution")
+    if isinstance(exc, CacheMissError):
+        return error_info("policy", "cache")
     if isinstance(exc, RequestRefusedError):
         return error_info("policy", "execution")
     if isinstance(exc, ResponseTooLargeError):
@@ -108,7 +112,7 @@ class PolicyRunner:
         filled: list[str] = []
         if self.policy.fill_defaults:
             call, filled = self._defaults(tool, call)
-        result = self._attempts(tool, call, state, call_id)
+        result = self._answer(tool, call, state, call_id)
         if notes:
             result.metadata["coerced"] = notes
         if filled:
@@ -183,6 +187,21 @@ class PolicyRunner:
 
     # ------------------------------------------------------------------ running
 
+    def _answer(self, tool: Tool, call: ToolCall, state: dict[str, Any], call_id: str) -> ToolResult:
+        """The call's result: from the engine's cache when it has the answer, else from the
+        attempts (recorded when the cache records)."""
+        cache = self.engine.call_cache()
+        if cache is None:
+            return self._attempts(tool, call, state, call_id)
+        material = self.engine.cache_material(tool, call, state)
+        context = (str(state.get("session_id", "")), call_id)
+        try:
+            return cache.answer(
+                tool, call, context, material, lambda: self._attempts(tool, call, state, call_id)
+            )
+        except CacheMissError as exc:
+            return self._failure(tool, call, call_id, exc, 0)
+
     def _attempts(self, tool: Tool, call: ToolCall, state: dict[str, Any], call_id: str) -> ToolResult:
         attempt = 0
         while True:
@@ -233,8 +252,8 @@ class PolicyRunner:
             or engine.bounded
             or (engine.enforces_timeout and timeout == engine.policy.timeout)
         ):
-            return engine.call(tool, call, state)
-        future: Future[ToolResult] = engine.timeout_pool().submit(engine.call, tool, call, state)
+            return self._limited(tool, call, state)
+        future = self._submitted(tool, call, state)
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:
@@ -242,6 +261,32 @@ class PolicyRunner:
             raise TimeoutError(
                 f"{call.name} took longer than {timeout:g} s on engine {self._label(tool)!r}"
             ) from None
+
+    def _limited(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+        slots = self.engine.in_flight
+        if slots is None:
+            return self.engine.call(tool, call, state)
+        with slots:
+            return self.engine.call(tool, call, state)
+
+    def _submitted(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> Future[ToolResult]:
+        """The call running on the engine's timeout pool. Its in-flight slot is taken before (so
+        waiting for one does not count against the timeout) and given back when the call really
+        ends, not when the runner stops waiting for it."""
+        slots = self.engine.in_flight
+        if slots is not None:
+            slots.acquire()
+        try:
+            future: Future[ToolResult] = self.engine.timeout_pool().submit(
+                self.engine.call, tool, call, state
+            )
+        except BaseException:
+            if slots is not None:
+                slots.release()
+            raise
+        if slots is not None:
+            future.add_done_callback(lambda _: slots.release())
+        return future
 
     def _check_result(self, tool: Tool, result: ToolResult) -> None:
         mode = self.policy.validate_results

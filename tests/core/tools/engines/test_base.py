@@ -218,14 +218,6 @@ def test_retry_after_from_the_service_replaces_the_backoff(monkeypatch: pytest.M
     assert result.ok and [w for w in waits if w] == [2.0, 10.0, 2.0]  # asked, capped, then backoff 0.5 * 2**2
 
 
-def test_retry_after_header_parsing() -> None:
-    from fms_dgt.core.tools.engines.rest import _retry_after
-
-    assert _retry_after("7") == 7.0
-    assert _retry_after(None) is None and _retry_after("soon") is None
-    assert _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: retry now
-
-
 def test_session_history_follows_call_order_not_completion_order() -> None:
     class Sleepy(ToolEngine):
         def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,3 +201,42 @@ def test_the_session_api_has_async_forms() -> None:
 
     pending, approved = asyncio.run(scenario())
     assert pending.pending and approved.ok
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0], ids=["direct", "timeout-pool"])
+def test_max_in_flight_caps_concurrent_calls_across_sessions_and_threads(timeout: float | None) -> None:
+    from support.rest_server import serve
+
+    from fms_dgt.core.tools.engines.rest import RESTToolEngine
+    from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+
+    spec = Path(__file__).resolve().parents[4] / "data" / "rest" / "petstore.yaml"
+    registry = ToolRegistry(loaders=[RESTToolLoader(str(spec), namespace="pets")])
+
+    def peak(limit: int | None) -> int:
+        with serve(latency=0.05) as server:
+            policy = CallPolicy(max_in_flight=limit, timeout=timeout)
+            with RESTToolEngine(registry, base_url=server.base_url, policy=policy) as engine:
+
+                def session(n: int) -> None:
+                    engine.setup(f"s{n}")
+                    engine.execute(f"s{n}", [ToolCall("pets::listPets", {"limit": k}) for k in range(1, 4)])
+
+                async def sessions() -> None:  # the async form, as a concurrent job runs them
+                    await asyncio.gather(
+                        *(engine.execute_async(f"a{n}", [ToolCall("pets::listPets", {})]) for n in range(6))
+                    )
+
+                threads = [threading.Thread(target=session, args=(n,)) for n in range(8)]
+                for n in range(6):
+                    engine.setup(f"a{n}")
+                for thread in threads:
+                    thread.start()
+                asyncio.run(sessions())
+                for thread in threads:
+                    thread.join()
+            assert len(server.requests) == 8 * 3 + 6
+            return server.max_in_flight
+
+    assert peak(3) == 3
+    assert peak(None) > 3  # without the limit the same load goes wider
