@@ -1,7 +1,9 @@
 """A small offline MCP server for ``configs/mcp_example.yaml`` (stdio).
 
 Four tools with typed results (so each declares an ``outputSchema``): a canned weather forecast,
-a unit converter, and a notebook that keeps notes for as long as the server runs.
+a unit converter, and a notebook that keeps notes for as long as the server runs; and ``reset``,
+which forgets the notes (configs name it as the server's ``reset_tool``, so each record starts
+with an empty notebook and no record sees another's notes).
 
 Run it directly to try it with any MCP client::
 
@@ -62,6 +64,13 @@ def add_note(text: str) -> int:
 def list_notes() -> list[str]:
     """Every note stored since the server started."""
     return list(_NOTES)
+
+
+@server.tool(title="Reset", annotations=ToolAnnotations(destructive_hint=True))
+def reset() -> int:
+    """Forget every note (called between records; not offered as a tool)."""
+    _NOTES.clear()
+    return 0
 
 
 if __name__ == "__main__":

@@ -160,7 +160,11 @@ class GenerationJob:
         for engine in engines.values():
             blocked += engine.policy.blocklist
         self.blocked = tuple(dict.fromkeys(blocked))
-        return MultiToolEngine(self.registry, engines=engines, max_workers=1, policy=self.settings.policy)
+        multi = MultiToolEngine(self.registry, engines=engines, max_workers=1, policy=self.settings.policy)
+        # A record never sees another's state: stateful (stdio) servers are isolated per record
+        # unless an engine entry says otherwise.
+        multi.prefer_isolation("per_record")
+        return multi
 
     def _sampler(self, scenario: Scenario) -> ToolSampler:
         options = {"seed": self.settings.seed, **scenario.sampler_config}

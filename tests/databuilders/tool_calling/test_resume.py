@@ -135,3 +135,26 @@ def test_inspect_of_a_folder_without_a_run_is_an_error(
 ) -> None:
     assert main(["inspect", str(tmp_path)]) == 1
     assert "no run in" in capsys.readouterr().err
+
+
+def test_the_demo_killed_and_resumed_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    """The demo's stdio MCP server keeps notes: isolation per record makes a resume exact."""
+    demo = REPO / "configs" / "demo.yaml"
+    out, total = tmp_path / "out", 1500
+    command = [sys.executable, "-m", "fms_dgt.cli", "run", str(demo), "-n", str(total), "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Late enough that records before the kill added notes (the straight run would list them).
+    _wait_for_lines(out / "records.jsonl", 250, process)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert (out / "records.jsonl").read_bytes().count(b"\n") < total, "killed before the end"
+    assert main(["run", str(demo), "-n", str(total), "--out", str(out), "--resume"]) == 0
+    straight = tmp_path / "straight"
+    assert main(["run", str(demo), "-n", str(total), "--out", str(straight)]) == 0
+    assert (out / "records.jsonl").read_bytes() == (straight / "records.jsonl").read_bytes()
+    notes = [
+        json.loads(line)
+        for line in (straight / "records.jsonl").read_text().splitlines()
+        if "demo::list_notes" in json.loads(line)["metadata"]["called"]
+    ]
+    assert notes, "some records list the notebook"

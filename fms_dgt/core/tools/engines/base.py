@@ -202,6 +202,10 @@ class ToolEngine(ABC):
     def on_teardown(self, session_id: str, state: dict[str, Any]) -> None:  # noqa: B027
         """Hook run when a session closes."""
 
+    def prefer_isolation(self, mode: str) -> None:  # noqa: B027
+        """Isolation to use where the config does not say (``per_record`` when a job writes
+        records); only engines over stateful servers act on it."""
+
     # ------------------------------------------------------------------ execution
 
     def execute(

@@ -61,6 +61,7 @@ from fms_dgt.core.tools.mcp import (
     default_server_name,
     get_connection,
 )
+from fms_dgt.core.tools.mcp.pool import ClientPool, Lease
 from fms_dgt.errors import ConfigError, LoadError
 from fms_dgt.io import DEFAULT_LIMITS, check_limits
 from fms_dgt.plugins import register_tool_engine
@@ -69,12 +70,14 @@ from fms_dgt.secrets import redact
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
 
-__all__ = ["DEFAULT_MAX_RESULT_BYTES", "MCPToolEngine", "map_call_result", "result_refusal"]
+__all__ = ["DEFAULT_MAX_RESULT_BYTES", "ISOLATION", "MCPToolEngine", "map_call_result", "result_refusal"]
 
 log = logging.getLogger(__name__)
 
 #: Largest MCP tool result (its content serialised as compact JSON) the engine accepts.
 DEFAULT_MAX_RESULT_BYTES: Final = 10 * 1024 * 1024
+#: How sessions share a stateful server: one client for all, or one per session (a record).
+ISOLATION: Final = ("shared", "per_record")
 _SHALLOW_BYTES: Final = 2 * DEFAULT_LIMITS.max_depth
 
 
@@ -97,6 +100,11 @@ class MCPToolEngine(ToolEngine):
         max_workers: parallel calls within one ``execute`` batch.
         max_result_bytes: largest result accepted, counted on its content serialised as compact
             JSON; a larger one fails the call.
+        isolation: ``per_record`` lends each session (a record) a client of its own per server,
+            reset (the loader's ``reset_tool``) or replaced by a fresh server after a session that
+            changed its state (see :mod:`fms_dgt.core.tools.mcp.pool`); ``shared`` sends every
+            session to one client. Unset: ``per_record`` for stdio servers when a job writes
+            records (:meth:`prefer_isolation`), else ``shared``.
         policy: call policy (timeout, retries, validation...).
 
     Raises:
@@ -115,15 +123,33 @@ class MCPToolEngine(ToolEngine):
         server: str | None = None,
         max_workers: int = 8,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+        isolation: str | None = None,
         policy: CallPolicy | None = None,
     ) -> None:
         _check_max_result_bytes(max_result_bytes)
+        if isolation not in (None, *ISOLATION):
+            raise ConfigError(f"invalid isolation {isolation!r}: use {' or '.join(ISOLATION)}")
         super().__init__(registry, max_workers=max_workers, policy=policy)
         self.endpoint = _endpoint_spec(url, headers, server)
         self.server = server
         self.max_result_bytes = max_result_bytes
+        self.isolation = isolation
+        self._preferred: str | None = None
         self._clients: dict[str, MCPClient] = {}
+        self._pools: dict[str, ClientPool] = {}
         self._clients_lock = threading.Lock()
+
+    def prefer_isolation(self, mode: str) -> None:
+        """Isolation for stdio servers where ``isolation`` is not set (a job passes ``per_record``)."""
+        self._preferred = mode
+
+    def isolation_of(self, client: MCPClient) -> str:
+        """The isolation a server's calls run under."""
+        if self.isolation is not None:
+            return self.isolation
+        if self._preferred is not None and client.spec.transport == "stdio":
+            return self._preferred
+        return "shared"
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Run ``tools/call`` for one matched call.
@@ -137,6 +163,11 @@ class MCPToolEngine(ToolEngine):
             return _failure(call, client.message, client.metadata)
         server = client.spec.name
         try:
+            lease = self._lease(client, state)
+            if lease is not None:
+                client = lease.client
+                # A call the server does not declare read-only may change what later sessions see.
+                lease.dirty = lease.dirty or not _read_only(tool)
             raw = client.call_tool(tool.name, call.arguments, timeout=self.policy.timeout)
         except MCPConnectionLost as exc:
             raise RetryableError(str(exc)) from exc
@@ -154,6 +185,28 @@ class MCPToolEngine(ToolEngine):
         message = f"result of {tool.qualified_name} from MCP server {server!r} refused: {reason}"
         error = error_info("validation", "result", limit=limit)
         return _failure(call, message, {"server": server, "error": error})
+
+    def _lease(self, client: MCPClient, state: dict[str, Any]) -> Lease | None:
+        """The session's own client of the server under ``per_record`` (lent on first use)."""
+        if self.isolation_of(client) != "per_record":
+            return None
+        leases: dict[str, Lease] = state.setdefault("mcp_leases", {})
+        key = client.spec.name
+        lease = leases.get(key)
+        if lease is None:
+            with self._clients_lock:
+                pool = self._pools.get(key)
+                if pool is None:
+                    pool = self._pools[key] = ClientPool(client, client.spec.reset_tool, self.policy.timeout)
+            lease = leases[key] = pool.lease()
+        return lease
+
+    def on_teardown(self, session_id: str, state: dict[str, Any]) -> None:
+        """Give the session's clients back to their pools."""
+        for key, lease in (state.pop("mcp_leases", None) or {}).items():
+            pool = self._pools.get(key)
+            if pool is not None:
+                pool.give_back(lease)
 
     def _route(self, tool: Tool) -> MCPClient | _NoRoute:
         """The client that runs ``tool``'s calls, or why there is none."""
@@ -200,8 +253,16 @@ class MCPToolEngine(ToolEngine):
         super().close()
         with self._clients_lock:
             clients, self._clients = list(self._clients.values()), {}
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()
         for client in clients:
             client.release()
+
+
+def _read_only(tool: Tool) -> bool:
+    annotations = tool.metadata.get("annotations")
+    return isinstance(annotations, Mapping) and annotations.get("readOnlyHint") is True
 
 
 def map_call_result(call: ToolCall, raw: Mapping[str, Any], *, server: str | None = None) -> ToolResult:

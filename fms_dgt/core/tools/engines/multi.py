@@ -109,6 +109,7 @@ class MultiToolEngine(ToolEngine):
             )
         self._kind_engines: dict[str, ToolEngine] = {}
         self._kind_lock = threading.Lock()
+        self._isolation: str | None = None
 
     def route(self, tool: Tool) -> tuple[str, Any]:
         """``(label, handler or engine)`` that runs ``tool``, or ``("", None)`` if nothing does."""
@@ -179,6 +180,19 @@ class MultiToolEngine(ToolEngine):
                 return target, target.policy.within(self.policy), sub, label
         return super().approval_target(state, call_id)
 
+    def on_teardown(self, session_id: str, state: dict[str, Any]) -> None:
+        """Close the session on every routed engine that served it (they keep per-session state)."""
+        for label, sub in (state.get("engines") or {}).items():
+            target = self.engines.get(label) or self._kind_engines.get(label)
+            if isinstance(target, ToolEngine):
+                target.on_teardown(session_id, sub)
+
+    def prefer_isolation(self, mode: str) -> None:
+        """Pass the preference on to every engine, those made later for a tool kind too."""
+        self._isolation = mode
+        for engine in [*self.engines.values(), *self._kind_engines.values()]:
+            engine.prefer_isolation(mode)
+
     def _sub_state(self, label: str, target: Any, state: dict[str, Any]) -> dict[str, Any]:
         states = state.setdefault("engines", {})
         if label not in states:
@@ -195,6 +209,8 @@ class MultiToolEngine(ToolEngine):
             engine = self._kind_engines.get(name)
             if engine is None:
                 engine = TOOL_ENGINES.get(name)(self.registry)
+                if self._isolation is not None:
+                    engine.prefer_isolation(self._isolation)
                 self._kind_engines[name] = engine
             return engine
 

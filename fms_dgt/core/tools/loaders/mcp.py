@@ -101,6 +101,8 @@ class MCPToolLoader(ToolLoader):
         max_message_bytes: stdio: the largest message read from the server.
         on_conflict: a tool listed twice with the same input schema but other annotations:
             ``first`` keeps the first (and warns), ``error`` fails the load.
+        reset_tool: the server's tool that clears its state; it is not offered as a tool, and the
+            mcp engine calls it between records under ``isolation: per_record``.
     """
 
     path_keys = ("cwd",)
@@ -128,6 +130,7 @@ class MCPToolLoader(ToolLoader):
         max_tools: int = 10_000,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         on_conflict: str = "first",
+        reset_tool: str | None = None,
     ) -> None:
         name = default_server_name(server=server, namespace=namespace, url=url)
         _check_strings(name, args, env, headers)
@@ -147,6 +150,7 @@ class MCPToolLoader(ToolLoader):
             reconnect_backoff=reconnect_backoff,
             protocol=protocol,
             max_message_bytes=max_message_bytes,
+            reset_tool=reset_tool,
         )
         _check_bounds(name, max_pages, max_tools, on_conflict)
         self.auto_refresh = auto_refresh
@@ -198,6 +202,8 @@ class MCPToolLoader(ToolLoader):
         entries: list[tuple[int, RejectedTool | dict[str, Any]]] = [(r.index, r) for r in rejected]
         entries = sorted([*entries, *listed], key=lambda entry: entry[0])
         for index, entry in entries:
+            if isinstance(entry, dict) and entry.get("name") == self.spec.reset_tool:
+                continue  # the server's reset tool clears state between records; no record calls it
             if isinstance(entry, RejectedTool):
                 builder.skip(index, entry.name, f"{entry.reason}. The MCP SDK cannot read it; fix the tool")
             else:

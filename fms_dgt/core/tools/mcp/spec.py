@@ -64,6 +64,8 @@ class MCPServerSpec:
         protocol: ``auto`` (negotiate the newest protocol) or ``legacy`` (initialize handshake only).
         max_message_bytes: largest message read from a stdio server; a longer one is dropped and
             fails the request it answers.
+        reset_tool: a tool of the server that clears its state, called between records under
+            ``isolation: per_record`` (it is not offered as a tool).
 
     Secrets in ``args``, ``env``, ``headers`` and ``url`` (see
     :mod:`~fms_dgt.core.tools.mcp.redaction`) are registered with :mod:`fms_dgt.secrets` when the
@@ -85,6 +87,7 @@ class MCPServerSpec:
     reconnect_backoff: float = 0.5
     protocol: str = "auto"
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    reset_tool: str | None = None
 
     def __post_init__(self) -> None:
         who = f"MCP server {self.name!r}"
