@@ -8,6 +8,7 @@
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
                 [--template-family X] [--layout arrow-safe] [--check-template FILE]
+                [--concurrency N] [--executor local|ray] [--workers N]
     fms-dgt inspect OUT_DIR [--json]
     fms-dgt graph SOURCE (--tool QUALIFIED_NAME [--top N] | --dot FILE [--namespace NS])
     fms-dgt export OUT_DIR --format F [--template-family X] [--layout L] [--to jsonl|parquet] [--out DIR]
@@ -91,6 +92,9 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
         "--check-template",
         help="a chat template file (.jinja or tokenizer config) every record must render in",
     )
+    run.add_argument("--concurrency", type=int, help="records in flight at once (run.concurrency, default 8)")
+    run.add_argument("--executor", choices=["local", "ray"], help="where records are built (run.executor)")
+    run.add_argument("--workers", type=int, help="Ray actors for --executor ray (run.workers, default 2)")
 
 
 def _graph_parser(commands: Any) -> None:
@@ -267,18 +271,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
         template_family=args.template_family,
         layout=args.layout,
         check_template=args.check_template,
+        concurrency=args.concurrency,
+        executor=args.executor,
+        workers=args.workers,
     ) as job:
         summary = job.run()
         limit = job.settings.max_reject_rate
         where = job.settings.output_dir
     total = sum(summary.timing.values()) or 1e-9
     split = ", ".join(f"{k} {v / total:.0%}" for k, v in summary.timing.items())
+    done = summary.written + summary.rejected - summary.skipped
+    rate = done / summary.elapsed if summary.elapsed else 0.0
     print(
         f"written {summary.written}, rejected {summary.rejected}"
         + (f", {summary.skipped} already done" if summary.skipped else "")
     )
     print(f"tools covered: {len(summary.tool_coverage)}, edges covered: {len(summary.edge_coverage)}")
-    print(f"time {total:.2f} s ({split})")
+    print(f"time {summary.elapsed:.2f} s, {rate:.0f} records/s (of the work: {split})")
     for reason, count in sorted(summary.reasons.items()):
         print(f"  rejected for {reason}: {count}")
     print(f"quality report: fms-dgt inspect {where}")
@@ -332,6 +341,10 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
         )
     if args.count is not None and args.count < 0:
         parser.error(f"-n/--count must be 0 or more, got {args.count}")
+    for flag in ("concurrency", "workers"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            parser.error(f"--{flag} must be 1 or more, got {value}")
     if args.seed is not None and not 0 <= args.seed < 2**63:
         parser.error(f"--seed must be between 0 and 2**63 - 1, got {args.seed}")
 

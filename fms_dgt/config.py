@@ -42,8 +42,9 @@ P = TypeVar("P")
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _TOOLS_KEYS = ("registry", "enrichments", "engines", "cache_dir")
-#: Top-level keys of a config: the tools, MCP servers declared on their own, the generation job.
-TOP_LEVEL_KEYS = ("tools", "mcp_servers", "generation")
+#: Top-level keys of a config: the tools, MCP servers declared on their own, the generation job,
+#: and how the job runs (concurrency, executor).
+TOP_LEVEL_KEYS = ("tools", "mcp_servers", "generation", "run")
 
 
 class Config:
@@ -178,12 +179,14 @@ def _interpolate_string(text: str, path: str | None, yaml_path: str) -> str:
     return _VAR.sub(replace, text) if "${" in text else text
 
 
-def load_config(source: str | PathLike[str] | Mapping[str, Any]) -> Config:
-    """Read (if a path) and interpolate a config.
+def load_config(source: str | PathLike[str] | Mapping[str, Any] | Config) -> Config:
+    """Read (if a path) and interpolate a config (a :class:`Config` is already both).
 
     Raises:
         ConfigError: the file is missing, not YAML, not a mapping, or uses an unset variable.
     """
+    if isinstance(source, Config):
+        return source
     if isinstance(source, Mapping):
         return Config(interpolate(source), None)
     path = Path(source)

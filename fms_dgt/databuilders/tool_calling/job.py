@@ -46,6 +46,7 @@ from fms_dgt.databuilders.tool_calling.config import (
     parse_generation,
 )
 from fms_dgt.databuilders.tool_calling.executor import RecordExecutor
+from fms_dgt.databuilders.tool_calling.executors import Outcome, RunOptions, make_executor, parse_run
 from fms_dgt.databuilders.tool_calling.interrupts import GracefulStop, Stopped
 from fms_dgt.databuilders.tool_calling.manifest import build_manifest
 from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
@@ -77,7 +78,7 @@ class GenerationJob:
 
     def __init__(
         self,
-        config: str | PathLike[str] | Mapping[str, Any],
+        config: str | PathLike[str] | Mapping[str, Any] | Config,
         *,
         count: int | None = None,
         seed: int | None = None,
@@ -89,11 +90,24 @@ class GenerationJob:
         template_family: str | None = None,
         layout: str | None = None,
         check_template: str | PathLike[str] | None = None,
+        concurrency: int | None = None,
+        executor: str | None = None,
+        workers: int | None = None,
     ) -> None:
         install_log_filter()
         self.config: Config = load_config(config)
         self.settings = self._settings(parse_generation(self.config), count, seed, out, fmt)
         self._output_options(template_family, layout, check_template)
+        self.options = self._run_options(concurrency, executor, workers)
+        self._overrides = {
+            "count": count,
+            "seed": seed,
+            "fmt": fmt,
+            "template_family": template_family,
+            "layout": layout,
+            "check_template": str(check_template) if check_template is not None else None,
+        }
+        self._refreshes = 0
         self.resume = resume
         self.overwrite = overwrite
         self.progress = progress
@@ -136,6 +150,38 @@ class GenerationJob:
                 raise ConfigError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
             settings.format = fmt
         return settings
+
+    def _run_options(self, concurrency: int | None, executor: str | None, workers: int | None) -> RunOptions:
+        try:
+            options = parse_run(self.config.data.get("run"))
+        except ConfigError as exc:
+            raise ConfigError(exc.reason, path=self.config.label, yaml_path="run") from None
+        if concurrency is not None:
+            options.concurrency = parse_run({"concurrency": concurrency}, "--concurrency").concurrency
+        if executor is not None:
+            options.executor = parse_run({"executor": executor}, "--executor").executor
+        if workers is not None:
+            options.workers = parse_run({"workers": workers}, "--workers").workers
+        return options
+
+    def worker_spec(self) -> dict[str, Any]:
+        """What a worker process needs to build this job's records (the config as loaded, the
+        command-line overrides)."""
+        path = self.config.path
+        return {
+            "data": dict(self.config.data),
+            "path": str(path) if path else None,
+            "overrides": self._overrides,
+        }
+
+    @classmethod
+    def from_worker_spec(cls, spec: Mapping[str, Any]) -> GenerationJob:
+        """A job built from :meth:`worker_spec` in another process (it writes nothing itself)."""
+        path = spec.get("path")
+        data = spec["data"]
+        # The data was interpolated when the driver loaded it: it is taken as it is.
+        config = Config(data, Path(path)) if path else Config(data, None)
+        return cls(config, **{k: v for k, v in spec["overrides"].items() if v is not None})
 
     def _output_options(
         self, family: str | None, layout: str | None, template: str | PathLike[str] | None
@@ -197,11 +243,18 @@ class GenerationJob:
             summary.quality.pool = len(self.planner.pool)
             self._count_existing(output, summary)
             todo = [i for i in range(self.settings.count) if i not in done]
-            with GracefulStop() as stop:
-                for position, index in enumerate(todo, 1):
-                    self._one(index, output, summary)
-                    self._report(position, len(todo), summary)
-                    stop.check()
+            executor = make_executor(self, self.options)
+            started = time.perf_counter()
+            try:
+                with GracefulStop() as stop:
+                    for position, outcome in enumerate(executor.outcomes(todo), 1):
+                        self._write(outcome, output, summary)
+                        self._report(position, len(todo), summary)
+                        stop.check()
+            finally:
+                executor.close()
+                summary.elapsed = time.perf_counter() - started
+            summary.refreshes += self._refreshes
             summary.interrupted = False
         except KeyboardInterrupt as exc:
             if not isinstance(exc, Stopped):  # stopped mid-record: count what the files hold
@@ -236,12 +289,13 @@ class GenerationJob:
                 raise
             log.error("%s", exc)  # the error that stopped the run matters more
 
-    def _follow_sources(self, summary: RunSummary) -> None:
+    def follow_sources(self) -> None:
         """Pick up tool sources that changed during the run (e.g. an MCP server's list_changed).
 
         A stale registry is refreshed; a registry refreshed by anyone (``auto_refresh``) gets new
         samplers, since theirs were built from the previous contents. A failed refresh keeps the
-        previous tools; the run goes on and the failure is logged.
+        previous tools; the run goes on and the failure is logged. Records already in flight
+        finish with the tools they started with.
         """
         if self.registry.stale:
             try:
@@ -250,12 +304,13 @@ class GenerationJob:
                 log.warning("%s", exc)
         if self.samplers and self.samplers[0].registry.generation != self.registry.generation:
             self.samplers = [self._sampler(s) for s in self.settings.scenarios]
-            summary.refreshes += 1
+            self._refreshes += 1
 
-    def _one(self, index: int, output: OutputFolder, summary: RunSummary) -> None:
-        self._follow_sources(summary)
+    def outcome(self, index: int) -> Outcome:
+        """The record of ``index`` in the run's layout, or its reject entry (thread-safe)."""
+        timing = dict.fromkeys(PHASES, 0.0)
         try:
-            record = self.build_record(index, summary.timing)
+            record = self.build_record(index, timing)
         except DGTError as exc:
             reject: dict[str, Any] = {
                 "index": index,
@@ -265,13 +320,21 @@ class GenerationJob:
             call = getattr(exc, "call", None)
             if call is not None:
                 reject["call"] = call
-            output.add_reject(reject)
-            summary.add_reject(reject)
+            return Outcome(index, reject=reject, timing=timing)
+        return Outcome(index, record=record, timing=timing)
+
+    def _write(self, outcome: Outcome, output: OutputFolder, summary: RunSummary) -> None:
+        for phase, seconds in outcome.timing.items():
+            summary.timing[phase] = summary.timing.get(phase, 0.0) + seconds
+        if outcome.reject is not None:
+            output.add_reject(outcome.reject)
+            summary.add_reject(outcome.reject)
             return
+        assert outcome.record is not None
         started = time.perf_counter()
-        output.add_record(record)
+        output.add_record(outcome.record)
         summary.timing["writing"] += time.perf_counter() - started
-        summary.add_record(record)
+        summary.add_record(outcome.record)
 
     def build_record(self, index: int, timing: dict[str, float] | None = None) -> dict[str, Any]:
         """The record of one index (deterministic), in the run's provider layout.

@@ -34,7 +34,9 @@ class RunSummary:
         edge_coverage: ``source.output -> target.input`` -> records where a value flowed along it.
         call_errors: ``{"by_tool": Counter, "by_engine": Counter}`` over rejects and kept errors.
         quality: the quality figures of the written records.
-        timing: seconds per phase, this run only (not written to the file).
+        timing: seconds per phase, this run only, summed over records in flight (not written to
+            the file).
+        elapsed: wall-clock seconds of this run's records (not written to the file).
     """
 
     written: int = 0
@@ -49,6 +51,7 @@ class RunSummary:
     errors_by_engine: Counter[str] = field(default_factory=Counter)
     quality: QualityReport = field(default_factory=QualityReport)
     timing: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    elapsed: float = 0.0
 
     def add_record(self, record: Mapping[str, Any]) -> None:
         """Count one written record (as written)."""
