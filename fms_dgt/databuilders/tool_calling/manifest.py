@@ -4,7 +4,7 @@
 
 * ``config_hash``: a hash of the config as loaded (environment variables expanded), without the keys
   that do not change a record (``generation.count``: a resume may ask for more records;
-  ``generation.output_dir``: the folder may have moved);
+  ``generation.output_dir``: the folder may have moved; ``run:``: concurrency and executor);
 * ``seed``, ``format``, ``strict``, ``template_family``, ``layout``: the run's settings after
   command-line overrides;
 * ``versions``: the versions of fms_dgt and Python that wrote the records;
@@ -39,8 +39,9 @@ _IGNORED = ("count", "output_dir")
 
 
 def config_hash(config: Config) -> str:
-    """A hash of the config's content, without ``generation.count`` and ``generation.output_dir``."""
-    data = dict(config.data)
+    """A hash of the config's content, without ``generation.count``, ``generation.output_dir`` and
+    the ``run:`` block (concurrency and executor change how records are built, not which)."""
+    data = {k: v for k, v in config.data.items() if k != "run"}  # how records are built, not which
     generation = data.get("generation")
     if isinstance(generation, Mapping):
         data["generation"] = {k: v for k, v in generation.items() if k not in _IGNORED}
