@@ -71,13 +71,20 @@ def _handler(state: StandIn) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    # Room for many clients connecting at once (a run with 32 records in flight): the default
+    # backlog of 5 resets the connections past it.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 @contextmanager
 def serve(reply: Reply | None = None) -> Iterator[StandIn]:
     """Run the stand-in on a free loopback port for the duration of the ``with`` block."""
     state = StandIn()
     if reply is not None:
         state.reply = reply
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server = _Server(("127.0.0.1", 0), _handler(state))
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

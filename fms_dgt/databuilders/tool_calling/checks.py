@@ -22,17 +22,19 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.openai_compat import chat_content, http_client
+from fms_dgt.core.tools.openai_compat import auth_headers, chat_content
 from fms_dgt.databuilders.tool_calling.phrases import VALUE_LIMIT, plain
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
 from fms_dgt.databuilders.tool_calling.wording import described, implementation_notes
-from fms_dgt.errors import TextError
+from fms_dgt.errors import DGTError, HTTPTransportError, TextError
+from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
     from fms_dgt.databuilders.tool_calling.text import RecordText
@@ -182,6 +184,12 @@ class ChatModel:
         request_timeout: seconds per request.
         max_chars: longest answer accepted; a longer one is an error (not cut: a cut turn misleads).
         max_tokens: sent as ``max_tokens`` when set.
+        retries: further attempts after a dropped connection, a timeout, a 429 or a 5xx (with a
+            growing pause; a host's ``Retry-After`` is honoured by every request to it).
+
+    Requests go through :class:`~fms_dgt.core.tools.transport.Sender`: the answer is capped
+    (decompressed) before it is read, redirects stay on the endpoint's origin, and secrets are
+    redacted from errors.
     """
 
     def __init__(
@@ -194,13 +202,18 @@ class ChatModel:
         request_timeout: float = 60.0,
         max_chars: int = 4000,
         max_tokens: int | None = None,
+        retries: int = 2,
     ) -> None:
-        self._client = http_client(api_key_env, request_timeout)
+        from fms_dgt.core.tools.transport import Sender, origin_base
+
         self.url = base_url.rstrip("/") + "/chat/completions"
+        self._sender = Sender(timeout=request_timeout, headers=auth_headers(api_key_env))
+        self._base = origin_base(self.url)
         self.model = model
         self.temperature = temperature
         self.max_chars = max_chars
         self.max_tokens = max_tokens
+        self.retries = retries
 
     def ask(self, stage: str, payload: Any, rng: random.Random, *, json_answer: bool = False) -> str:
         """The model's answer to ``stage``'s prompt over ``payload``, cleaned of control characters.
@@ -243,21 +256,51 @@ class ChatModel:
         return body
 
     def _post(self, stage: str, body: dict[str, Any]) -> str:
+        content = json.dumps(body).encode()
+        for attempt in range(self.retries + 1):
+            try:
+                return self._attempt(content)
+            except _Transient as exc:
+                if attempt == self.retries:
+                    raise self._error(stage, exc) from None
+                time.sleep(min(8.0, 0.25 * 2**attempt))
+            except (DGTError, ValueError) as exc:
+                raise self._error(stage, exc) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(self, content: bytes) -> str:
+        from fms_dgt.core.tools.transport import decode_json
+
         try:
-            response = self._client.post(self.url, json=body)
-            response.raise_for_status()
-            if len(response.content) > _MAX_BODY:
-                raise ValueError(f"the response is larger than {_MAX_BODY} bytes")
-            return chat_content(response.json())
-        except Exception as exc:  # the transport's own errors: httpx or httpx2, status, JSON
-            raise TextError(
-                f"text model request failed at {self.url} ({stage}): {type(exc).__name__}: {exc}. Check "
-                "base_url, the model name and the API key variable"
-            ) from exc
+            reply = self._sender.send(
+                "POST",
+                self.url,
+                self._base,
+                headers={"Content-Type": "application/json"},
+                body={"content": content},
+                max_bytes=_MAX_BODY,
+            )
+        except HTTPTransportError as exc:
+            raise _Transient(str(exc)) from None
+        if reply.status == 429 or reply.status >= 500:
+            raise _Transient(f"HTTP {reply.status} {reply.reason}")
+        if reply.status >= 400:
+            raise ValueError(f"HTTP {reply.status} {reply.reason}: {reply.text[:300]}")
+        return chat_content(decode_json(reply.content, "the model's answer"))
+
+    def _error(self, stage: str, exc: Exception) -> TextError:
+        return TextError(
+            redact(f"text model request failed at {self.url} ({stage}): {type(exc).__name__}: {exc}")[:800]
+            + ". Check base_url, the model name and the API key variable"
+        )
 
     def close(self) -> None:
         """Close the HTTP client."""
-        self._client.close()
+        self._sender.close()
+
+
+class _Transient(Exception):
+    """A failure worth another attempt (a dropped connection, a timeout, 429, 5xx)."""
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

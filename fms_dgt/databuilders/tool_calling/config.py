@@ -83,6 +83,7 @@ _TEXT_KEYS = (
     "max_chars",
     "max_tokens",
     "check",
+    "retries",
 )
 
 

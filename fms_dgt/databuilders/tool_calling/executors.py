@@ -147,6 +147,8 @@ class RayExecutor:
         actor = self.ray.remote(max_restarts=3, max_task_retries=3)(_Worker)
         spec = job.worker_spec()
         self.actors = [actor.remote(spec) for _ in range(max(1, options.workers))]
+        # Each actor builds the registry from the config first; the run starts when all are ready.
+        self.ray.get([a.ready.remote() for a in self.actors])
 
     def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
         """Every index's outcome, in the order given; each actor keeps two shards queued."""
@@ -191,6 +193,10 @@ class _Worker:
         from fms_dgt.databuilders.tool_calling.job import GenerationJob
 
         self.job = GenerationJob.from_worker_spec(spec)
+
+    def ready(self) -> bool:
+        """True once the job is built (the driver waits for every actor's answer)."""
+        return True
 
     def build_shard(self, indexes: Sequence[int]) -> list[dict[str, Any]]:
         executor = LocalExecutor(self.job.outcome, self.job.options.concurrency, self.job.follow_sources)

@@ -366,6 +366,7 @@ class LLMText:
         max_chars: longest turn accepted from the model.
         max_tokens: sent as ``max_tokens`` when set.
         check: run the model check in :meth:`check` (the offline checks always run).
+        retries: further attempts of a request after a dropped connection, a timeout, 429 or 5xx.
     """
 
     def __init__(
@@ -379,9 +380,15 @@ class LLMText:
         max_chars: int = 4000,
         max_tokens: int | None = None,
         check: bool = True,
+        retries: int = 2,
     ) -> None:
         options = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
-        bounds = {"request_timeout": request_timeout, "max_chars": max_chars, "max_tokens": max_tokens}
+        bounds = {
+            "request_timeout": request_timeout,
+            "max_chars": max_chars,
+            "max_tokens": max_tokens,
+            "retries": retries,
+        }
         self.model = ChatModel(**options, temperature=temperature, **bounds)  # type: ignore[arg-type]
         self.judge = ModelCheck(ChatModel(**options, temperature=0.0, **bounds)) if check else None  # type: ignore[arg-type]
 

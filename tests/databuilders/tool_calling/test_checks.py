@@ -213,9 +213,18 @@ def test_model_answers_are_cleaned_and_bounded() -> None:
         model.close()
 
 
+def test_a_passing_failure_is_retried() -> None:
+    with serve(lambda body: "A request.") as server:
+        server.status.extend([503, 429])
+        model = ChatModel(base_url=server.url, model="writer", retries=2)
+        assert model.ask("user_turn", {}, random.Random(0)) == "A request."
+        model.close()
+    assert len(server.requests) == 3
+
+
 def test_network_failures_are_clear_errors() -> None:
     with serve() as server:
-        server.status.append(503)
+        server.status.extend([503, 503, 503])  # every attempt (retries: 2) fails
         writer = LLMText(base_url=server.url, model="writer")
         with pytest.raises(
             TextError,

@@ -1,0 +1,172 @@
+"""Scale-out figures (issue: concurrency, Ray, record/replay): ratios measured in one run.
+
+1. **Concurrency**: the job with its text written by a loopback OpenAI-compatible stand-in that
+   answers in 50 ms (three requests per record): records/s at ``--concurrency 1`` (the baseline)
+   and 8, 16, 32; output byte-identical. Target: 32 >= 20x the baseline.
+2. **Ray**: the offline weather + API-Bank job (mock engine, CPU-bound) with ``--executor ray``
+   on 1 worker (the baseline) and 2 workers; output byte-identical to the local executor.
+   Target: 2 workers >= 1.6x one worker.
+3. **Per-worker rate with a 200 ms model** (for docs/scale.md): records/s of one process at
+   ``--concurrency 32`` when each model request takes 200 ms.
+4. **Driver merge cost**: records/s the driver writes when outcomes arrive (writing in index order,
+   redaction, summary and quality report), from records already built.
+
+Run: ``python benchmarks/bench_scale.py`` (Ray needs the ``ray`` extra: ``pip install 'fms_dgt[ray]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RAY_COUNT = 6000
+sys.path.insert(0, str(REPO / "tests"))
+
+from support.chat_server import serve  # noqa: E402
+
+from fms_dgt.databuilders.tool_calling.checks import prompt  # noqa: E402
+from fms_dgt.databuilders.tool_calling.job import GenerationJob  # noqa: E402
+
+
+def _config(out: Path, count: int, text: dict[str, Any] | None = None) -> dict[str, Any]:
+    generation: dict[str, Any] = {
+        "seed": 1,
+        "count": count,
+        "output_dir": str(out),
+        "no_call_rate": 0.0 if text else 0.1,
+        "scenarios": [
+            {"name": "chain", "weight": 2, "sampler": {"type": "tc/chain", "k": 2}},
+            {"name": "parallel", "sampler": {"type": "tc/random", "k": 2}},
+        ],
+    }
+    if text:
+        generation["text"] = text
+    return {
+        "tools": {
+            "registry": [
+                {"type": "file", "path": str(REPO / "data" / "weather_tools.yaml")},
+                {
+                    "type": "file",
+                    "path": str(REPO / "data" / "api_bank_sample.json"),
+                    "namespace": "api_bank",
+                },
+            ],
+            "enrichments": [{"type": "dataflow"}],
+        },
+        "generation": generation,
+    }
+
+
+def _run(config: dict[str, Any], **kwargs: Any) -> tuple[float, bytes, int]:
+    with GenerationJob(config, **kwargs) as job:
+        summary = job.run()
+    out = Path(config["generation"]["output_dir"])
+    return summary.elapsed, (out / "records.jsonl").read_bytes(), summary.written + summary.rejected
+
+
+def _model(delay: float) -> Any:
+    def reply(body: dict[str, Any]) -> Any:
+        time.sleep(delay)
+        if body["messages"][0]["content"] == prompt("check"):
+            return {"verdict": "pass", "reason": "fits"}
+        return "Could you look that up for me and tell me what you find?"
+
+    return reply
+
+
+def bench_concurrency(tmp: Path) -> None:
+    print("1. concurrency, text model answering in 50 ms (3 requests per record)")
+    with serve(_model(0.05)) as server:
+        text = {"type": "llm", "base_url": server.url, "model": "stand-in"}
+        base_seconds, reference, base_count = _run(_config(tmp / "c1", 40, text), concurrency=1)
+        base = base_count / base_seconds
+        print(f"   concurrency  1: {base:8.1f} records/s (baseline, {base_count} records)")
+        for concurrency in (8, 16, 32):
+            count = 40 * concurrency // 2
+            seconds, data, done = _run(_config(tmp / f"c{concurrency}", count, text), concurrency=concurrency)
+            same = data[: len(reference)] == reference
+            rate = done / seconds
+            print(
+                f"   concurrency {concurrency:2d}: {rate:8.1f} records/s = {rate / base:5.1f}x "
+                f"({done} records; first 40 byte-identical: {same})"
+            )
+
+
+def bench_ray(tmp: Path) -> None:
+    print(f"2. Ray executor, offline mock job (CPU-bound), {RAY_COUNT:,} records")
+    try:
+        import ray
+    except ImportError:
+        print("   skipped: pip install 'fms_dgt[ray]'")
+        return
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        _, local, _ = _run(_config(tmp / "local", RAY_COUNT), concurrency=1)
+        rates = {}
+        for workers in (1, 2):
+            config = _config(tmp / f"ray{workers}", RAY_COUNT)
+            config["run"] = {"executor": "ray", "workers": workers, "concurrency": 1, "shard_size": 250}
+            seconds, data, done = _run(config)
+            rates[workers] = done / seconds
+            print(
+                f"   {workers} worker{'s' if workers > 1 else ' '}: {rates[workers]:8.1f} records/s "
+                f"(byte-identical to the local executor: {data == local})"
+            )
+        print(f"   2 workers / 1 worker: {rates[2] / rates[1]:.2f}x (target >= 1.6x)")
+    finally:
+        ray.shutdown()
+
+
+def bench_per_worker(tmp: Path) -> None:
+    print("3. one process, text model answering in 200 ms, --concurrency 32")
+    with serve(_model(0.2)) as server:
+        text = {"type": "llm", "base_url": server.url, "model": "stand-in"}
+        seconds, _, done = _run(_config(tmp / "w200", 256, text), concurrency=32)
+    print(f"   {done / seconds:8.1f} records/s per worker ({done} records, {seconds:.1f} s)")
+
+
+def bench_merge(tmp: Path) -> None:
+    print("4. driver merge: writing built records in order (output folder, redaction, summary, quality)")
+    seconds, _, done = _run(_config(tmp / "built", 3000), concurrency=1)
+    records = [json.loads(x) for x in (tmp / "built" / "records.jsonl").read_text().splitlines()]
+    from fms_dgt.databuilders.tool_calling.output import OutputFolder
+    from fms_dgt.databuilders.tool_calling.summary import RunSummary
+
+    folder = OutputFolder(tmp / "merged")
+    folder.open()
+    summary = RunSummary()
+    started = time.perf_counter()
+    for record in records:
+        folder.add_record(record)
+        summary.add_record(record)
+    merged = time.perf_counter() - started
+    folder.close()
+    print(f"   building: {done / seconds:8.1f} records/s; merging: {len(records) / merged:8.1f} records/s")
+
+
+SECTIONS = {
+    "concurrency": "bench_concurrency",
+    "ray": "bench_ray",
+    "worker": "bench_per_worker",
+    "merge": "bench_merge",
+}
+
+
+def main() -> None:
+    """Every section, or those named on the command line (concurrency, ray, worker, merge)."""
+    print(f"load average: {os.getloadavg()[0]:.2f}")
+    wanted = sys.argv[1:] or list(SECTIONS)
+    with tempfile.TemporaryDirectory() as name:
+        for section in wanted:
+            globals()[SECTIONS[section]](Path(name))
+
+
+if __name__ == "__main__":
+    main()
