@@ -146,7 +146,10 @@ class RayExecutor:
             self.ray.init(**kwargs)
         actor = self.ray.remote(max_restarts=3, max_task_retries=3)(_Worker)
         spec = job.worker_spec()
-        self.actors = [actor.remote(spec) for _ in range(max(1, options.workers))]
+        # The job's class travels by reference: the actor rebuilds the job without this module
+        # importing the job module (which imports this one).
+        factory = type(job).from_worker_spec
+        self.actors = [actor.remote(factory, spec) for _ in range(max(1, options.workers))]
         # Each actor builds the registry from the config first; the run starts when all are ready.
         self.ray.get([a.ready.remote() for a in self.actors])
 
@@ -189,10 +192,10 @@ class RayExecutor:
 class _Worker:
     """A Ray actor: one job built from the config, building shards of records."""
 
-    def __init__(self, spec: Mapping[str, Any]) -> None:
-        from fms_dgt.databuilders.tool_calling.job import GenerationJob
-
-        self.job = GenerationJob.from_worker_spec(spec)
+    def __init__(
+        self, factory: Callable[[Mapping[str, Any]], GenerationJob], spec: Mapping[str, Any]
+    ) -> None:
+        self.job = factory(spec)
 
     def ready(self) -> bool:
         """True once the job is built (the driver waits for every actor's answer)."""
