@@ -22,6 +22,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fms_dgt.databuilders.tool_calling.output import line_of
+from fms_dgt.databuilders.tool_calling.summary import RunSummary
 from fms_dgt.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -62,12 +64,22 @@ class RunOptions:
 
 @dataclass(slots=True)
 class Outcome:
-    """What building one record gave: the record, or the reject entry; and the time it took."""
+    """What building one record gave: the record, or the reject entry; and the time it took.
+
+    A Ray worker sends its records already made lines (``line``, see
+    :func:`~fms_dgt.databuilders.tool_calling.output.line_of`) and counts them itself: such an
+    outcome is ``counted``, and the last one of its shard carries the shard's ``tally``, which the
+    driver merges into the run's summary. The driver is then left with writing lines, so adding
+    workers adds throughput.
+    """
 
     index: int
     record: dict[str, Any] | None = None
     reject: dict[str, Any] | None = None
     timing: dict[str, float] = field(default_factory=dict)
+    line: str | None = None
+    counted: bool = False
+    tally: RunSummary | None = None
 
 
 Builder = Callable[[int], Outcome]
@@ -169,7 +181,7 @@ class RayExecutor:
             while number not in ready:
                 done, _ = self.ray.wait(list(queued.values()), num_returns=1)
                 key = next(k for k, ref in queued.items() if ref == done[0])
-                ready[key] = [Outcome(**o) for o in self.ray.get(queued.pop(key))]
+                ready[key] = _unpack(*self.ray.get(queued.pop(key)))
                 self._submit(pending, queued, cycle)
             yield from ready.pop(number)
 
@@ -201,12 +213,34 @@ class _Worker:
         """True once the job is built (the driver waits for every actor's answer)."""
         return True
 
-    def build_shard(self, indexes: Sequence[int]) -> list[dict[str, Any]]:
+    def build_shard(self, indexes: Sequence[int]) -> tuple[list[Entry], RunSummary]:
+        """Each index's line (or reject entry), in order, and the shard's counts."""
         executor = LocalExecutor(self.job.outcome, self.job.options.concurrency, self.job.follow_sources)
-        return [
-            {"index": o.index, "record": o.record, "reject": o.reject, "timing": o.timing}
-            for o in executor.outcomes(indexes)
-        ]
+        tally = RunSummary()
+        entries: list[Entry] = []
+        for outcome in executor.outcomes(indexes):
+            for phase, seconds in outcome.timing.items():
+                tally.timing[phase] = tally.timing.get(phase, 0.0) + seconds
+            if outcome.reject is not None:
+                tally.add_reject(outcome.reject)
+                entries.append((outcome.index, None, outcome.reject))
+            else:
+                assert outcome.record is not None
+                tally.add_record(outcome.record)
+                entries.append((outcome.index, line_of(outcome.record), None))
+        return entries, tally
+
+
+#: One record of a shard as a worker sends it: index, record line, reject entry.
+Entry = tuple[int, str | None, dict[str, Any] | None]
+
+
+def _unpack(entries: list[Entry], tally: RunSummary) -> list[Outcome]:
+    """A worker's shard as outcomes; the last one carries the shard's counts."""
+    outcomes = [Outcome(i, line=line, reject=reject, counted=True) for i, line, reject in entries]
+    if outcomes:
+        outcomes[-1].tally = tally
+    return outcomes
 
 
 def _import_ray() -> Any:

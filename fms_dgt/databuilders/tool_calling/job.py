@@ -108,6 +108,7 @@ class GenerationJob:
             "check_template": str(check_template) if check_template is not None else None,
         }
         self._refreshes = 0
+        self._uncounted = False
         self.resume = resume
         self.overwrite = overwrite
         self.progress = progress
@@ -257,7 +258,8 @@ class GenerationJob:
             summary.refreshes += self._refreshes
             summary.interrupted = False
         except KeyboardInterrupt as exc:
-            if not isinstance(exc, Stopped):  # stopped mid-record: count what the files hold
+            # Stopped mid-record, or mid-shard: count what the files hold.
+            if not isinstance(exc, Stopped) or self._uncounted:
                 summary = self._recount(output, summary)
             raise
         finally:
@@ -324,17 +326,28 @@ class GenerationJob:
         return Outcome(index, record=record, timing=timing)
 
     def _write(self, outcome: Outcome, output: OutputFolder, summary: RunSummary) -> None:
-        for phase, seconds in outcome.timing.items():
-            summary.timing[phase] = summary.timing.get(phase, 0.0) + seconds
+        """Write one outcome and count it (an outcome a Ray worker counted: its shard's tally)."""
+        started = time.perf_counter()
         if outcome.reject is not None:
             output.add_reject(outcome.reject)
-            summary.add_reject(outcome.reject)
-            return
-        assert outcome.record is not None
-        started = time.perf_counter()
-        output.add_record(outcome.record)
-        summary.timing["writing"] += time.perf_counter() - started
-        summary.add_record(outcome.record)
+        else:
+            if outcome.line is not None:
+                output.add_record_line(outcome.line)
+            else:
+                assert outcome.record is not None
+                output.add_record(outcome.record)
+            summary.timing["writing"] += time.perf_counter() - started
+        if not outcome.counted:
+            for phase, seconds in outcome.timing.items():
+                summary.timing[phase] = summary.timing.get(phase, 0.0) + seconds
+            if outcome.reject is not None:
+                summary.add_reject(outcome.reject)
+            elif outcome.record is not None:
+                summary.add_record(outcome.record)
+        # Outcomes written but not yet in the summary (their shard's tally is still to come).
+        self._uncounted = outcome.counted and outcome.tally is None
+        if outcome.tally is not None:
+            summary.merge(outcome.tally)
 
     def build_record(self, index: int, timing: dict[str, float] | None = None) -> dict[str, Any]:
         """The record of one index (deterministic), in the run's provider layout.

@@ -31,14 +31,22 @@ from typing import IO, Any
 
 from fms_dgt.databuilders.tool_calling.manifest import MANIFEST, differences
 from fms_dgt.errors import OutputError
-from fms_dgt.secrets import redact_value
+from fms_dgt.secrets import redact, redact_value
 
-__all__ = ["LOCK", "MANIFEST", "RECORDS", "REJECTS", "SUMMARY", "OutputFolder"]
+__all__ = ["LOCK", "MANIFEST", "RECORDS", "REJECTS", "SUMMARY", "OutputFolder", "line_of"]
 
 RECORDS = "records.jsonl"
 REJECTS = "rejects.jsonl"
 SUMMARY = "summary.json"
 LOCK = ".fms-dgt.lock"
+
+
+def line_of(item: Mapping[str, Any]) -> str:
+    """The line ``item`` is written as: secrets redacted, keys sorted, compact, newline-ended.
+
+    The last exit of every record: no configured secret leaves in it, whatever echoed one.
+    """
+    return json.dumps(redact_value(item), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 class OutputFolder:
@@ -208,19 +216,23 @@ class OutputFolder:
 
     def add_record(self, record: Mapping[str, Any]) -> None:
         """Append one record and flush it."""
-        self._write(self._records, RECORDS, record)
+        self._write(self._records, RECORDS, line_of(record))
+
+    def add_record_line(self, line: str) -> None:
+        """Append one record already made a line by :func:`line_of` (in a Ray worker) and flush it.
+
+        Secrets are redacted again here: the line was made in another process, and a secret
+        registered only in this one must not leave either.
+        """
+        self._write(self._records, RECORDS, redact(line))
 
     def add_reject(self, reject: Mapping[str, Any]) -> None:
         """Append one reject and flush it."""
-        self._write(self._rejects, REJECTS, reject)
+        self._write(self._rejects, REJECTS, line_of(reject))
 
-    def _write(self, handle: IO[str] | None, name: str, item: Mapping[str, Any]) -> None:
+    def _write(self, handle: IO[str] | None, name: str, line: str) -> None:
         if handle is None:
             raise OutputError(f"output folder {self.path} is not open: call open() first")
-        # The last exit of every record: no configured secret leaves in it, whatever echoed one.
-        line = (
-            json.dumps(redact_value(item), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
-        )
         try:
             handle.write(line)
             handle.flush()

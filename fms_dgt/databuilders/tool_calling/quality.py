@@ -52,6 +52,23 @@ _JSON_OBJECT = re.compile(r"\{\s*\"[^\"]*\"\s*:")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+# The plain counts of a report, added as they are when reports merge.
+_SUMS = (
+    "records",
+    "results",
+    "error_results",
+    "error_handling",
+    "with_distractors",
+    "offered",
+    "arguments",
+    "wired",
+    "bigram_count",
+    "duplicates",
+    "conflicts",
+    "json_finals",
+)
+
+
 @dataclass(slots=True, kw_only=True)
 class RecordFacts:
     """What the report needs from one record."""
@@ -138,6 +155,23 @@ class QualityReport:
         if digest in self.contents:
             self.duplicates += 1
         self.contents.add(digest)
+
+    def merge(self, other: QualityReport) -> None:
+        """Add the figures of records counted elsewhere (a Ray worker's shard), exactly.
+
+        Sets and counters are joined, so distinct counts stay exact across shards; a record of
+        ``other`` that repeats one counted here is a duplicate like any other.
+        """
+        for name in _SUMS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.kinds.update(other.kinds)
+        self.tool_sets |= other.tool_sets
+        self.called_sets |= other.called_sets
+        self.user_turns.update(other.user_turns)
+        self.bigrams |= other.bigrams
+        self.calls_per_tool.update(other.calls_per_tool)
+        self.duplicates += len(self.contents & other.contents)
+        self.contents |= other.contents
 
     def to_dict(self) -> dict[str, Any]:
         """The ``quality`` block."""

@@ -76,6 +76,22 @@ class RunSummary:
         self.errors_by_tool[str(item.get("tool"))] += 1
         self.errors_by_engine[str(item.get("engine"))] += 1
 
+    def merge(self, other: RunSummary) -> None:
+        """Add the counts of records and rejects counted elsewhere (a Ray worker's shard)."""
+        self.written += other.written
+        self.rejected += other.rejected
+        for mine, theirs in (
+            (self.reasons, other.reasons),
+            (self.tool_coverage, other.tool_coverage),
+            (self.edge_coverage, other.edge_coverage),
+            (self.errors_by_tool, other.errors_by_tool),
+            (self.errors_by_engine, other.errors_by_engine),
+        ):
+            mine.update(theirs)
+        for phase, seconds in other.timing.items():
+            self.timing[phase] = self.timing.get(phase, 0.0) + seconds
+        self.quality.merge(other.quality)
+
     @property
     def reject_rate(self) -> float:
         """Rejects over everything the folder holds."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -50,6 +51,12 @@ def _bytes(config: dict[str, Any], out: Path, **kwargs: Any) -> bytes:
     with GenerationJob(config, out=out, **kwargs) as job:
         job.run()
     return (out / "records.jsonl").read_bytes() + b"|" + (out / "rejects.jsonl").read_bytes()
+
+
+def _summary(out: Path) -> dict[str, Any]:
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text())
+    assert summary["written"] > 0
+    return summary
 
 
 def test_any_concurrency_writes_the_same_bytes(tmp_path: Path) -> None:
@@ -125,12 +132,15 @@ def test_the_ray_executor_writes_the_same_bytes_and_survives_a_dead_worker(tmp_p
         local = _bytes(_config(tmp_path), tmp_path / "local", concurrency=1)
         config = _config(tmp_path, executor="ray", workers=2, shard_size=7)
         assert _bytes(config, tmp_path / "ray") == local
+        # Workers count their shards; the merged summary is the one the local run wrote.
+        assert _summary(tmp_path / "ray") == _summary(tmp_path / "local")
         # A worker killed in the middle of a shard is restarted and its shard built again.
         config["run"]["shard_size"] = 20
         killed: list[int] = []
         killer = threading.Thread(target=_kill_a_worker, args=(killed,), daemon=True)
         killer.start()
         assert _bytes(config, tmp_path / "ray-killed") == local
+        assert _summary(tmp_path / "ray-killed") == _summary(tmp_path / "local")
         killer.join(timeout=5)
         assert killed, "a worker was killed during the run"
         # --resume works across executors: a local run resumed on Ray.

@@ -98,3 +98,19 @@ def test_wired_arguments_are_not_conflicts() -> None:
 )
 def test_gini(counts: list[int], pool: int, expected: float) -> None:
     assert gini(counts, pool) == pytest.approx(expected)
+
+
+def test_reports_merged_from_shards_equal_one_report_over_all_records(tmp_path: Path) -> None:
+    records = _records(tmp_path, "openai")
+    records += records[:3]  # repeats that fall in another shard are still duplicates
+    whole = QualityReport(pool=9)
+    for record in records:
+        whole.add(record)
+    merged = QualityReport(pool=9)
+    for start in range(0, len(records), 4):
+        shard = QualityReport()
+        for record in records[start : start + 4]:
+            shard.add(record)
+        merged.merge(shard)
+    assert whole.duplicates == 3
+    assert merged.to_dict() == whole.to_dict()
