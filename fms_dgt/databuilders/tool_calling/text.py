@@ -170,7 +170,7 @@ class TemplateText:
         parts = [rng.choice(templates.ANSWER_OPENERS)]
         parts += [_outcome(call, rng) for call in plan.calls]
         parts.append(rng.choice(templates.ANSWER_CLOSERS))
-        return " ".join(p for p in parts if p)
+        return _DOUBLE_STOP.sub(r"\1", " ".join(p for p in parts if p))
 
     def _confirmation(self, call: PlannedCall, rng: random.Random) -> Confirmation:
         task = _task(call, rng)
@@ -275,6 +275,11 @@ def _reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Rand
 
 def _sentence(text: str, end: str) -> str:
     return _capital(text.strip()) + end
+
+
+# A sentence's full stop right after a value that already ended one ("... everyday use..");
+# an ellipsis is left alone.
+_DOUBLE_STOP = re.compile(r"(?<!\.)([.!?])\.(?!\.)(?=\s|$)")
 
 
 def _capital(text: str) -> str:

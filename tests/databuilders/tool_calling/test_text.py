@@ -140,6 +140,15 @@ def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> Non
         assert not json_dump(text.final)
 
 
+def test_a_value_that_ends_a_sentence_gets_one_full_stop() -> None:
+    geocode, weather = _weather()
+    call = _call(weather, {"latitude": 1.5, "longitude": 2.5}, {"condition": "Clear skies. Light wind."})
+    plan = RecordPlan(index=0, scenario="x", offered=[geocode, weather], steps=[[call]])
+    finals = [WRITER.write(plan, random.Random(seed)).final for seed in range(40)]
+    assert all("Light wind" in f for f in finals)
+    assert not [f for f in finals if ".." in f], "a full stop doubled after the value"
+
+
 def test_parallel_calls_read_as_one_request() -> None:
     geocode, weather = _weather()
     step = [_call(geocode, {"city": "Lisbon"}, {}), _call(weather, {"latitude": 1.5, "longitude": 2.5}, {})]
