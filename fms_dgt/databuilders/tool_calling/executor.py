@@ -15,6 +15,7 @@ down here, so no call sees another record's state), and results land in the plan
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 import time
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from fms_dgt.core.tools.artifacts import MISSING, read_path
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
 from fms_dgt.errors import DGTError, RejectedRecord
@@ -86,7 +88,8 @@ class RecordExecutor:
             done: dict[int, ToolResult] = {}
             for step, positions in enumerate(planned.levels):
                 calls = self._calls(planned, positions, done, context, rng, timing, deadline)
-                self._execute(session, calls, rng, timing, deadline)
+                earlier = [r.result for r in done.values() if r.ok]
+                self._execute(session, calls, rng, timing, deadline, earlier)
                 plan.steps[step] = calls
                 for call in calls:  # a created order's id, a found user: later calls reuse them
                     if call.result is not None and call.result.ok:
@@ -170,12 +173,13 @@ class RecordExecutor:
         rng: random.Random,
         timing: dict[str, float],
         deadline: float,
+        earlier: Sequence[Any] = (),
     ) -> None:
         remaining = _check_budget(deadline, self.settings.record_time_budget, "building arguments")
         started = time.perf_counter()
         results = self.engine.execute(session, [c.call for c in calls], timeout=remaining)
         for planned, result in zip(calls, results, strict=True):
-            planned.result = self._settle(session, planned, result, rng)
+            planned.result = _agreeing(planned, self._settle(session, planned, result, rng), earlier)
         timing["execution"] += time.perf_counter() - started
         _check_budget(deadline, self.settings.record_time_budget, "waiting for its calls")
 
@@ -203,6 +207,21 @@ class RecordExecutor:
                 call=first.failure(),
             )
         return bool(failed) or any(c.approval == "declined" for c in calls)
+
+
+def _agreeing(planned: PlannedCall, result: ToolResult, earlier: Sequence[Any]) -> ToolResult:
+    """A simulated result brought to agree with earlier results on the entities they share
+    (:mod:`~fms_dgt.databuilders.tool_calling.agreement`); the fields changed are in
+    ``metadata["agreed"]``. A real result, or an agreed value the output schema refuses, is kept."""
+    if not earlier or not result.ok or result.metadata.get("mock") not in AGREEING:
+        return result
+    value, changed = agree(result.result, earlier, planned.call.arguments)
+    if not changed:
+        return result
+    tool = planned.tool
+    if tool.output_parameters and not tool.output_validator.is_valid(value):
+        return result
+    return dataclasses.replace(result, result=value, metadata={**result.metadata, "agreed": changed})
 
 
 def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: Any) -> bool:
