@@ -24,7 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Role", "context_entity", "name_text", "parse_role", "role", "singular", "words"]
+__all__ = [
+    "Role",
+    "api_prefix",
+    "context_entity",
+    "name_text",
+    "parse_role",
+    "role",
+    "singular",
+    "words",
+]
 
 _SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -195,6 +204,20 @@ def context_entity(tool_name: str, holders: Sequence[str] = (), titles: Sequence
         if tokens:
             return singular(tokens[-1])
     return _tool_entity(words(tool_name))
+
+
+def api_prefix(tool_name: str) -> str:
+    """The first word of a tool's name when it may name an API, else ``""``.
+
+    Catalogues that put many APIs in one namespace name their tools ``<API>_<operation>``
+    (``Tripadvisor_Search_Hotels``, ``SkyScrapperSearchAirport``); a verb (``get_ticket``) or a
+    generic word starts an operation's name, not an API's.
+    """
+    found = _WORD.search(tool_name)
+    word = found.group().lower() if found else ""
+    if word in _VERBS or word in _GENERIC or word in _MODIFIERS or word.isdigit():
+        return ""
+    return word
 
 
 def _tool_entity(tokens: Sequence[str]) -> str:
