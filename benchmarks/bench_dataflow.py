@@ -272,7 +272,9 @@ def main() -> None:
         "--encoders", default="hashed,wordllama", help="encoders to measure (comma-separated)"
     )
     parser.add_argument("--baseline", default=BASELINE_REV, help="git revision of the baseline ('' for none)")
-    parser.add_argument("--misses", action="store_true", help="list the tune and dev splits' missed gold edges")
+    parser.add_argument(
+        "--misses", action="store_true", help="list the tune and dev splits' missed gold edges"
+    )
     parser.add_argument(
         "--show-held-out", action="store_true", help="with --misses, list held-out misses too"
     )

@@ -443,10 +443,8 @@ def _named(names: list[str]) -> list[Tool]:
 
 
 def test_a_catalogue_namespace_splits_into_its_apis() -> None:
-    tools = _named(
-        ["Tripadvisor_Search", "Tripadvisor_Get", "Spotify_Search", "Spotify_Get", "Goodreads_Get"]
-        + ["Goodreads_Search", "get_time"]
-    )
+    names = ["Tripadvisor_Search", "Tripadvisor_Get", "Spotify_Search", "Spotify_Get"]
+    tools = _named([*names, "Goodreads_Get", "Goodreads_Search", "get_time"])
     parts = api_groups(tools, np.arange(len(tools), dtype=np.int64))
     assert sorted(p.tolist() for p in parts) == [[0, 1], [2, 3], [4, 5], [6]]
 
