@@ -164,8 +164,10 @@ class DataflowEnrichment(ToolEnrichment):
         )
         self.force = force
         # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
+        # Version 3: items of untyped arrays, abbreviations, bare labels, text inputs, APIs of a
+        # catalogue namespace (memos of version 2 hold other signatures).
         self.settings = {
-            "version": 2,
+            "version": 3,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

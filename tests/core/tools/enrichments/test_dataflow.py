@@ -453,3 +453,15 @@ def test_a_few_shared_first_words_keep_one_api() -> None:
     tools = _named(["trading_login", "trading_logout", "get_stock", "place_order", "cancel_order"])
     parts = api_groups(tools, np.arange(len(tools), dtype=np.int64))
     assert [p.tolist() for p in parts] == [[0, 1, 2, 3, 4]]
+
+
+def test_bare_labels_read_with_the_entity_where_they_sit() -> None:
+    output = {"type": "object", "properties": {"location": {"type": "object", "properties": {"name": {}}}}}
+    weather = Tool(name="Realtime_Weather", namespace="ns", description="", output_parameters=output)
+    found = next(f for f in output_fields(weather) if f.name == "location.name")
+    assert signature(weather, found, True)[0] == "location name"
+    params = {"type": "object", "properties": {"name": {"type": "string", "description": "Country Name"}}}
+    country = Tool(
+        name="Get_Country_Details_By_Country_Name", namespace="ns", description="", parameters=params
+    )
+    assert signature(country, input_fields(country)[0], False)[0] == "country name"
