@@ -51,7 +51,7 @@ FloatArray = npt.NDArray[np.float32]
 #: Edges as ``(output instance, input instance, score)``.
 Pairs = tuple[IntArray, IntArray, FloatArray]
 
-#: Places of an output's list kept for inputs of its own namespace (when it has that many).
+#: Places of an output's list kept for inputs of its own API (:func:`api_groups`) (when it has that many).
 LOCAL_SLOTS = 4
 
 

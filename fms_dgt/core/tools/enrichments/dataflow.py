@@ -15,11 +15,12 @@ The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of paramete
   vectors; ``hashed`` by default).
 
 Each output keeps its ``max_neighbors`` best inputs of *other* tools (another overload of the same
-name counts as the same tool): exact name matches within its namespace first
-(:mod:`._dataflow_exact`), then up to :data:`~._dataflow_local.LOCAL_SLOTS` places for the best
-inputs of its own namespace, then the rest by score (:mod:`._dataflow_local`); every one scores at
-least ``threshold``. Equal scores are ordered by a fixed hash of the output's signature and the
-input parameter's position in the registry, so the result is exact and the same in every process.
+name counts as the same tool): exact name matches within its API first (:mod:`._dataflow_exact`;
+an API is its namespace, or a part of a catalogue namespace), then up to
+:data:`~._dataflow_local.LOCAL_SLOTS` places for the best inputs of its own API, then the rest by
+score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Equal scores are
+ordered by a fixed hash of the output's signature and the input parameter's position in the
+registry, so the result is exact and the same in every process.
 
 **Scaling.** No parameter-by-parameter matrix is ever built. Parameters with the same name,
 description, type and role are scored once (a *signature*); output signatures are scored against
