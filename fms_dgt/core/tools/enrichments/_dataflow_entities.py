@@ -24,7 +24,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Role", "context_entity", "name_text", "parse_role", "role", "singular", "words"]
+__all__ = [
+    "Role",
+    "api_prefix",
+    "bare_label",
+    "context_entity",
+    "name_text",
+    "parse_role",
+    "role",
+    "singular",
+    "words",
+]
 
 _SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -80,13 +90,28 @@ _PHRASE_END = frozenset(
 _ARTICLES = frozenset({"the", "a", "an", "any", "each", "this", "that", "given", "specific", "one"})
 #: Last words of a search input: any text may be searched for.
 _QUERY_WORDS = frozenset({"query", "q", "keyword", "keywords", "search", "term", "terms", "phrase"})
-#: Last words of an output that is a label of something (what a person would search for).
+#: Last words of an output that is a label of something (what a person would search for) or a
+#: piece of text (what a person would pass on as text).
 _LABEL_WORDS = frozenset(
     {
         "title", "name", "text", "label", "headline", "subject", "topic", "caption", "keyword",
         "keywords", "query", "city", "country", "location", "place", "address", "region", "phrase",
+        "transcript", "answer", "summary", "translation", "sentence", "comment",
     }
 )  # fmt: skip
+#: First nouns of the description of an input that takes any text ("The text to be translated").
+_TEXT_HEADS = frozenset({"text", "query", "keyword", "keywords", "search", "phrase", "sentence"})
+#: Names that say what kind of value a parameter is but not of what (``name``, ``code``): they
+#: read with the entity where they sit (``location.name`` reads ``location name``).
+_BARE_LABELS = frozenset({"name", "title", "code", "label"})
+#: Abbreviations in parameter names, read as the words they stand for (``lat`` and ``latitude``).
+_ABBREVIATIONS = {
+    "lat": "latitude", "lng": "longitude", "lon": "longitude", "q": "query", "src": "source",
+    "tgt": "target", "dest": "destination", "addr": "address", "desc": "description",
+    "msg": "message", "num": "number", "qty": "quantity", "amt": "amount", "img": "image",
+    "lang": "language", "org": "organization", "temp": "temperature", "pwd": "password",
+    "info": "information", "dept": "department", "tz": "timezone", "loc": "location",
+}  # fmt: skip
 
 
 def words(name: str) -> list[str]:
@@ -107,8 +132,15 @@ def singular(word: str) -> str:
 
 
 def name_text(name: str) -> str:
-    """A parameter name as spaced words (``artistId`` and ``artist_id`` both give ``artist id``)."""
-    return " ".join(words(name)) or name
+    """A parameter name as spaced words (``artistId`` and ``artist_id`` both give ``artist id``),
+    abbreviations spelled out (``lat`` reads ``latitude``)."""
+    return " ".join(_ABBREVIATIONS.get(w, w) for w in words(name)) or name
+
+
+def bare_label(name: str) -> bool:
+    """Whether a name is only a kind of value (``name``, ``title``, ``code``), not of what."""
+    tokens = words(name)
+    return len(tokens) == 1 and tokens[0] in _BARE_LABELS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,6 +229,20 @@ def context_entity(tool_name: str, holders: Sequence[str] = (), titles: Sequence
     return _tool_entity(words(tool_name))
 
 
+def api_prefix(tool_name: str) -> str:
+    """The first word of a tool's name when it may name an API, else ``""``.
+
+    Catalogues that put many APIs in one namespace name their tools ``<API>_<operation>``
+    (``Tripadvisor_Search_Hotels``, ``SkyScrapperSearchAirport``); a verb (``get_ticket``) or a
+    generic word starts an operation's name, not an API's.
+    """
+    found = _WORD.search(tool_name)
+    word = found.group().lower() if found else ""
+    if word in _VERBS or word in _GENERIC or word in _MODIFIERS or word.isdigit():
+        return ""
+    return word
+
+
 def _tool_entity(tokens: Sequence[str]) -> str:
     """The entity a tool's name is about: the first noun after its verb, else its last noun."""
     nouns = [w for w in tokens if w not in _GENERIC and w not in _MODIFIERS and not w.isdigit()]
@@ -235,7 +281,7 @@ def role(
     tokens = words(name)
     id_word = _id_word(tokens)
     if id_word is None:
-        return _plain_kind(tokens, type_key, output)
+        return _plain_kind(tokens, type_key, output, str(schema.get("description", "")))
     a = _name_entity(tokens)
     b = _description_entity(str(schema.get("description", "")), id_word)
     if not a and not b:
@@ -243,12 +289,22 @@ def role(
     return f"id:{a}|{b}"
 
 
-def _plain_kind(tokens: Sequence[str], type_key: str, output: bool) -> str:
+def _plain_kind(tokens: Sequence[str], type_key: str, output: bool, description: str) -> str:
     if not tokens or type_key not in ("string", "string?"):
         return ""
     if output:
         return "label" if tokens[-1] in _LABEL_WORDS else ""
-    return "query" if tokens[-1] in _QUERY_WORDS else ""
+    if _ABBREVIATIONS.get(tokens[-1], tokens[-1]) in _QUERY_WORDS:
+        return "query"
+    return "query" if _first_noun(description) in _TEXT_HEADS else ""
+
+
+def _first_noun(description: str) -> str:
+    """The first word of a description after its articles ("The text to be translated" -> text)."""
+    for word in words(_SENTENCE.split(description.strip(), 1)[0])[:3]:
+        if word not in _ARTICLES:
+            return word
+    return ""
 
 
 def parse_role(text: str) -> Role:

@@ -120,7 +120,8 @@ class _Walk:
 
         The properties of an object (or of an array's items) sit in it, so its name is one of
         their holders; an item of an array of scalars is the array's own kind of value
-        (``keys[]`` is a key), so its holders are the array's.
+        (``keys[]`` is a key), so its holders are the array's. An array without an ``items``
+        schema has items of any type; an item without a description takes the array's.
         """
         outer = holders
         holders = (*holders, leaf) if path else holders
@@ -129,8 +130,13 @@ class _Walk:
             return
         items = schema.get("items")
         if not isinstance(items, dict):
-            return
+            if schema.get("type") != "array":
+                return
+            items = {}  # a list of unknown items (``"type": "list"``): one item is still a value
         resolved, title = _resolve(items, self.defs)
+        if "description" not in resolved and schema.get("description"):
+            # An item says what its list says ("List of post IDs."), unless it says more itself.
+            resolved = {**resolved, "description": schema["description"]}
         inner_titles = (*titles, title) if title else titles
         if _properties(resolved):
             self.children(item_path(path), resolved, holders, inner_titles, depth + 1)

@@ -18,24 +18,32 @@ another namespace is among the global best by score.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.enrichments._dataflow_entities import api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
 
 if TYPE_CHECKING:
+    from fms_dgt.core.tools.data_objects import Tool
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
 __all__ = [
     "LOCAL_SLOTS",
+    "MIN_APIS",
+    "MIN_COVERED",
     "Pairs",
+    "api_groups",
     "expand_namespace",
     "instances_of",
+    "place_ids",
     "rank_edges",
     "score_namespace",
+    "union",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -43,8 +51,61 @@ FloatArray = npt.NDArray[np.float32]
 #: Edges as ``(output instance, input instance, score)``.
 Pairs = tuple[IntArray, IntArray, FloatArray]
 
-#: Places of an output's list kept for inputs of its own namespace (when it has that many).
+#: Places of an output's list kept for inputs of its own API (:func:`api_groups`) (when it has that many).
 LOCAL_SLOTS = 4
+
+
+#: A namespace is a catalogue of APIs when at least this many API prefixes...
+MIN_APIS = 3
+#: ... cover at least this share of its tools.
+MIN_COVERED = 0.75
+
+
+def api_groups(tools: Sequence[Tool], rows: IntArray) -> list[IntArray]:
+    """The APIs of one namespace (``rows``): the tools whose names start with the same
+    :func:`api_prefix` (shared by two tools at least), and the rest together.
+
+    Most namespaces are one API and stay one group, even when a few of their operations share a
+    first word (``trading_login``, ``trading_logout``). A catalogue of many APIs in one namespace
+    (``Tripadvisor_*``, ``Spotify_*``...: :data:`MIN_APIS` prefixes or more, covering
+    :data:`MIN_COVERED` of its tools) is split, so each API keeps its reserved places.
+    """
+    prefixes = [api_prefix(tools[i].name) for i in rows.tolist()]
+    counts: dict[str, int] = {}
+    for prefix in prefixes:
+        counts[prefix] = counts.get(prefix, 0) + 1
+    labels = [p if p and counts[p] > 1 else "" for p in prefixes]
+    apis = {label for label in labels if label}
+    covered = sum(1 for label in labels if label) / max(len(labels), 1)
+    if len(apis) < MIN_APIS or covered < MIN_COVERED:
+        return [rows]
+    order: dict[str, list[int]] = {}
+    for row, label in zip(rows.tolist(), labels, strict=True):
+        order.setdefault(label, []).append(row)
+    return [np.asarray(part, dtype=np.int64) for part in order.values()]
+
+
+def place_ids(count: int, apis: Sequence[Sequence[IntArray]]) -> IntArray:
+    """Per tool, an id that the tools of one API (:func:`api_groups`) share."""
+    ids = np.zeros(count, dtype=np.int64)
+    number = 0
+    for parts in apis:
+        for rows in parts:
+            ids[rows] = number
+            number += 1
+    return ids
+
+
+def union(parts: Sequence[Candidates]) -> Candidates:
+    """The distinct signature pairs of ``parts`` (the APIs of one namespace may share some)."""
+    if len(parts) == 1:
+        return parts[0]
+    joined = Candidates.concat(parts)
+    if len(joined.out) == 0:
+        return joined
+    span = int(joined.inp.max()) + 1
+    _, first = np.unique(joined.out * span + joined.inp, return_index=True)
+    return Candidates(joined.out[first], joined.inp[first], joined.score[first])
 
 
 def empty_pairs() -> Pairs:

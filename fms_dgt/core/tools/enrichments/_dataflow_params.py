@@ -19,7 +19,13 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._dataflow_entities import context_entity, name_text, role, singular
+from fms_dgt.core.tools.enrichments._dataflow_entities import (
+    bare_label,
+    context_entity,
+    name_text,
+    role,
+    singular,
+)
 from fms_dgt.core.tools.enrichments._dataflow_fields import Field, input_fields, output_fields
 from fms_dgt.core.tools.schema import json_type
 
@@ -126,7 +132,8 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
 
     The name text is the parameter's own name as words (the tool's name for a whole result); a
     bare identifier (``id`` of a pet) is prefixed with the entity it names (``pet id``), so it reads
-    like the named identifiers it should match.
+    like the named identifiers it should match, and so is a bare label (``name`` of a location
+    reads ``location name``; an input's ``name`` reads with its tool's entity).
     """
     kind = type_key(found.schema)
     label = role(
@@ -138,6 +145,9 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
         text = f"{head} {singular(last)}".strip()
     if label.startswith("id:|") and len(label) > 4:
         text = f"{label[4:]} {text}"
+    elif bare_label(found.leaf):  # a location's name reads "location name"
+        entity = context_entity(tool.name, found.holders, found.titles)
+        text = f"{entity} {text}".strip()
     return text, str(found.schema.get("description", "")), kind, label
 
 

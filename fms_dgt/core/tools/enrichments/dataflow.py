@@ -15,11 +15,12 @@ The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of paramete
   vectors; ``hashed`` by default).
 
 Each output keeps its ``max_neighbors`` best inputs of *other* tools (another overload of the same
-name counts as the same tool): exact name matches within its namespace first
-(:mod:`._dataflow_exact`), then up to :data:`~._dataflow_local.LOCAL_SLOTS` places for the best
-inputs of its own namespace, then the rest by score (:mod:`._dataflow_local`); every one scores at
-least ``threshold``. Equal scores are ordered by a fixed hash of the output's signature and the
-input parameter's position in the registry, so the result is exact and the same in every process.
+name counts as the same tool): exact name matches within its API first (:mod:`._dataflow_exact`;
+an API is its namespace, or a part of a catalogue namespace), then up to
+:data:`~._dataflow_local.LOCAL_SLOTS` places for the best inputs of its own API, then the rest by
+score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Equal scores are
+ordered by a fixed hash of the output's signature and the input parameter's position in the
+registry, so the result is exact and the same in every process.
 
 **Scaling.** No parameter-by-parameter matrix is ever built. Parameters with the same name,
 description, type and role are scored once (a *signature*); output signatures are scored against
@@ -57,11 +58,14 @@ from fms_dgt.core.tools.enrichments._dataflow_fields import MAX_DEPTH, MAX_NESTE
 from fms_dgt.core.tools.enrichments._dataflow_local import (
     LOCAL_SLOTS,
     Pairs,
+    api_groups,
     empty_pairs,
     expand_namespace,
     instances_of,
+    place_ids,
     rank_edges,
     score_namespace,
+    union,
 )
 from fms_dgt.core.tools.enrichments._dataflow_memo import (
     MEMO_ARRAYS,
@@ -161,8 +165,10 @@ class DataflowEnrichment(ToolEnrichment):
         )
         self.force = force
         # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
+        # Version 3: items of untyped arrays, abbreviations, bare labels, text inputs, APIs of a
+        # catalogue namespace (memos of version 2 hold other signatures).
         self.settings = {
-            "version": 2,
+            "version": 3,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -198,9 +204,10 @@ class DataflowEnrichment(ToolEnrichment):
         width = self._widths(qid, qcount, outs, ins)
         cands = self._candidates(scorer, outs, ins, width)
         used, remap = _used_names(names.names, outs, ins)
-        places = (_namespace_ids(tools), qid)
+        apis = [api_groups(tools, rows) for _, rows in groups]
+        places = (place_ids(len(tools), apis), qid)
         exact = exact_pairs(outs, ins, leaf_keys(names.names), places, scorer)
-        local, by_group = self._local(scorer, (outs, ins), groups, memo, qid)
+        local, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
         wide = self._expand(cands, qid, outs, ins, width)
         ranked = rank_edges((exact, local, wide), (outs, ins), places[0], self.max_neighbors)
         edges = _edges(ranked, (outs, ins), remap)
@@ -259,26 +266,31 @@ class DataflowEnrichment(ToolEnrichment):
         self,
         scorer: Scorer,
         sides: tuple[Side, Side],
-        groups: Sequence[tuple[str | None, IntArray]],
+        grouping: tuple[Sequence[tuple[str | None, IntArray]], Sequence[Sequence[IntArray]]],
         memo: Memo | None,
         qid: IntArray,
     ) -> tuple[Pairs, list[Candidates]]:
-        """Each namespace's outputs against its own inputs (from the memo for known namespaces).
+        """Each API's outputs against its own inputs (from the memo for known namespaces).
 
-        Returns the instance pairs and, per group, its signature-level candidates (for the memo).
+        ``grouping`` is the namespaces and, per namespace, its APIs. Returns the instance pairs
+        and, per namespace, the union of its APIs' signature-level candidates (for the memo).
         """
         outs, ins = sides
         own_inputs = np.bincount(ins.tool, minlength=len(qid)) if len(ins) else np.zeros(len(qid), np.int64)
         found: list[Candidates] = []
         parts: list[Pairs] = []
-        for key, rows in groups:
-            instances = (instances_of(outs, rows), instances_of(ins, rows))
+        for (key, rows), apis in zip(*grouping, strict=True):
+            every = (instances_of(outs, rows), instances_of(ins, rows))
+            each = [_within(sides, every, api) for api in apis] if len(apis) > 1 else [every]
             if memo is not None and key is not None and key in memo.positions:
                 cands = local_candidates(memo, key, sides)
             else:
-                cands = score_namespace(scorer, sides, instances, own_inputs, self.max_neighbors)
+                cands = union(
+                    [score_namespace(scorer, sides, i, own_inputs, self.max_neighbors) for i in each]
+                )
             found.append(cands)
-            parts.append(expand_namespace(cands, sides, instances, (qid, own_inputs), self.max_neighbors))
+            for instances in each:
+                parts.append(expand_namespace(cands, sides, instances, (qid, own_inputs), self.max_neighbors))
         if not parts:
             return empty_pairs(), found
         joined = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
@@ -410,10 +422,14 @@ def _namespace_groups(tools: Sequence[Tool]) -> list[tuple[str | None, IntArray]
     return [(None, np.asarray(r, dtype=np.int64)) for r in rows.values()]
 
 
-def _namespace_ids(tools: Sequence[Tool]) -> IntArray:
-    """An id per tool that the tools of one namespace share."""
-    ids: dict[str, int] = {}
-    return np.array([ids.setdefault(t.namespace, len(ids)) for t in tools], dtype=np.int64)
+def _within(
+    sides: tuple[Side, Side], instances: tuple[IntArray, IntArray], rows: IntArray
+) -> tuple[IntArray, IntArray]:
+    """The output and input instances among ``instances`` whose tool is one of ``rows``."""
+    return (
+        instances[0][np.isin(sides[0].tool[instances[0]], rows)],
+        instances[1][np.isin(sides[1].tool[instances[1]], rows)],
+    )
 
 
 def _used_names(names: Sequence[str], outs: Side, ins: Side) -> tuple[list[str], IntArray]:

@@ -14,7 +14,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
 from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
-from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS
+from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS, api_groups, place_ids
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
     output_fields,
@@ -183,6 +183,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     apart_pairs = {p for p in pairs if _entities_apart(*p)}
     apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
     scores[apart.reshape(scores.shape)] = 0.0
+    api = _api_ids(tools)
     numbering: dict[tuple[str, ...], int] = {}
     for _, _, sig, _ in outs:
         numbering.setdefault(sig, len(numbering))
@@ -192,8 +193,9 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
         for i, (_, ifield, _, itool) in enumerate(ins):
             if itool.qualified_name == otool.qualified_name:
                 continue
+            same_api = api[ot] == api[ins[i][0]]
             exact = (
-                otool.namespace == itool.namespace
+                same_api
                 and ofield.name != ""
                 and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9
@@ -201,7 +203,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
             )
             score = 1.0 if exact else float(scores[o, i])
             if exact or scores[o, i] >= threshold:
-                tier = 0 if exact else 1 if otool.namespace == itool.namespace else 2
+                tier = 0 if exact else 1 if same_api else 2
                 tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
                 cands.append([tier, -score, tie, i, score])
         cands.sort()
@@ -211,6 +213,16 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
         for _, _, _, i, score in sorted(cands)[:max_neighbors]:
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
+
+
+def _api_ids(tools: list[Tool]) -> list[int]:
+    """Per tool, the id of its API: its namespace, or a part of a catalogue namespace."""
+    rows: dict[str, list[int]] = {}
+    for position, tool in enumerate(tools):
+        rows.setdefault(tool.namespace, []).append(position)
+    apis = [api_groups(tools, np.asarray(r, dtype=np.int64)) for r in rows.values()]
+    ids: list[int] = place_ids(len(tools), apis).tolist()
+    return ids
 
 
 def _kind(role: str) -> str:
@@ -424,3 +436,32 @@ def test_encoders_of_more_than_1024_dimensions_are_refused(travel_registry: Tool
     with pytest.raises(ConfigError, match="2048 dimensions, more than 1024"):
         enrichment.enrich(travel_registry)
     assert len(DataflowEnrichment(encoder="hashed+hashed", dim=512).enrich(travel_registry)) > 0
+
+
+def _named(names: list[str]) -> list[Tool]:
+    return [Tool(name=n, namespace="ns", description=n, parameters={"type": "object"}) for n in names]
+
+
+def test_a_catalogue_namespace_splits_into_its_apis() -> None:
+    names = ["Tripadvisor_Search", "Tripadvisor_Get", "Spotify_Search", "Spotify_Get"]
+    tools = _named([*names, "Goodreads_Get", "Goodreads_Search", "get_time"])
+    parts = api_groups(tools, np.arange(len(tools), dtype=np.int64))
+    assert sorted(p.tolist() for p in parts) == [[0, 1], [2, 3], [4, 5], [6]]
+
+
+def test_a_few_shared_first_words_keep_one_api() -> None:
+    tools = _named(["trading_login", "trading_logout", "get_stock", "place_order", "cancel_order"])
+    parts = api_groups(tools, np.arange(len(tools), dtype=np.int64))
+    assert [p.tolist() for p in parts] == [[0, 1, 2, 3, 4]]
+
+
+def test_bare_labels_read_with_the_entity_where_they_sit() -> None:
+    output = {"type": "object", "properties": {"location": {"type": "object", "properties": {"name": {}}}}}
+    weather = Tool(name="Realtime_Weather", namespace="ns", description="", output_parameters=output)
+    found = next(f for f in output_fields(weather) if f.name == "location.name")
+    assert signature(weather, found, True)[0] == "location name"
+    params = {"type": "object", "properties": {"name": {"type": "string", "description": "Country Name"}}}
+    country = Tool(
+        name="Get_Country_Details_By_Country_Name", namespace="ns", description="", parameters=params
+    )
+    assert signature(country, input_fields(country)[0], False)[0] == "country name"

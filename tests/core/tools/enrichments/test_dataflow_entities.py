@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
+    bare_label,
     context_entity,
     name_text,
     parse_role,
@@ -85,3 +86,17 @@ def test_parse_role_reads_what_role_writes() -> None:
     parsed = parse_role("id:user|contact")
     assert parsed.identifier and (parsed.a, parsed.b) == ("user", "contact")
     assert not parse_role("label").identifier
+
+
+def test_abbreviations_read_as_the_words_they_stand_for() -> None:
+    assert name_text("lat") == "latitude" and name_text("lng") == name_text("lon") == "longitude"
+    assert name_text("src_lang") == "source language"
+    assert name_text("latitude") == "latitude"
+
+
+def test_bare_labels_and_text_inputs() -> None:
+    assert bare_label("name") and bare_label("Title") and not bare_label("user_name")
+    text = {"description": "The text to be translated."}
+    assert role("src", text, "string", output=False) == "query"
+    assert role("src", {"description": "The source file."}, "string", output=False) == ""
+    assert role("transcript", {}, "string") == "label"

@@ -112,3 +112,18 @@ def test_property_names_with_path_characters_round_trip() -> None:
 def test_inputs_are_the_top_level_parameters() -> None:
     assert [f.name for f in input_fields(tool({}))] == ["q"]
     assert input_fields(Tool("x", "ns")) == []
+
+
+def test_an_array_without_items_schema_has_items_of_any_type() -> None:
+    output = {
+        "type": "object",
+        "properties": {
+            "post_ids": {"type": "array", "description": "List of post IDs."},
+            "tags": {"type": "array", "items": {"type": "string", "description": "A tag."}},
+        },
+    }
+    assert names(output) == ["post_ids", "tags", "post_ids[]", "tags[]"]
+    item = find_field(tool(output), "post_ids[]", output=True)
+    assert item is not None and dict(item.schema) == {"description": "List of post IDs."}
+    tag = find_field(tool(output), "tags[]", output=True)
+    assert tag is not None and tag.schema["description"] == "A tag."  # its own description wins
