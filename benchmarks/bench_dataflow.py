@@ -239,8 +239,8 @@ def report(
     sizes = ", ".join(f"{k} {len(v)}" for k, v in splits.items())
     print(f"gold: {sum(len(v) for v in splits.values())} edges ({sizes})")
     print(
-        f"\n| pool | code | encoder | split | gold edges | recall@{neighbors} params | recall@{neighbors} tools "
-        "| precision | unjudged | time s |"
+        f"\n| pool | code | encoder | split | gold edges | recall@{neighbors} params "
+        f"| recall@{neighbors} tools | precision | unjudged | time s |"
     )
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
     runs: list[tuple[str, str, str, Path | None]] = [("ours", e, e, None) for e in encoders]

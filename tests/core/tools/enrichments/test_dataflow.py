@@ -14,6 +14,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
 from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
+from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_PLACES, FEED_SHARE
 from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS, api_groups, place_ids
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
@@ -187,32 +188,78 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     numbering: dict[tuple[str, ...], int] = {}
     for _, _, sig, _ in outs:
         numbering.setdefault(sig, len(numbering))
-    found = set()
-    for o, (ot, ofield, osig, otool) in enumerate(outs):
-        cands = []
-        for i, (_, ifield, _, itool) in enumerate(ins):
-            if itool.qualified_name == otool.qualified_name:
-                continue
-            same_api = api[ot] == api[ins[i][0]]
-            exact = (
-                same_api
+    exact = np.array(
+        [
+            [
+                itool.qualified_name != otool.qualified_name
+                and api[ot] == api[it]
                 and ofield.name != ""
                 and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9
                 and not apart[o, i]
-            )
-            score = 1.0 if exact else float(scores[o, i])
-            if exact or scores[o, i] >= threshold:
-                tier = 0 if exact else 1 if same_api else 2
+                for i, (it, ifield, _, itool) in enumerate(ins)
+            ]
+            for o, (ot, ofield, _, otool) in enumerate(outs)
+        ],
+        dtype=bool,
+    ).reshape(scores.shape)
+    # Inputs with an exact match have their source: no feeder.
+    fed_by = _feeders((outs, ins), scores, api, threshold * FEED_SHARE, exact.any(axis=0))
+    found = set()
+    for o, (ot, ofield, osig, otool) in enumerate(outs):
+        cands = []
+        for i, (it, _, _, itool) in enumerate(ins):
+            if itool.qualified_name == otool.qualified_name:
+                continue
+            score = 1.0 if exact[o, i] else float(scores[o, i])
+            fed = fed_by.get(i) == o and not exact[o, i]
+            if exact[o, i] or scores[o, i] >= threshold or fed:
+                tier = 0 if exact[o, i] else 1 if api[ot] == api[it] else 2
                 tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
-                cands.append([tier, -score, tie, i, score])
-        cands.sort()
-        for rank, cand in enumerate(cands):  # the namespace's places beyond LOCAL_SLOTS compete by score
-            if cand[0] == 1 and rank >= LOCAL_SLOTS:
-                cand[0] = 2
-        for _, _, _, i, score in sorted(cands)[:max_neighbors]:
+                cands.append([tier, -score, tie, i, score, fed])
+        for i, score in _kept(cands, max_neighbors):
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
+
+
+def _feeders(
+    sides: tuple[list[Any], list[Any]], scores: Any, api: list[int], least: float, matched: Any
+) -> dict[int, int]:
+    """Per input not ``matched``, its best output of another tool of its API scoring at least ``least``."""
+    outs, ins = sides
+    numbering: dict[tuple[str, ...], int] = {}
+    for _, _, sig, _ in ins:
+        numbering.setdefault(sig, len(numbering))
+    best: dict[int, int] = {}
+    for i, (it, _, isig, itool) in enumerate(ins):
+        if matched[i]:
+            continue
+        cands = [
+            (-float(scores[o, i]), int(tie_break(np.array([numbering[isig]]), np.array([o]))[0]), o)
+            for o, (ot, _, _, otool) in enumerate(outs)
+            if api[ot] == api[it] and otool.qualified_name != itool.qualified_name and scores[o, i] >= least
+        ]
+        if cands:
+            best[i] = min(cands)[2]
+    return best
+
+
+def _kept(cands: list[list[Any]], max_neighbors: int) -> list[tuple[int, float]]:
+    """The inputs an output keeps: by tier and score, the namespace's places beyond LOCAL_SLOTS
+    competing by score, and its first fed inputs in the last FEED_PLACES places (never in the
+    place of an exact match)."""
+    cands.sort()
+    for rank, cand in enumerate(cands):
+        if cand[0] == 1 and rank >= LOCAL_SLOTS:
+            cand[0] = 2
+    cands.sort(key=lambda c: c[:4])
+    front, back, fed = [], [], 0
+    for rank, cand in enumerate(cands):
+        promoted = cand[5] and fed < FEED_PLACES
+        fed += cand[5]
+        kept = cand[0] == 0 or rank < max_neighbors - FEED_PLACES or promoted
+        (front if kept else back).append((cand[3], cand[4]))
+    return (front + back)[:max_neighbors]
 
 
 def _api_ids(tools: list[Tool]) -> list[int]:
