@@ -18,7 +18,9 @@ Each output keeps its ``max_neighbors`` best inputs of *other* tools (another ov
 name counts as the same tool): exact name matches within its API first (:mod:`._dataflow_exact`;
 an API is its namespace, or a part of a catalogue namespace), then up to
 :data:`~._dataflow_local.LOCAL_SLOTS` places for the best inputs of its own API, then the rest by
-score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Equal scores are
+score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Looking the other way,
+an input's best output in its API (its *feeder*, :mod:`._dataflow_feeders`) keeps the input in
+the last place of its list, so that an input no output ranks first still has a source. Equal scores are
 ordered by a fixed hash of the output's signature and the input parameter's position in the
 registry, so the result is exact and the same in every process.
 
