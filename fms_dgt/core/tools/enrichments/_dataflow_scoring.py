@@ -1,8 +1,9 @@
 """Scoring of the ``dataflow`` enrichment: signature-level candidates and their cached states.
 
 :class:`Scorer` scores output signatures against input signatures in chunks of a bounded number of
-cells and keeps each row's top candidates with their ties (or each column's: :meth:`Scorer.columns`); :func:`rank_inputs` turns the
-candidates into per-signature tables of input *instances*, ordered by score and :func:`tie_break`.
+cells and keeps each row's top candidates with their ties (or each column's:
+:meth:`Scorer.columns`); :func:`rank_inputs` turns the candidates into per-signature tables of
+input *instances*, ordered by score and :func:`tie_break`.
 A pool's candidates are stored as a *state* (:func:`to_state`); a later pool reuses a previous
 state where it stays exact (:func:`update_candidates`).
 """
