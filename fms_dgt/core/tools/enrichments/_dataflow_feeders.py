@@ -4,8 +4,9 @@ Each output keeps its best inputs, so an input that is nobody's favourite gets n
 generic ``a`` or ``destination`` loses, in every output's list, to inputs whose names say more.
 A person wiring calls also looks the other way: "where could this input's value come from?". So
 each input's best output of another tool of its API (its *feeder*) is found, scoring at least
-:data:`FEED_SHARE` of the threshold, and that output keeps the input in one of the last
-:data:`FEED_PLACES` places of its list when the input does not rank there already (see
+:data:`FEED_SHARE` of the threshold. The input competes in that output's list like the API's
+other inputs (at that lower score), and the output keeps it in one of the last places of its list
+(one in :data:`FEED_EVERY`) when it does not rank there already (see
 :func:`~._dataflow_local.rank_edges`).
 
 Feeders are found on signatures (:func:`score_feeders`, the transpose of the per-output ranking:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["FEED_PLACES", "FEED_SHARE", "feeder_pairs", "score_feeders", "unmatched"]
+__all__ = ["FEED_EVERY", "FEED_SHARE", "feed_places", "feeder_pairs", "score_feeders", "unmatched"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -37,8 +38,15 @@ Pairs = tuple[IntArray, IntArray, FloatArray]
 #: Least score of a feeder, as a share of the threshold (2/3 of 0.3 is 0.2); set on the tune and
 #: dev splits of benchmarks/data/dataflow_gold.yaml (1/3 gave no more recall, lower precision).
 FEED_SHARE = 2 / 3
-#: Places at the end of an output's list that inputs it feeds best may take.
-FEED_PLACES = 1
+#: One place in this many at the end of an output's list goes to an input it feeds best (one of
+#: 8 by default; none in a list of fewer places, where on the tune and dev splits the place cost
+#: more edges than it gave).
+FEED_EVERY = 8
+
+
+def feed_places(max_neighbors: int) -> int:
+    """How many of an output's ``max_neighbors`` places inputs it feeds best may take."""
+    return max_neighbors // FEED_EVERY
 
 
 def score_feeders(

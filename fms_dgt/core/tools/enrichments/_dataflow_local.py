@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_prefix
-from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_PLACES
+from fms_dgt.core.tools.enrichments._dataflow_feeders import feed_places
 from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ def rank_edges(
     Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
     places (counting the exact matches), then the rest by score; equal scores by the tie-break.
     An input the output is the best feeder of (:mod:`._dataflow_feeders`) takes one of the last
-    :data:`FEED_PLACES` places when it does not rank higher.
+    :func:`~._dataflow_feeders.feed_places` places when it does not rank higher.
 
     Args:
         lists: exact matches (scored 1.0), feeders, local candidates and global candidates.
@@ -268,7 +268,7 @@ def rank_edges(
         rows = np.flatnonzero(np.isin(out_inst, np.unique(out_inst[late])))
         again = rows[np.lexsort((tie[rows], _sort_key(out_inst[rows], tier[rows], score[rows])))]
         in_inst[rows], score[rows], fed[rows] = in_inst[again], score[again], fed[again]
-    if fed.any():  # exact matches never moved: they stay the first rows of their output
+    if fed.any() and feed_places(max_neighbors):  # exact matches never moved: still first
         order = _promote(out_inst, (tier == 0, fed), max_neighbors)
         in_inst, score = in_inst[order], score[order]
     kept = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left") < max_neighbors
@@ -279,14 +279,16 @@ def _promote(
     out_inst: IntArray, flags: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]], max_neighbors: int
 ) -> IntArray:
     """A stable reordering of each output's rows (contiguous, best first) that keeps in front its
-    exact matches, its first ``max_neighbors - FEED_PLACES`` rows and its first
-    :data:`FEED_PLACES` fed rows (``flags``: which rows are exact matches, which are fed)."""
+    exact matches, its first ``max_neighbors - places`` rows and its first ``places`` fed rows
+    (``places``: :func:`~._dataflow_feeders.feed_places`; ``flags``: which rows are exact
+    matches, which are fed)."""
     exact, fed = flags
+    places = feed_places(max_neighbors)
     start = np.searchsorted(out_inst, out_inst, side="left")
     rank = np.arange(len(out_inst)) - start
     seen: IntArray = np.cumsum(fed, dtype=np.int64) - fed  # fed rows before each row
     fed_rank: IntArray = seen - seen[start]
-    front = exact | (rank < max_neighbors - FEED_PLACES) | (fed & (fed_rank < FEED_PLACES))
+    front = exact | (rank < max_neighbors - places) | (fed & (fed_rank < places))
     order: IntArray = np.lexsort((rank, ~front, out_inst))
     return order
 

@@ -57,7 +57,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, VectorStore, pool_groups
 from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT, exact_pairs, leaf_keys
 from fms_dgt.core.tools.enrichments._dataflow_feeders import (
-    FEED_PLACES,
+    FEED_EVERY,
     FEED_SHARE,
     feeder_pairs,
     score_feeders,
@@ -191,7 +191,7 @@ class DataflowEnrichment(ToolEnrichment):
                 "exact_fit": EXACT_FIT,
                 "local_slots": LOCAL_SLOTS,
                 "feed_share": FEED_SHARE,
-                "feed_places": FEED_PLACES,
+                "feed_every": FEED_EVERY,
             },
         }
         root = resolve_cache_dir(cache_dir)

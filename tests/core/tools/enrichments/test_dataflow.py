@@ -11,10 +11,10 @@ import pytest
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
+from fms_dgt.core.tools.enrichments import _dataflow_feeders, _dataflow_scoring, dataflow
 from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
-from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_PLACES, FEED_SHARE
+from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places
 from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS, api_groups, place_ids
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
@@ -246,18 +246,18 @@ def _feeders(
 
 def _kept(cands: list[list[Any]], max_neighbors: int) -> list[tuple[int, float]]:
     """The inputs an output keeps: by tier and score, the namespace's places beyond LOCAL_SLOTS
-    competing by score, and its first fed inputs in the last FEED_PLACES places (never in the
+    competing by score, and its first fed inputs in the last feed_places() places (never in the
     place of an exact match)."""
     cands.sort()
     for rank, cand in enumerate(cands):
         if cand[0] == 1 and rank >= LOCAL_SLOTS:
             cand[0] = 2
     cands.sort(key=lambda c: c[:4])
-    front, back, fed = [], [], 0
+    front, back, fed, places = [], [], 0, feed_places(max_neighbors)
     for rank, cand in enumerate(cands):
-        promoted = cand[5] and fed < FEED_PLACES
+        promoted = cand[5] and fed < places
         fed += cand[5]
-        kept = cand[0] == 0 or rank < max_neighbors - FEED_PLACES or promoted
+        kept = cand[0] == 0 or rank < max_neighbors - places or promoted
         (front if kept else back).append((cand[3], cand[4]))
     return (front + back)[:max_neighbors]
 
@@ -294,12 +294,17 @@ def test_matches_a_dense_reference_with_ties(
     tools = replicate(travel_tools, 4)
     monkeypatch.setattr(_dataflow_scoring, "_CHUNK_CELLS", 64)
     monkeypatch.setattr(dataflow, "_EXPAND_ROWS", 16)
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 3)  # one feeder place in a list of 3
     graph = DataflowEnrichment(threshold=0.2, max_neighbors=3).enrich(ToolRegistry(tools))
     assert graph_edges(graph) == reference_edges(tools, 0.2, 3)
 
 
 @pytest.mark.corpus
-def test_matches_a_dense_reference_on_real_tools(corpus: Path) -> None:
+@pytest.mark.parametrize("every", [8, 2])  # no feeder place in a list of 4, and 2 places
+def test_matches_a_dense_reference_on_real_tools(
+    corpus: Path, every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", every)
     tools: list[Tool] = []
     for path in sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json"))[:6]:
         tools += FileToolLoader(path, namespace=path.stem).load()
@@ -367,8 +372,9 @@ def test_force_ignores_the_cache(
 @pytest.mark.slow
 @pytest.mark.corpus
 def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_pool(
-    corpus: Path, tmp_path: Path
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 5)  # one feeder place in a list of 5
     tools: list[Tool] = []
     for path in sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json")):
         tools += FileToolLoader(path, namespace=path.stem).load()

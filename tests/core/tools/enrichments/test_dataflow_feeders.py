@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments import _dataflow_local
-from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, unmatched
+from fms_dgt.core.tools.enrichments import _dataflow_feeders
+from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places, unmatched
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.registry import ToolRegistry
 
@@ -28,6 +28,12 @@ def tool(name: str, inputs: dict[str, str], outputs: dict[str, str], namespace: 
         parameters=schema(inputs),
         output_parameters=schema(outputs),
     )
+
+
+@pytest.fixture(autouse=True)
+def short_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One feeder place in every list of 2 or 3 (the default is one in 8), to keep the tools few."""
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 2)
 
 
 @pytest.fixture
@@ -66,7 +72,7 @@ def test_an_input_nobody_ranks_first_is_kept_by_its_best_source(shop_tools: list
 def test_without_feeder_places_the_list_is_by_score(
     shop_tools: list[Tool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_dataflow_local, "FEED_PLACES", 0)
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 8)  # the default: no place in a list of 2
     assert edges_from(shop_tools, "shop_location", max_neighbors=2) == [
         ("locate", "location"),
         ("shop_info", "shop_name"),
@@ -95,6 +101,11 @@ def test_a_feeder_scores_at_least_its_share_of_the_threshold(shop_tools: list[To
     assert ("set_navigation", "destination") not in edges_from(
         shop_tools, "shop_location", max_neighbors=2, threshold=0.6
     )
+
+
+def test_one_place_in_eight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 8)
+    assert [feed_places(n) for n in (1, 4, 7, 8, 15, 16)] == [0, 0, 0, 1, 1, 2]
 
 
 def test_inputs_with_an_exact_match_have_no_feeder() -> None:
