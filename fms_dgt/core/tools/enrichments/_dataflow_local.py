@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_prefix
+from fms_dgt.core.tools.enrichments._dataflow_feeders import feed_places
 from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
 
 if TYPE_CHECKING:
@@ -218,41 +219,45 @@ def _per_instance(
 
 
 def rank_edges(
-    lists: tuple[tuple[IntArray, IntArray], Pairs, Pairs],
+    lists: tuple[Pairs, Pairs, Pairs, Pairs],
     sides: tuple[Side, Side],
     namespace: IntArray,
     max_neighbors: int,
 ) -> Pairs:
-    """Each output instance's ``max_neighbors`` best inputs from its three candidate lists.
+    """Each output instance's ``max_neighbors`` best inputs from its candidate lists.
 
     Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
     places (counting the exact matches), then the rest by score; equal scores by the tie-break.
+    An input the output is the best feeder of (:mod:`._dataflow_feeders`) takes one of the last
+    :func:`~._dataflow_feeders.feed_places` places when it does not rank higher.
 
     Args:
-        lists: exact matches (scored 1.0), local candidates and global candidates.
+        lists: exact matches (scored 1.0), feeders, local candidates and global candidates.
         sides: the output and input sides.
         namespace: per tool, its namespace id.
         max_neighbors: inputs kept per output instance.
     """
     outs, ins = sides
-    exact, local, wide = lists
-    out_inst = np.concatenate((exact[0], local[0], wide[0]))
-    in_inst = np.concatenate((exact[1], local[1], wide[1]))
+    out_inst = np.concatenate([part[0] for part in lists])
+    in_inst = np.concatenate([part[1] for part in lists])
     if len(out_inst) == 0:
         return empty_pairs()
-    score = np.concatenate((np.ones(len(exact[0]), np.float32), local[2], wide[2]))
+    score = np.concatenate([part[2] for part in lists])
     tier = np.full(len(out_inst), 2, dtype=np.int64)
-    tier[: len(exact[0])] = 0
+    tier[: len(lists[0][0])] = 0
     tier[(tier == 2) & (namespace[outs.tool[out_inst]] == namespace[ins.tool[in_inst]])] = 1
+    fed = np.zeros(len(out_inst), dtype=bool)
+    fed[len(lists[0][0]) : len(lists[0][0]) + len(lists[1][0])] = True
     tie = tie_break(outs.sig[out_inst], in_inst)
     order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
     order = order[_first_of_each_pair(out_inst[order], in_inst[order])]
-    out_inst, in_inst, score, tier, tie = (
+    out_inst, in_inst, score, tier, tie, fed = (
         out_inst[order],
         in_inst[order],
         score[order],
         tier[order],
         tie[order],
+        fed[order],
     )
     # Inputs of the output's namespace beyond its reserved places compete by score: re-sort the
     # rows of the outputs that have such inputs (each output's rows are contiguous).
@@ -262,9 +267,30 @@ def rank_edges(
         tier[late] = 2
         rows = np.flatnonzero(np.isin(out_inst, np.unique(out_inst[late])))
         again = rows[np.lexsort((tie[rows], _sort_key(out_inst[rows], tier[rows], score[rows])))]
-        in_inst[rows], score[rows] = in_inst[again], score[again]
+        in_inst[rows], score[rows], fed[rows] = in_inst[again], score[again], fed[again]
+    if fed.any() and feed_places(max_neighbors):  # exact matches never moved: still first
+        order = _promote(out_inst, (tier == 0, fed), max_neighbors)
+        in_inst, score = in_inst[order], score[order]
     kept = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left") < max_neighbors
     return out_inst[kept], in_inst[kept], score[kept]
+
+
+def _promote(
+    out_inst: IntArray, flags: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]], max_neighbors: int
+) -> IntArray:
+    """A stable reordering of each output's rows (contiguous, best first) that keeps in front its
+    exact matches, its first ``max_neighbors - places`` rows and its first ``places`` fed rows
+    (``places``: :func:`~._dataflow_feeders.feed_places`; ``flags``: which rows are exact
+    matches, which are fed)."""
+    exact, fed = flags
+    places = feed_places(max_neighbors)
+    start = np.searchsorted(out_inst, out_inst, side="left")
+    rank = np.arange(len(out_inst)) - start
+    seen: IntArray = np.cumsum(fed, dtype=np.int64) - fed  # fed rows before each row
+    fed_rank: IntArray = seen - seen[start]
+    front = exact | (rank < max_neighbors - places) | (fed & (fed_rank < places))
+    order: IntArray = np.lexsort((rank, ~front, out_inst))
+    return order
 
 
 def _sort_key(out_inst: IntArray, tier: IntArray, score: FloatArray) -> IntArray:

@@ -1,8 +1,9 @@
 """Scoring of the ``dataflow`` enrichment: signature-level candidates and their cached states.
 
 :class:`Scorer` scores output signatures against input signatures in chunks of a bounded number of
-cells and keeps each row's top candidates with their ties; :func:`rank_inputs` turns the
-candidates into per-signature tables of input *instances*, ordered by score and :func:`tie_break`.
+cells and keeps each row's top candidates with their ties (or each column's:
+:meth:`Scorer.columns`); :func:`rank_inputs` turns the candidates into per-signature tables of
+input *instances*, ordered by score and :func:`tie_break`.
 A pool's candidates are stored as a *state* (:func:`to_state`); a later pool reuses a previous
 state where it stays exact (:func:`update_candidates`).
 """
@@ -141,6 +142,11 @@ class Candidates:
     def empty(cls) -> Candidates:
         return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32))
 
+    def at_least(self, least: float) -> Candidates:
+        """The candidates scoring at least ``least``."""
+        keep = self.score >= least
+        return self if bool(keep.all()) else Candidates(self.out[keep], self.inp[keep], self.score[keep])
+
     @classmethod
     def concat(cls, parts: Sequence[Candidates]) -> Candidates:
         if not parts:
@@ -193,17 +199,7 @@ class Scorer:
         return Candidates.concat(parts)
 
     def _chunk(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
-        # ``in_sigs`` is sorted and distinct, so at full length it is every input: no gather copy.
-        everything = len(in_sigs) == len(self.in_inv)
-        in_vec = self.in_vec if everything else self.in_vec[in_sigs]
-        in_inv = self.in_inv if everything else self.in_inv[in_sigs]
-        in_type = self.in_type if everything else self.in_type[in_sigs]
-        dots = self.out_vec[out_sigs] @ in_vec.T
-        dots *= self.out_inv[out_sigs][:, None]
-        dots *= in_inv[None, :]
-        dots *= self.table[self.out_type[out_sigs]][:, in_type]
-        self._searchable(dots, out_sigs, in_sigs, in_type)
-        self._separate_entities(dots, out_sigs, in_sigs if not everything else None)
+        dots = self.block(out_sigs, in_sigs)
         count = dots.shape[1]
         k = int(min(int(width.max()), count))
         top = np.sort(np.partition(dots, count - k, axis=1)[:, count - k :], axis=1)[:, ::-1]
@@ -211,6 +207,42 @@ class Scorer:
         flat = np.flatnonzero(dots >= np.maximum(kth, self.threshold)[:, None])
         rows, cols = np.divmod(flat, count)
         return Candidates(out_sigs[rows], in_sigs[cols], dots[rows, cols])
+
+    def block(self, out_sigs: IntArray, in_sigs: IntArray) -> FloatArray:
+        """The scores of every pair of ``out_sigs`` x ``in_sigs`` (``in_sigs`` sorted and distinct)."""
+        # At full length ``in_sigs`` is every input: no gather copy.
+        everything = len(in_sigs) == len(self.in_inv)
+        in_vec = self.in_vec if everything else self.in_vec[in_sigs]
+        in_inv = self.in_inv if everything else self.in_inv[in_sigs]
+        in_type = self.in_type if everything else self.in_type[in_sigs]
+        dots: FloatArray = self.out_vec[out_sigs] @ in_vec.T
+        dots *= self.out_inv[out_sigs][:, None]
+        dots *= in_inv[None, :]
+        dots *= self.table[self.out_type[out_sigs]][:, in_type]
+        self._searchable(dots, out_sigs, in_sigs, in_type)
+        self._separate_entities(dots, out_sigs, in_sigs if not everything else None)
+        return dots
+
+    def columns(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray, least: float) -> Candidates:
+        """Top ``width[c]`` outputs among ``out_sigs`` (with ties, scoring at least ``least``) for
+        each input signature ``in_sigs[c]``; the transpose of :meth:`rows`."""
+        if len(out_sigs) == 0 or len(in_sigs) == 0:
+            return Candidates.empty()
+        step = max(1, _CHUNK_CELLS // len(in_sigs))
+        parts = []
+        for lo in range(0, len(out_sigs), step):
+            dots = self.block(out_sigs[lo : lo + step], in_sigs)
+            count = dots.shape[0]
+            k = int(min(int(width.max()), count))
+            top = np.sort(np.partition(dots, count - k, axis=0)[count - k :], axis=0)[::-1]
+            kth = top[np.minimum(width, k) - 1, np.arange(len(in_sigs))]
+            rows, cols = np.nonzero(dots >= np.maximum(kth, least)[None, :])
+            parts.append(Candidates(in_sigs[cols], out_sigs[lo + rows], dots[rows, cols]))
+        # Transposed (input first) so that :meth:`merge` keeps each input's top.
+        full = np.zeros(int(in_sigs.max()) + 1, dtype=np.int64)
+        full[in_sigs] = width
+        top_cols = self.merge(Candidates.concat(parts), full, least)
+        return Candidates(top_cols.inp, top_cols.out, top_cols.score)
 
     def _searchable(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray, in_type: IntArray) -> None:
         """Raise label -> search-input cells to :data:`QUERY_FLOOR` x their type factor (in place)."""
@@ -234,8 +266,9 @@ class Scorer:
         r, c = np.nonzero(apart)
         dots[rows[r], cols[c]] = 0.0
 
-    def merge(self, cands: Candidates, width: IntArray) -> Candidates:
-        """Per output signature, the top ``width[out]`` candidates (with ties) of ``cands``."""
+    def merge(self, cands: Candidates, width: IntArray, least: float | None = None) -> Candidates:
+        """Per output signature, the top ``width[out]`` candidates (with ties) of ``cands``
+        scoring at least ``least`` (the threshold by default)."""
         if len(cands.out) == 0:
             return cands
         order = np.lexsort((-cands.score, cands.out))
@@ -243,7 +276,8 @@ class Scorer:
         start = np.searchsorted(out, out, side="left")
         last = np.searchsorted(out, out, side="right") - 1
         kth = score[np.minimum(start + width[out] - 1, last)]
-        chosen = order[(score >= kth) & (score >= self.threshold)]
+        floor = self.threshold if least is None else least
+        chosen = order[(score >= kth) & (score >= floor)]
         return Candidates(cands.out[chosen], cands.inp[chosen], cands.score[chosen])
 
 

@@ -18,7 +18,9 @@ Each output keeps its ``max_neighbors`` best inputs of *other* tools (another ov
 name counts as the same tool): exact name matches within its API first (:mod:`._dataflow_exact`;
 an API is its namespace, or a part of a catalogue namespace), then up to
 :data:`~._dataflow_local.LOCAL_SLOTS` places for the best inputs of its own API, then the rest by
-score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Equal scores are
+score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Looking the other way,
+an input's best output in its API (its *feeder*, :mod:`._dataflow_feeders`) keeps the input in
+the last place of its list, so that an input no output ranks first still has a source. Equal scores are
 ordered by a fixed hash of the output's signature and the input parameter's position in the
 registry, so the result is exact and the same in every process.
 
@@ -54,6 +56,13 @@ from fms_dgt.core.tools.artifacts import DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, VectorStore, pool_groups
 from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT, exact_pairs, leaf_keys
+from fms_dgt.core.tools.enrichments._dataflow_feeders import (
+    FEED_EVERY,
+    FEED_SHARE,
+    feeder_pairs,
+    score_feeders,
+    unmatched,
+)
 from fms_dgt.core.tools.enrichments._dataflow_fields import MAX_DEPTH, MAX_NESTED
 from fms_dgt.core.tools.enrichments._dataflow_local import (
     LOCAL_SLOTS,
@@ -167,8 +176,10 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
         # Version 3: items of untyped arrays, abbreviations, bare labels, text inputs, APIs of a
         # catalogue namespace (memos of version 2 hold other signatures).
+        # Version 4: each input's best feeder in its API (the memo's local candidates include
+        # the feeders' candidates).
         self.settings = {
-            "version": 3,
+            "version": 4,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -179,6 +190,8 @@ class DataflowEnrichment(ToolEnrichment):
                 "query_floor": QUERY_FLOOR,
                 "exact_fit": EXACT_FIT,
                 "local_slots": LOCAL_SLOTS,
+                "feed_share": FEED_SHARE,
+                "feed_every": FEED_EVERY,
             },
         }
         root = resolve_cache_dir(cache_dir)
@@ -207,9 +220,11 @@ class DataflowEnrichment(ToolEnrichment):
         apis = [api_groups(tools, rows) for _, rows in groups]
         places = (place_ids(len(tools), apis), qid)
         exact = exact_pairs(outs, ins, leaf_keys(names.names), places, scorer)
-        local, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
+        local, feeds, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
+        first: Pairs = (exact[0], exact[1], np.ones(len(exact[0]), np.float32))
+        feeds = unmatched(feeds, exact[1])
         wide = self._expand(cands, qid, outs, ins, width)
-        ranked = rank_edges((exact, local, wide), (outs, ins), places[0], self.max_neighbors)
+        ranked = rank_edges((first, feeds, local, wide), (outs, ins), places[0], self.max_neighbors)
         edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
             update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels, by_group)
@@ -269,16 +284,19 @@ class DataflowEnrichment(ToolEnrichment):
         grouping: tuple[Sequence[tuple[str | None, IntArray]], Sequence[Sequence[IntArray]]],
         memo: Memo | None,
         qid: IntArray,
-    ) -> tuple[Pairs, list[Candidates]]:
-        """Each API's outputs against its own inputs (from the memo for known namespaces).
+    ) -> tuple[Pairs, Pairs, list[Candidates]]:
+        """Each API's outputs against its own inputs, and its inputs' feeders (from the memo for
+        known namespaces).
 
-        ``grouping`` is the namespaces and, per namespace, its APIs. Returns the instance pairs
-        and, per namespace, the union of its APIs' signature-level candidates (for the memo).
+        ``grouping`` is the namespaces and, per namespace, its APIs. Returns the local instance
+        pairs, the feeder pairs and, per namespace, the union of its APIs' signature-level
+        candidates (for the memo).
         """
         outs, ins = sides
         own_inputs = np.bincount(ins.tool, minlength=len(qid)) if len(ins) else np.zeros(len(qid), np.int64)
         found: list[Candidates] = []
         parts: list[Pairs] = []
+        feeds: list[Pairs] = []
         for (key, rows), apis in zip(*grouping, strict=True):
             every = (instances_of(outs, rows), instances_of(ins, rows))
             each = [_within(sides, every, api) for api in apis] if len(apis) > 1 else [every]
@@ -287,14 +305,16 @@ class DataflowEnrichment(ToolEnrichment):
             else:
                 cands = union(
                     [score_namespace(scorer, sides, i, own_inputs, self.max_neighbors) for i in each]
+                    + [score_feeders(scorer, sides, i, qid) for i in each]
                 )
             found.append(cands)
+            strong = cands.at_least(self.threshold)
             for instances in each:
-                parts.append(expand_namespace(cands, sides, instances, (qid, own_inputs), self.max_neighbors))
-        if not parts:
-            return empty_pairs(), found
-        joined = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
-        return (joined[0], joined[1], joined[2]), found
+                parts.append(
+                    expand_namespace(strong, sides, instances, (qid, own_inputs), self.max_neighbors)
+                )
+                feeds.append(feeder_pairs(cands, sides, instances, qid, self.threshold * FEED_SHARE))
+        return _joined(parts), _joined(feeds), found
 
     # ------------------------------------------------------------------ candidates (cached)
 
@@ -386,6 +406,16 @@ class DataflowEnrichment(ToolEnrichment):
         out_all = np.concatenate(parts_out)
         order = np.argsort(out_all, kind="stable")  # each part is in order: this merges them
         return out_all[order], np.concatenate(parts_in)[order], np.concatenate(parts_score)[order]
+
+
+def _joined(parts: Sequence[Pairs]) -> Pairs:
+    if not parts:
+        return empty_pairs()
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
 
 
 def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntArray, int]:

@@ -11,9 +11,10 @@ import pytest
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments import _dataflow_scoring, dataflow
+from fms_dgt.core.tools.enrichments import _dataflow_feeders, _dataflow_scoring, dataflow
 from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
+from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places
 from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS, api_groups, place_ids
 from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
@@ -187,32 +188,78 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     numbering: dict[tuple[str, ...], int] = {}
     for _, _, sig, _ in outs:
         numbering.setdefault(sig, len(numbering))
-    found = set()
-    for o, (ot, ofield, osig, otool) in enumerate(outs):
-        cands = []
-        for i, (_, ifield, _, itool) in enumerate(ins):
-            if itool.qualified_name == otool.qualified_name:
-                continue
-            same_api = api[ot] == api[ins[i][0]]
-            exact = (
-                same_api
+    exact = np.array(
+        [
+            [
+                itool.qualified_name != otool.qualified_name
+                and api[ot] == api[it]
                 and ofield.name != ""
                 and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9
                 and not apart[o, i]
-            )
-            score = 1.0 if exact else float(scores[o, i])
-            if exact or scores[o, i] >= threshold:
-                tier = 0 if exact else 1 if same_api else 2
+                for i, (it, ifield, _, itool) in enumerate(ins)
+            ]
+            for o, (ot, ofield, _, otool) in enumerate(outs)
+        ],
+        dtype=bool,
+    ).reshape(scores.shape)
+    # Inputs with an exact match have their source: no feeder.
+    fed_by = _feeders((outs, ins), scores, api, threshold * FEED_SHARE, exact.any(axis=0))
+    found = set()
+    for o, (ot, ofield, osig, otool) in enumerate(outs):
+        cands = []
+        for i, (it, _, _, itool) in enumerate(ins):
+            if itool.qualified_name == otool.qualified_name:
+                continue
+            score = 1.0 if exact[o, i] else float(scores[o, i])
+            fed = fed_by.get(i) == o and not exact[o, i]
+            if exact[o, i] or scores[o, i] >= threshold or fed:
+                tier = 0 if exact[o, i] else 1 if api[ot] == api[it] else 2
                 tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
-                cands.append([tier, -score, tie, i, score])
-        cands.sort()
-        for rank, cand in enumerate(cands):  # the namespace's places beyond LOCAL_SLOTS compete by score
-            if cand[0] == 1 and rank >= LOCAL_SLOTS:
-                cand[0] = 2
-        for _, _, _, i, score in sorted(cands)[:max_neighbors]:
+                cands.append([tier, -score, tie, i, score, fed])
+        for i, score in _kept(cands, max_neighbors):
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
+
+
+def _feeders(
+    sides: tuple[list[Any], list[Any]], scores: Any, api: list[int], least: float, matched: Any
+) -> dict[int, int]:
+    """Per input not ``matched``, its best output of another tool of its API scoring at least ``least``."""
+    outs, ins = sides
+    numbering: dict[tuple[str, ...], int] = {}
+    for _, _, sig, _ in ins:
+        numbering.setdefault(sig, len(numbering))
+    best: dict[int, int] = {}
+    for i, (it, _, isig, itool) in enumerate(ins):
+        if matched[i]:
+            continue
+        cands = [
+            (-float(scores[o, i]), int(tie_break(np.array([numbering[isig]]), np.array([o]))[0]), o)
+            for o, (ot, _, _, otool) in enumerate(outs)
+            if api[ot] == api[it] and otool.qualified_name != itool.qualified_name and scores[o, i] >= least
+        ]
+        if cands:
+            best[i] = min(cands)[2]
+    return best
+
+
+def _kept(cands: list[list[Any]], max_neighbors: int) -> list[tuple[int, float]]:
+    """The inputs an output keeps: by tier and score, the namespace's places beyond LOCAL_SLOTS
+    competing by score, and its first fed inputs in the last feed_places() places (never in the
+    place of an exact match)."""
+    cands.sort()
+    for rank, cand in enumerate(cands):
+        if cand[0] == 1 and rank >= LOCAL_SLOTS:
+            cand[0] = 2
+    cands.sort(key=lambda c: c[:4])
+    front, back, fed, places = [], [], 0, feed_places(max_neighbors)
+    for rank, cand in enumerate(cands):
+        promoted = cand[5] and fed < places
+        fed += cand[5]
+        kept = cand[0] == 0 or rank < max_neighbors - places or promoted
+        (front if kept else back).append((cand[3], cand[4]))
+    return (front + back)[:max_neighbors]
 
 
 def _api_ids(tools: list[Tool]) -> list[int]:
@@ -247,12 +294,17 @@ def test_matches_a_dense_reference_with_ties(
     tools = replicate(travel_tools, 4)
     monkeypatch.setattr(_dataflow_scoring, "_CHUNK_CELLS", 64)
     monkeypatch.setattr(dataflow, "_EXPAND_ROWS", 16)
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 3)  # one feeder place in a list of 3
     graph = DataflowEnrichment(threshold=0.2, max_neighbors=3).enrich(ToolRegistry(tools))
     assert graph_edges(graph) == reference_edges(tools, 0.2, 3)
 
 
 @pytest.mark.corpus
-def test_matches_a_dense_reference_on_real_tools(corpus: Path) -> None:
+@pytest.mark.parametrize("every", [8, 2])  # no feeder place in a list of 4, and 2 places
+def test_matches_a_dense_reference_on_real_tools(
+    corpus: Path, every: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", every)
     tools: list[Tool] = []
     for path in sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json"))[:6]:
         tools += FileToolLoader(path, namespace=path.stem).load()
@@ -320,8 +372,9 @@ def test_force_ignores_the_cache(
 @pytest.mark.slow
 @pytest.mark.corpus
 def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_pool(
-    corpus: Path, tmp_path: Path
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 5)  # one feeder place in a list of 5
     tools: list[Tool] = []
     for path in sorted((corpus / "toolsets" / "bfcl" / "multi_turn_func_doc").glob("*.json")):
         tools += FileToolLoader(path, namespace=path.stem).load()

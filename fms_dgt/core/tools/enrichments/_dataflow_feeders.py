@@ -1,0 +1,124 @@
+"""Feeders of the ``dataflow`` enrichment: each input's best source within its API.
+
+Each output keeps its best inputs, so an input that is nobody's favourite gets no edge at all: a
+generic ``a`` or ``destination`` loses, in every output's list, to inputs whose names say more.
+A person wiring calls also looks the other way: "where could this input's value come from?". So
+each input's best output of another tool of its API (its *feeder*) is found, scoring at least
+:data:`FEED_SHARE` of the threshold. The input competes in that output's list like the API's
+other inputs (at that lower score), and the output keeps it in one of the last places of its list
+(one in :data:`FEED_EVERY`) when it does not rank there already (see
+:func:`~._dataflow_local.rank_edges`).
+
+Feeders are found on signatures (:func:`score_feeders`, the transpose of the per-output ranking:
+each input signature's best output signatures) and expanded to instances at every run
+(:func:`feeder_pairs`). The signature-level candidates join the namespace's local candidates in
+the memo: an input's best outputs among a superset of its true best are its true best, so a
+cached run finds the same feeders as a cold one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
+
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_params import Side
+    from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
+
+__all__ = ["FEED_EVERY", "FEED_SHARE", "feed_places", "feeder_pairs", "score_feeders", "unmatched"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+Pairs = tuple[IntArray, IntArray, FloatArray]
+
+#: Least score of a feeder, as a share of the threshold (2/3 of 0.3 is 0.2); set on the tune and
+#: dev splits of benchmarks/data/dataflow_gold.yaml (1/3 gave no more recall, lower precision).
+FEED_SHARE = 2 / 3
+#: One place in this many at the end of an output's list goes to an input it feeds best (one of
+#: 8 by default; none in a list of fewer places, where on the tune and dev splits the place cost
+#: more edges than it gave).
+FEED_EVERY = 8
+
+
+def feed_places(max_neighbors: int) -> int:
+    """How many of an output's ``max_neighbors`` places inputs it feeds best may take."""
+    return max_neighbors // FEED_EVERY
+
+
+def score_feeders(
+    scorer: Scorer, sides: tuple[Side, Side], instances: tuple[IntArray, IntArray], qid: IntArray
+) -> Candidates:
+    """Per input signature of one API (``instances``: its output and input instances), its best
+    output signatures of the API, enough to survive excluding the input's own tool.
+
+    Args:
+        scorer: scores signatures.
+        sides: the output and input sides of the pool.
+        instances: the API's output and input instances.
+        qid: per tool, its qualified-name id (overloads share one).
+    """
+    outs, ins = sides
+    out_inst, in_inst = instances
+    if len(out_inst) == 0 or len(in_inst) == 0:
+        return Candidates.empty()
+    own = np.bincount(qid[outs.tool[out_inst]], minlength=int(qid.max()) + 1)
+    width = np.zeros(len(ins.keys), dtype=np.int64)
+    np.maximum.at(width, ins.sig[in_inst], own[qid[ins.tool[in_inst]]] + 1)
+    in_sigs = np.unique(ins.sig[in_inst])
+    out_sigs = np.unique(outs.sig[out_inst])
+    return scorer.columns(out_sigs, in_sigs, width[in_sigs], scorer.threshold * FEED_SHARE)
+
+
+def feeder_pairs(
+    cands: Candidates,
+    sides: tuple[Side, Side],
+    instances: tuple[IntArray, IntArray],
+    qid: IntArray,
+    least: float,
+) -> Pairs:
+    """``(output instance, input instance, score)``: each input instance of one API and its best
+    output instance of another tool of the API, among ``cands`` scoring at least ``least``."""
+    outs, ins = sides
+    out_inst, in_inst = instances
+    if len(out_inst) == 0 or len(in_inst) == 0 or len(cands.out) == 0:
+        return _empty()
+    mine = np.zeros(len(outs.keys), dtype=bool)
+    mine[outs.sig[out_inst]] = True
+    keep = mine[cands.out] & (cands.score >= least)
+    order = np.argsort(cands.inp[keep], kind="stable")
+    by_in = Candidates(cands.out[keep][order], cands.inp[keep][order], cands.score[keep][order])
+    # Each input instance with its signature's candidate output signatures...
+    rows, picks = _join(ins.sig[in_inst], by_in.inp)
+    target, sig, score = in_inst[rows], by_in.out[picks], by_in.score[picks]
+    # ... and each candidate signature with the API's output instances that carry it.
+    producers = out_inst[np.argsort(outs.sig[out_inst], kind="stable")]
+    rows, picks = _join(sig, outs.sig[producers])
+    target, source, score = target[rows], producers[picks], score[rows]
+    other = qid[outs.tool[source]] != qid[ins.tool[target]]
+    target, source, score = target[other], source[other], score[other]
+    best = np.lexsort((tie_break(ins.sig[target], source), -score, target))
+    first = best[np.r_[True, target[best][1:] != target[best][:-1]]] if len(best) else best
+    return source[first], target[first], score[first]
+
+
+def unmatched(feeds: Pairs, matched: IntArray) -> Pairs:
+    """The feeder pairs of inputs not among ``matched`` (inputs with an exact match have their source)."""
+    keep = ~np.isin(feeds[1], matched)
+    return feeds[0][keep], feeds[1][keep], feeds[2][keep]
+
+
+def _join(keys: IntArray, sorted_keys: IntArray) -> tuple[IntArray, IntArray]:
+    """Every pair ``(i, j)`` with ``keys[i] == sorted_keys[j]``, in order of ``i``."""
+    lo = np.searchsorted(sorted_keys, keys, side="left")
+    counts = np.searchsorted(sorted_keys, keys, side="right") - lo
+    rows = np.repeat(np.arange(len(keys), dtype=np.int64), counts)
+    offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return rows, np.repeat(lo, counts) + offsets
+
+
+def _empty() -> Pairs:
+    return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)

@@ -1,0 +1,122 @@
+"""Tests of fms_dgt.core.tools.enrichments._dataflow_feeders: each input's best source in its API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments import _dataflow_feeders
+from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places, unmatched
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+from fms_dgt.core.tools.registry import ToolRegistry
+
+
+def tool(name: str, inputs: dict[str, str], outputs: dict[str, str], namespace: str = "car") -> Tool:
+    def schema(fields: dict[str, str]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {k: {"type": "string", "description": d} for k, d in fields.items()},
+        }
+
+    return Tool(
+        name=name,
+        namespace=namespace,
+        description=name,
+        parameters=schema(inputs),
+        output_parameters=schema(outputs),
+    )
+
+
+@pytest.fixture(autouse=True)
+def short_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One feeder place in every list of 2 or 3 (the default is one in 8), to keep the tools few."""
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 2)
+
+
+@pytest.fixture
+def shop_tools() -> list[Tool]:
+    """``find_nearest_shop.shop_location`` ranks ``location`` and ``shop_name`` above
+    ``destination``, but those two have better sources (``get_shop``) and ``destination`` none."""
+    return [
+        tool("find_nearest_shop", {}, {"shop_location": "The location of the nearest shop."}),
+        tool("set_navigation", {"destination": "The destination location to navigate to."}, {}),
+        tool("shop_info", {"shop_name": "Name of the shop."}, {}),
+        tool("shop_hours", {"shop_id": "The shop."}, {}),
+        tool("get_shop", {}, {"shop_name": "Name of the shop.", "location": "City of the shop."}),
+        tool("locate", {"location": "A location to look up."}, {}),
+    ]
+
+
+def edges_from(tools: list[Tool], output: str, **options: Any) -> list[tuple[str, str]]:
+    graph = DataflowEnrichment(**options).enrich(ToolRegistry(tools))
+    return [
+        (graph.tools[int(b)].name, graph.names[i])
+        for o, b, i in zip(graph.output, graph.dst, graph.input, strict=True)
+        if graph.names[o] == output
+    ]
+
+
+def test_an_input_nobody_ranks_first_is_kept_by_its_best_source(shop_tools: list[Tool]) -> None:
+    kept = edges_from(shop_tools, "shop_location", max_neighbors=2)
+    assert kept == [("locate", "location"), ("set_navigation", "destination")]
+    # It takes the last place: the output's best input stays first, the one it displaced is third.
+    assert edges_from(shop_tools, "shop_location", max_neighbors=3)[:2] == [
+        ("locate", "location"),
+        ("shop_info", "shop_name"),
+    ]
+
+
+def test_without_feeder_places_the_list_is_by_score(
+    shop_tools: list[Tool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 8)  # the default: no place in a list of 2
+    assert edges_from(shop_tools, "shop_location", max_neighbors=2) == [
+        ("locate", "location"),
+        ("shop_info", "shop_name"),
+    ]
+
+
+def test_a_feeder_never_displaces_an_exact_match(shop_tools: list[Tool]) -> None:
+    # get_shop.shop_name keeps its exact match even in a list of one place.
+    assert edges_from(shop_tools, "shop_name", max_neighbors=1) == [("shop_info", "shop_name")]
+
+
+def test_feeders_stay_within_the_api(shop_tools: list[Tool]) -> None:
+    elsewhere = [
+        tool("set_navigation", {"destination": "The destination location to navigate to."}, {}, "maps")
+    ]
+    kept = edges_from([*shop_tools[:1], *elsewhere, *shop_tools[2:]], "shop_location", max_neighbors=2)
+    assert ("set_navigation", "destination") not in kept
+
+
+def test_a_feeder_scores_at_least_its_share_of_the_threshold(shop_tools: list[Tool]) -> None:
+    # destination scores about 0.34 from shop_location: above 2/3 of 0.45, not of 0.6.
+    assert 0.45 * FEED_SHARE < 0.34 < 0.6 * FEED_SHARE
+    assert ("set_navigation", "destination") in edges_from(
+        shop_tools, "shop_location", max_neighbors=2, threshold=0.45
+    )
+    assert ("set_navigation", "destination") not in edges_from(
+        shop_tools, "shop_location", max_neighbors=2, threshold=0.6
+    )
+
+
+def test_one_place_in_eight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_dataflow_feeders, "FEED_EVERY", 8)
+    assert [feed_places(n) for n in (1, 4, 7, 8, 15, 16)] == [0, 0, 0, 1, 1, 2]
+
+
+def test_inputs_with_an_exact_match_have_no_feeder() -> None:
+    feeds = (np.array([0, 1, 2]), np.array([5, 6, 7]), np.array([0.5, 0.4, 0.3], dtype=np.float32))
+    kept = unmatched(feeds, np.array([6]))
+    assert kept[1].tolist() == [5, 7]
+    assert kept[0].tolist() == [0, 2]
+
+
+def test_cached_runs_find_the_same_feeders(shop_tools: list[Tool], tmp_path: Any) -> None:
+    cold = edges_from(shop_tools, "shop_location", max_neighbors=2, cache_dir=tmp_path)
+    warm = edges_from(shop_tools, "shop_location", max_neighbors=2, cache_dir=tmp_path)
+    assert warm == cold == [("locate", "location"), ("set_navigation", "destination")]
+    assert any((tmp_path / "dataflow").rglob("*.pack"))
