@@ -85,8 +85,9 @@ _SHALLOW_BYTES: Final = 2 * DEFAULT_LIMITS.max_depth
 class MCPToolEngine(ToolEngine):
     """Execute MCP tools on their servers' shared sessions.
 
-    The policy's ``timeout`` bounds each ``tools/call`` on the MCP session itself (the request is
-    cancelled on the server); without one, the server's ``call_timeout`` applies. Timeouts and
+    The policy's ``timeout`` (or a shorter one: the tool's ``timeout_ms``, a caller's time budget)
+    bounds each ``tools/call`` on the MCP session itself (the request is cancelled on the server);
+    without one, the server's ``call_timeout`` applies. Timeouts and
     dropped connections are retried when the policy has ``retries``.
 
     Args:
@@ -112,7 +113,7 @@ class MCPToolEngine(ToolEngine):
             ``max_result_bytes`` is not a positive integer.
     """
 
-    enforces_timeout = True  # call() passes policy.timeout to the MCP request, which is cancelled
+    enforces_timeout = True  # the timeout goes with the MCP request, which is cancelled after it
 
     def __init__(
         self,
@@ -152,12 +153,19 @@ class MCPToolEngine(ToolEngine):
         return "shared"
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        """Run ``tools/call`` for one matched call.
+        """Run ``tools/call`` for one matched call, within the policy's timeout.
 
         Raises:
             MCPTimeoutError: no answer within the timeout (a ``TimeoutError``, retried by policy).
             RetryableError: the connection dropped during the call.
         """
+        return self._call(tool, call, state, self.policy.timeout)
+
+    def call_within(self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float) -> ToolResult:
+        """:meth:`call` within ``timeout`` seconds (the request is cancelled on the server after it)."""
+        return self._call(tool, call, state, timeout)
+
+    def _call(self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float | None) -> ToolResult:
         client = self._route(tool)
         if isinstance(client, _NoRoute):
             return _failure(call, client.message, client.metadata)
@@ -168,7 +176,7 @@ class MCPToolEngine(ToolEngine):
                 client = lease.client
                 # A call the server does not declare read-only may change what later sessions see.
                 lease.dirty = lease.dirty or not _read_only(tool)
-            raw = client.call_tool(tool.name, call.arguments, timeout=self.policy.timeout)
+            raw = client.call_tool(tool.name, call.arguments, timeout=timeout)
         except MCPConnectionLost as exc:
             raise RetryableError(str(exc)) from exc
         except MCPTimeoutError:
