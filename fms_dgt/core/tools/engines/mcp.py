@@ -101,11 +101,12 @@ class MCPToolEngine(ToolEngine):
         max_workers: parallel calls within one ``execute`` batch.
         max_result_bytes: largest result accepted, counted on its content serialised as compact
             JSON; a larger one fails the call.
-        isolation: ``per_record`` lends each session (a record) a client of its own per server,
-            reset (the loader's ``reset_tool``) or replaced by a fresh server after a session that
-            changed its state (see :mod:`fms_dgt.core.tools.mcp.pool`); ``shared`` sends every
-            session to one client. Unset: ``per_record`` for stdio servers when a job writes
-            records (:meth:`prefer_isolation`), else ``shared``.
+        isolation: ``per_record`` keeps every session (a record) from seeing another's state:
+            sessions that only call read-only tools share a clean client, a session that calls
+            any other tool gets a client of its own, reset (the loader's ``reset_tool``) or
+            replaced by a fresh server after it (see :mod:`fms_dgt.core.tools.mcp.pool`);
+            ``shared`` sends every session to one client. Unset: ``per_record`` for stdio
+            servers when a job writes records (:meth:`prefer_isolation`), else ``shared``.
         policy: call policy (timeout, retries, validation...).
 
     Raises:
@@ -171,11 +172,9 @@ class MCPToolEngine(ToolEngine):
             return _failure(call, client.message, client.metadata)
         server = client.spec.name
         try:
-            lease = self._lease(client, state)
+            lease = self._lease(client, state, _read_only(tool))
             if lease is not None:
                 client = lease.client
-                # A call the server does not declare read-only may change what later sessions see.
-                lease.dirty = lease.dirty or not _read_only(tool)
             raw = client.call_tool(tool.name, call.arguments, timeout=timeout)
         except MCPConnectionLost as exc:
             raise RetryableError(str(exc)) from exc
@@ -194,20 +193,32 @@ class MCPToolEngine(ToolEngine):
         error = error_info("validation", "result", limit=limit)
         return _failure(call, message, {"server": server, "error": error})
 
-    def _lease(self, client: MCPClient, state: dict[str, Any]) -> Lease | None:
-        """The session's own client of the server under ``per_record`` (lent on first use)."""
+    def _lease(self, client: MCPClient, state: dict[str, Any], read_only: bool) -> Lease | None:
+        """The session's client of the server under ``per_record`` (lent on first use): shared
+        with other sessions while it only reads, its own from its first other call on."""
         if self.isolation_of(client) != "per_record":
             return None
         leases: dict[str, Lease] = state.setdefault("mcp_leases", {})
         key = client.spec.name
         lease = leases.get(key)
-        if lease is None:
-            with self._clients_lock:
-                pool = self._pools.get(key)
-                if pool is None:
-                    pool = self._pools[key] = ClientPool(client, client.spec.reset_tool, self.policy.timeout)
-            lease = leases[key] = pool.lease()
+        if lease is not None and (read_only or not lease.shared):
+            lease.dirty = lease.dirty or not read_only
+            return lease
+        pool = self._pool_of(client)
+        if lease is not None:  # a reader about to change the server: it needs a client of its own
+            pool.give_back(leases.pop(key))
+        lease = leases[key] = pool.lease(shared=read_only)
+        # A call the server does not declare read-only may change what later sessions see.
+        lease.dirty = not read_only
         return lease
+
+    def _pool_of(self, client: MCPClient) -> ClientPool:
+        key = client.spec.name
+        with self._clients_lock:
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = ClientPool(client, client.spec.reset_tool, self.policy.timeout)
+            return pool
 
     def on_teardown(self, session_id: str, state: dict[str, Any]) -> None:
         """Give the session's clients back to their pools."""
