@@ -126,7 +126,7 @@ class RecordExecutor:
         calls = []
         for position in positions:
             tool = planned.sample.tools[position]
-            wired, fixed = self._wired(planned, tool, planned.feeds.get(position, []), done)
+            wired, fixed = self._wired(planned, tool, planned.feeds.get(position, []), done, context)
             made = self._arguments(tool, context, rng, fixed)
             given = {k: v for k, v in made.items() if k not in wired}
             call = ToolCall(
@@ -147,20 +147,33 @@ class RecordExecutor:
             ) from exc
 
     def _wired(
-        self, planned: PlannedRecord, tool: Tool, feeds: Sequence[Feed], done: Mapping[int, ToolResult]
+        self,
+        planned: PlannedRecord,
+        tool: Tool,
+        feeds: Sequence[Feed],
+        done: Mapping[int, ToolResult],
+        context: EntityContext,
     ) -> tuple[dict[str, Wire], dict[str, Any]]:
-        """Arguments fed by earlier results that validate where they go: names and values."""
+        """Arguments fed by earlier results that validate where they go: names and values.
+
+        Where several results feed one argument, the first that agrees with the record's calls so
+        far wins: two calls of one step may have found different ids (a listing's first pet, the
+        pet looked up), and the record keeps the one its own calls used.
+        """
         props: Mapping[str, Any] = tool.parameters.get("properties") or {}
-        wired: dict[str, Wire] = {}
-        fixed: dict[str, Any] = {}
+        found: dict[str, list[tuple[Any, Wire]]] = {}
         for source, output, target in feeds:
             value = read_output(done.get(source), output)
-            if value is MISSING or target not in props or target in fixed:
+            if value is MISSING or target not in props:
                 continue
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs).
             if _fits(self._validators, tool, target, value):
-                fixed[target] = value
-                wired[target] = Wire(planned.sample.tools[source].qualified_name, output)
+                wire = Wire(planned.sample.tools[source].qualified_name, output)
+                found.setdefault(target, []).append((value, wire))
+        wired: dict[str, Wire] = {}
+        fixed: dict[str, Any] = {}
+        for target, candidates in found.items():
+            fixed[target], wired[target] = _agreeing(candidates, tool, target, planned.plan.calls, context)
         return wired, fixed
 
     def _execute(
@@ -203,6 +216,21 @@ class RecordExecutor:
                 call=first.failure(),
             )
         return bool(failed) or any(c.approval == "declined" for c in calls)
+
+
+def _agreeing(
+    candidates: Sequence[tuple[Any, Wire]],
+    tool: Tool,
+    name: str,
+    made: Sequence[PlannedCall],
+    context: EntityContext,
+) -> tuple[Any, Wire]:
+    """The first candidate value of argument ``name`` no call made so far disagrees with."""
+    if len(candidates) == 1:
+        return candidates[0]
+    return next(
+        (c for c in candidates if not context.conflicts([*made, (tool, {name: c[0]})])), candidates[0]
+    )
 
 
 def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: Any) -> bool:
