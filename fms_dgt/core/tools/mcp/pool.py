@@ -219,15 +219,16 @@ class ClientPool:
                 "Fix the tool, or remove reset_tool to start a fresh server per record instead.",
             )
         slot.dirty = False
-        self.resets += 1
+        with self._lock:
+            self.resets += 1
 
     def _replace(self, slot: _Slot) -> None:
         old, slot.client = slot.client, MCPClient(self.spec).acquire()
         with self._lock:
             self._owned.append(slot.client)
+            self.restarts += 1
         self._retire(old)
         slot.dirty = False
-        self.restarts += 1
 
     def _drop(self, slot: _Slot) -> None:
         """Take a slot whose server cannot be made clean out of the pool."""
