@@ -5,6 +5,9 @@ a unit converter, and a notebook that keeps notes for as long as the server runs
 which forgets the notes (configs name it as the server's ``reset_tool``, so each record starts
 with an empty notebook and no record sees another's notes).
 
+The tools are ``async`` although they wait on nothing: the SDK runs a plain function on a worker
+thread for every call, which costs more than these tools do.
+
 Run it directly to try it with any MCP client::
 
     python data/mcp/demo_server.py
@@ -40,34 +43,34 @@ class Conversion(BaseModel):
 
 
 @server.tool(title="Weather forecast", annotations=ToolAnnotations(read_only_hint=True))
-def get_forecast(city: str) -> Forecast:
+async def get_forecast(city: str) -> Forecast:
     """Today's forecast for a city (Lisbon, Oslo or Nairobi; other cities get a mild default)."""
     celsius, conditions = _CLIMATE.get(city.lower(), (15.0, "cloudy"))
     return Forecast(city=city, celsius=celsius, conditions=conditions)
 
 
 @server.tool(title="Convert a temperature", annotations=ToolAnnotations(read_only_hint=True))
-def convert_temperature(value: float, to: Literal["celsius", "fahrenheit"]) -> Conversion:
+async def convert_temperature(value: float, to: Literal["celsius", "fahrenheit"]) -> Conversion:
     """Convert a temperature to Celsius or Fahrenheit (the input is in the other unit)."""
     converted = value * 9 / 5 + 32 if to == "fahrenheit" else (value - 32) * 5 / 9
     return Conversion(value=round(converted, 2), unit=to)
 
 
 @server.tool(title="Add a note", annotations=ToolAnnotations(destructive_hint=False))
-def add_note(text: str) -> int:
+async def add_note(text: str) -> int:
     """Store a note; returns how many notes there are."""
     _NOTES.append(text)
     return len(_NOTES)
 
 
 @server.tool(title="List notes", annotations=ToolAnnotations(read_only_hint=True))
-def list_notes() -> list[str]:
+async def list_notes() -> list[str]:
     """Every note stored since the server started."""
     return list(_NOTES)
 
 
 @server.tool(title="Reset", annotations=ToolAnnotations(destructive_hint=True))
-def reset() -> int:
+async def reset() -> int:
     """Forget every note (called between records; not offered as a tool)."""
     _NOTES.clear()
     return 0

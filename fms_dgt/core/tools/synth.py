@@ -166,6 +166,10 @@ def synthesise(
     )
 
 
+#: Keywords :meth:`_Generator._value` looks at before the schema's type.
+_COMBINED = frozenset({"$ref", "const", "enum", "anyOf", "oneOf", "allOf"})
+
+
 class _TooCostly(Exception):
     """A schema asks for more than the synthesis bounds allow (not retried)."""
 
@@ -193,8 +197,12 @@ class _Generator:
         return self._value(schema, name, depth, path)
 
     def _value(self, schema: Any, name: str, depth: int, path: Path) -> Any:
-        if schema is True or not isinstance(schema, Mapping) or not schema:
+        # Schemas are plain dicts: the exact type check spares an ABC check per node (``True``, a
+        # schema too, is no mapping).
+        if (type(schema) is not dict and not isinstance(schema, Mapping)) or not schema:
             return self._leaf({}, name, path, lambda: self._scalar_for_name(name))
+        if _COMBINED.isdisjoint(schema):  # most nodes: a plain typed schema
+            return self._typed(schema, self._pick_type(schema), name, depth, path)
         if "$ref" in schema:
             return self.value(self._resolve(schema), name, depth + 1, path)
         if "const" in schema:

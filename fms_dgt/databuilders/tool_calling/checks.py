@@ -77,6 +77,7 @@ PASS = Verdict(ok=True)
 # ---------------------------------------------------------------------------------------- detectors
 
 _JSON_DUMP = re.compile(r"[{\[]")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 # Words that tie a call to an earlier one's result: at the start of a sentence or clause, or "use
 # that/it/the result" anywhere.
 _LINKS = re.compile(
@@ -145,7 +146,7 @@ def _stated_values(given: Any) -> list[str]:
     if isinstance(given, (int, float)):
         return [str(given)]
     text = plain(str(given), VALUE_LIMIT)
-    return [] if re.match(r"^\d{4}-\d{2}-\d{2}", text) else [text.rstrip("…")]
+    return [] if _ISO_DATE.match(text) else [text.rstrip("…")]
 
 
 # ------------------------------------------------------------------------------------------ prompts

@@ -129,7 +129,7 @@ class RecordExecutor:
         calls = []
         for position in positions:
             tool = planned.sample.tools[position]
-            wired, fixed = self._wired(planned, tool, planned.feeds.get(position, []), done)
+            wired, fixed = self._wired(planned, tool, planned.feeds.get(position, []), done, context)
             made = self._arguments(tool, context, rng, fixed)
             given = {k: v for k, v in made.items() if k not in wired}
             call = ToolCall(
@@ -150,20 +150,35 @@ class RecordExecutor:
             ) from exc
 
     def _wired(
-        self, planned: PlannedRecord, tool: Tool, feeds: Sequence[Feed], done: Mapping[int, ToolResult]
+        self,
+        planned: PlannedRecord,
+        tool: Tool,
+        feeds: Sequence[Feed],
+        done: Mapping[int, ToolResult],
+        context: EntityContext,
     ) -> tuple[dict[str, Wire], dict[str, Any]]:
-        """Arguments fed by earlier results that validate where they go: names and values."""
+        """Arguments fed by earlier results that validate where they go: names and values.
+
+        Where several results feed one argument, the first that agrees with the record's calls so
+        far wins: two calls of one step may have found different ids (a listing's first pet, the
+        pet looked up), and the record keeps the one its own calls used.
+        """
         props: Mapping[str, Any] = tool.parameters.get("properties") or {}
-        wired: dict[str, Wire] = {}
-        fixed: dict[str, Any] = {}
+        found: dict[str, list[tuple[Any, Wire]]] = {}
         for source, output, target in feeds:
             value = read_output(done.get(source), output)
-            if value is MISSING or target not in props or target in fixed:
+            if value is MISSING or target not in props:
                 continue
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs).
             if _fits(self._validators, tool, target, value):
-                fixed[target] = value
-                wired[target] = Wire(planned.sample.tools[source].qualified_name, output)
+                wire = Wire(planned.sample.tools[source].qualified_name, output)
+                found.setdefault(target, []).append((value, wire))
+        wired: dict[str, Wire] = {}
+        fixed: dict[str, Any] = {}
+        for target, candidates in found.items():
+            fixed[target], wired[target] = _agreeing_feed(
+                candidates, tool, target, planned.plan.calls, context
+            )
         return wired, fixed
 
     def _execute(
@@ -179,7 +194,7 @@ class RecordExecutor:
         started = time.perf_counter()
         results = self.engine.execute(session, [c.call for c in calls], timeout=remaining)
         for planned, result in zip(calls, results, strict=True):
-            planned.result = _agreeing(planned, self._settle(session, planned, result, rng), earlier)
+            planned.result = _result_agreeing(planned, self._settle(session, planned, result, rng), earlier)
         timing["execution"] += time.perf_counter() - started
         _check_budget(deadline, self.settings.record_time_budget, "waiting for its calls")
 
@@ -209,7 +224,7 @@ class RecordExecutor:
         return bool(failed) or any(c.approval == "declined" for c in calls)
 
 
-def _agreeing(planned: PlannedCall, result: ToolResult, earlier: Sequence[Any]) -> ToolResult:
+def _result_agreeing(planned: PlannedCall, result: ToolResult, earlier: Sequence[Any]) -> ToolResult:
     """A simulated result brought to agree with earlier results on the entities they share
     (:mod:`~fms_dgt.databuilders.tool_calling.agreement`); the fields changed are in
     ``metadata["agreed"]``. A real result, or an agreed value the output schema refuses, is kept."""
@@ -222,6 +237,21 @@ def _agreeing(planned: PlannedCall, result: ToolResult, earlier: Sequence[Any]) 
     if tool.output_parameters and not tool.output_validator.is_valid(value):
         return result
     return dataclasses.replace(result, result=value, metadata={**result.metadata, "agreed": changed})
+
+
+def _agreeing_feed(
+    candidates: Sequence[tuple[Any, Wire]],
+    tool: Tool,
+    name: str,
+    made: Sequence[PlannedCall],
+    context: EntityContext,
+) -> tuple[Any, Wire]:
+    """The first candidate value of argument ``name`` no call made so far disagrees with."""
+    if len(candidates) == 1:
+        return candidates[0]
+    return next(
+        (c for c in candidates if not context.conflicts([*made, (tool, {name: c[0]})])), candidates[0]
+    )
 
 
 def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: Any) -> bool:

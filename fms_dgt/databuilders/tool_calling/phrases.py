@@ -35,7 +35,7 @@ def plain(text: str, limit: int = 0) -> str:
     """``text`` safe inside a sentence: no brackets or braces (which read as a JSON dump), no control
     characters, shortened at a word boundary to ``limit`` characters when ``limit`` is set."""
     text = _UNSAFE.sub(" ", text.translate(_BRACKETS)).strip()
-    text = re.sub(r"\s+", " ", text)
+    text = _SPACES.sub(" ", text)
     if limit and len(text) > limit:
         text = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:.") + "…"
     return text
@@ -43,6 +43,7 @@ def plain(text: str, limit: int = 0) -> str:
 
 _BRACKETS = str.maketrans({"{": "(", "}": ")", "[": "(", "]": ")"})
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SPACES = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------------------------------------- values
@@ -177,8 +178,12 @@ def _label(words: str) -> str:
     return words if words.startswith(("the ", "my ")) else f"the {words}"
 
 
+_FLAG_VERB = re.compile(r"^(?:include|with|use|enable|show|allow|return|get|do) ")
+_COUNT_OF = re.compile(r"^(?:number of|num|count of) ")
+
+
 def _flag(words: str, value: bool) -> str:
-    words = re.sub(r"^(?:include|with|use|enable|show|allow|return|get|do) ", "", words)
+    words = _FLAG_VERB.sub("", words)
     return f"{'with' if value else 'without'} {words}"
 
 
@@ -190,7 +195,7 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
         return f"for {number} {last}"
     if last in _LIMITS or words.startswith(("max ", "top ", "limit")):
         return rng.choice((f"limited to {number}", f"with a {words} of {number}", f"at most {number}"))
-    if re.match(r"^(?:number of|num|count of) ", words):
+    if _COUNT_OF.match(words):
         return f"for {number} {words.split(' ', 2)[-1]}"
     return rng.choice(
         (f"with {article(words)} of {number}", f"with the {words} at {number}", f"with {words} {number}")

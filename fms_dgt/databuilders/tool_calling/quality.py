@@ -35,7 +35,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fms_dgt.core.tools.wire import Message, NameCodec, get_wire_format
+from fms_dgt.core.tools.wire import Message, NameCodec, WireFormat, get_wire_format
+from fms_dgt.core.tools.wire.openai import OpenAIChat
 from fms_dgt.errors import WireError
 from fms_dgt.export.layout import from_arrow_safe
 
@@ -258,13 +259,19 @@ def facts_of(record: Mapping[str, Any]) -> RecordFacts:
         wire = None
     if wire is not None and not wire.lossy and not meta.get("template_family") and names:
         try:
-            _, messages = wire.read(plain, NameCodec.from_name_map(names))
+            _, messages = wire.read(_turns_only(plain, wire), NameCodec.from_name_map(names))
             return _canonical(messages)
         except WireError:
             pass  # fall through to the layout's turns
     facts = _layouts(plain)
     facts.calls = [(str(names.get(name, name)), args) for name, args in facts.calls]
     return facts
+
+
+def _turns_only(record: dict[str, Any], wire: WireFormat) -> dict[str, Any]:
+    """The record without its tools for a chat layout's reader, which then reads only the turns:
+    the report counts no tool definition, and reading them back costs half as much as the turns."""
+    return {**record, "tools": None} if isinstance(wire, OpenAIChat) else record
 
 
 def _canonical(messages: Sequence[Message]) -> RecordFacts:

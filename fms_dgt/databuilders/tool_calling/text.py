@@ -317,10 +317,13 @@ def _outcome(call: PlannedCall, rng: random.Random) -> str:
     return _capital(_success(purpose, result.result, rng))
 
 
+_LEADING_WORD = re.compile(r"^(?:for|about|of|on|if|whether|to) ")
+
+
 def _success(purpose: Purpose, value: Any, rng: random.Random) -> str:
     clause = result_clause(value, _noun(purpose), rng)
     did = f"{past(purpose.verb)} {purpose.core}"
-    topic = re.sub(r"^(?:for|about|of|on|if|whether|to) ", "", purpose.core)
+    topic = _LEADING_WORD.sub("", purpose.core)
     if purpose.kind == ACTION:
         return f"I've {did}; {clause}." if clause else f"I've {did}."
     if not clause:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from databuilders.tool_calling.plans import TOOLSETS, corpus_tools
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.databuilders.tool_calling.wording import (
+    _NOTE_PATTERNS,
     ACTION,
     ASK,
     GET,
@@ -82,6 +84,28 @@ def test_implementation_notes_never_reach_the_purpose(description: str) -> None:
     assert "forecast" in purpose.obj and not implementation_notes(purpose.phrase())
 
 
+_PLAIN_NOTES = re.compile("|".join(f"(?:{p})" for p in _NOTE_PATTERNS), re.IGNORECASE)
+
+
+def _plain_notes(text: str) -> list[str]:
+    """The notes the plain alternation of the patterns finds (tried in turn at every character)."""
+    return [m.group(0).strip() for m in _PLAIN_NOTES.finditer(text)]
+
+
+def test_the_notes_found_are_those_of_the_patterns_in_turn() -> None:
+    """The word boundary the patterns share changes nothing (the corpus test checks more texts)."""
+    texts = [
+        "Note that by default it falls back to the API: e.g. Lisbon, i.e. mocked data. See "
+        "https://x.io or /v1/pets/{id} in %Y-%m format; this tool returns an error if the city is "
+        "not found. Defaults to 3. Be careful: it can only be called once.",
+        "I'd like the forecast for Miami, then the weather. Thanks!",
+        "other cities get a mild default. internal implementation, simulated, deprecated",
+    ]
+    for text in texts:
+        assert implementation_notes(text) == _plain_notes(text)
+    assert len(implementation_notes(texts[0])) >= 12 and not implementation_notes(texts[1])
+
+
 def test_a_description_without_a_purpose_falls_back_to_the_name() -> None:
     assert purpose_of(_tool("", name="QueryStock")).phrase() == "query stock"
     assert purpose_of(_tool("", name="sculptor_info.get")).phrase() == "get sculptor information"
@@ -108,6 +132,7 @@ def test_the_demo_tools_read_as_requests() -> None:
 def test_no_corpus_purpose_carries_notes_or_is_empty(corpus: Path, relative: str) -> None:
     tools = corpus_tools(corpus, relative)
     noted = [t.description for t in tools if implementation_notes(t.description)]
+    assert all(implementation_notes(t.description) == _plain_notes(t.description) for t in tools)
     for tool in tools:
         purpose = purpose_of(tool)
         assert purpose.verb and purpose.obj.strip(), tool.name

@@ -92,7 +92,8 @@ class ToolEngine(ABC):
 
     plugin_name: ClassVar[str] = ""
     #: True when :meth:`call` enforces ``policy.timeout`` itself (e.g. by cancelling the request on
-    #: the server); otherwise the policy runner abandons a late call in a worker thread.
+    #: the server), and :meth:`call_within` any other timeout; otherwise the policy runner abandons
+    #: a late call in a worker thread.
     enforces_timeout: ClassVar[bool] = False
     #: True when :meth:`call` is bounded in-process work that cannot wait on anything (the mock
     #: engine's synthesis is size-capped): it runs on the caller's thread, with no timeout thread.
@@ -434,6 +435,16 @@ class ToolEngine(ABC):
         Raise :class:`~fms_dgt.errors.RetryableError` for failures worth retrying; any other
         exception becomes ``ToolResult.error``.
         """
+
+    def call_within(self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float) -> ToolResult:
+        """Execute one call that must answer within ``timeout`` seconds.
+
+        Only called on an engine that :attr:`enforces_timeout` (the runner then waits on the
+        caller's thread, with no worker thread to abandon a late call); such an engine overrides
+        it to enforce ``timeout``, which may be shorter than its policy's (a caller's time budget,
+        the tool's ``timeout_ms``). The default runs :meth:`call`.
+        """
+        return self.call(tool, call, state)
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:

@@ -85,8 +85,9 @@ _SHALLOW_BYTES: Final = 2 * DEFAULT_LIMITS.max_depth
 class MCPToolEngine(ToolEngine):
     """Execute MCP tools on their servers' shared sessions.
 
-    The policy's ``timeout`` bounds each ``tools/call`` on the MCP session itself (the request is
-    cancelled on the server); without one, the server's ``call_timeout`` applies. Timeouts and
+    The policy's ``timeout`` (or a shorter one: the tool's ``timeout_ms``, a caller's time budget)
+    bounds each ``tools/call`` on the MCP session itself (the request is cancelled on the server);
+    without one, the server's ``call_timeout`` applies. Timeouts and
     dropped connections are retried when the policy has ``retries``.
 
     Args:
@@ -100,11 +101,12 @@ class MCPToolEngine(ToolEngine):
         max_workers: parallel calls within one ``execute`` batch.
         max_result_bytes: largest result accepted, counted on its content serialised as compact
             JSON; a larger one fails the call.
-        isolation: ``per_record`` lends each session (a record) a client of its own per server,
-            reset (the loader's ``reset_tool``) or replaced by a fresh server after a session that
-            changed its state (see :mod:`fms_dgt.core.tools.mcp.pool`); ``shared`` sends every
-            session to one client. Unset: ``per_record`` for stdio servers when a job writes
-            records (:meth:`prefer_isolation`), else ``shared``.
+        isolation: ``per_record`` keeps every session (a record) from seeing another's state:
+            sessions that only call read-only tools share a clean client, a session that calls
+            any other tool gets a client of its own, reset (the loader's ``reset_tool``) or
+            replaced by a fresh server after it (see :mod:`fms_dgt.core.tools.mcp.pool`);
+            ``shared`` sends every session to one client. Unset: ``per_record`` for stdio
+            servers when a job writes records (:meth:`prefer_isolation`), else ``shared``.
         policy: call policy (timeout, retries, validation...).
 
     Raises:
@@ -112,7 +114,7 @@ class MCPToolEngine(ToolEngine):
             ``max_result_bytes`` is not a positive integer.
     """
 
-    enforces_timeout = True  # call() passes policy.timeout to the MCP request, which is cancelled
+    enforces_timeout = True  # the timeout goes with the MCP request, which is cancelled after it
 
     def __init__(
         self,
@@ -152,23 +154,28 @@ class MCPToolEngine(ToolEngine):
         return "shared"
 
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
-        """Run ``tools/call`` for one matched call.
+        """Run ``tools/call`` for one matched call, within the policy's timeout.
 
         Raises:
             MCPTimeoutError: no answer within the timeout (a ``TimeoutError``, retried by policy).
             RetryableError: the connection dropped during the call.
         """
+        return self._call(tool, call, state, self.policy.timeout)
+
+    def call_within(self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float) -> ToolResult:
+        """:meth:`call` within ``timeout`` seconds (the request is cancelled on the server after it)."""
+        return self._call(tool, call, state, timeout)
+
+    def _call(self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float | None) -> ToolResult:
         client = self._route(tool)
         if isinstance(client, _NoRoute):
             return _failure(call, client.message, client.metadata)
         server = client.spec.name
         try:
-            lease = self._lease(client, state)
+            lease = self._lease(client, state, _read_only(tool))
             if lease is not None:
                 client = lease.client
-                # A call the server does not declare read-only may change what later sessions see.
-                lease.dirty = lease.dirty or not _read_only(tool)
-            raw = client.call_tool(tool.name, call.arguments, timeout=self.policy.timeout)
+            raw = client.call_tool(tool.name, call.arguments, timeout=timeout)
         except MCPConnectionLost as exc:
             raise RetryableError(str(exc)) from exc
         except MCPTimeoutError:
@@ -186,20 +193,32 @@ class MCPToolEngine(ToolEngine):
         error = error_info("validation", "result", limit=limit)
         return _failure(call, message, {"server": server, "error": error})
 
-    def _lease(self, client: MCPClient, state: dict[str, Any]) -> Lease | None:
-        """The session's own client of the server under ``per_record`` (lent on first use)."""
+    def _lease(self, client: MCPClient, state: dict[str, Any], read_only: bool) -> Lease | None:
+        """The session's client of the server under ``per_record`` (lent on first use): shared
+        with other sessions while it only reads, its own from its first other call on."""
         if self.isolation_of(client) != "per_record":
             return None
         leases: dict[str, Lease] = state.setdefault("mcp_leases", {})
         key = client.spec.name
         lease = leases.get(key)
-        if lease is None:
-            with self._clients_lock:
-                pool = self._pools.get(key)
-                if pool is None:
-                    pool = self._pools[key] = ClientPool(client, client.spec.reset_tool, self.policy.timeout)
-            lease = leases[key] = pool.lease()
+        if lease is not None and (read_only or not lease.shared):
+            lease.dirty = lease.dirty or not read_only
+            return lease
+        pool = self._pool_of(client)
+        if lease is not None:  # a reader about to change the server: it needs a client of its own
+            pool.give_back(leases.pop(key))
+        lease = leases[key] = pool.lease(shared=read_only)
+        # A call the server does not declare read-only may change what later sessions see.
+        lease.dirty = not read_only
         return lease
+
+    def _pool_of(self, client: MCPClient) -> ClientPool:
+        key = client.spec.name
+        with self._clients_lock:
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = self._pools[key] = ClientPool(client, client.spec.reset_tool, self.policy.timeout)
+            return pool
 
     def on_teardown(self, session_id: str, state: dict[str, Any]) -> None:
         """Give the session's clients back to their pools."""

@@ -244,15 +244,13 @@ class PolicyRunner:
         engine = self.engine
         limits = [t for t in (self.policy.timeout, tool_timeout(tool), self.cap) if t is not None]
         timeout = min(limits) if limits else None
-        # An engine that enforces its own timeout (cancelling the request on the server) does so
-        # with its own policy's value; a shorter one (a dispatcher's, the tool's timeout_ms) is
-        # enforced here. Bounded in-process work needs no thread to be abandoned.
-        if (
-            timeout is None
-            or engine.bounded
-            or (engine.enforces_timeout and timeout == engine.policy.timeout)
-        ):
+        # Bounded in-process work needs no thread to be abandoned, and an engine that enforces
+        # timeouts itself (cancelling the request on the server) is given the shortest one: a
+        # thread hop per call would cost more than many calls take.
+        if timeout is None or engine.bounded:
             return self._limited(tool, call, state)
+        if engine.enforces_timeout:
+            return self._limited(tool, call, state, timeout)
         future = self._submitted(tool, call, state)
         try:
             return future.result(timeout=timeout)
@@ -262,12 +260,19 @@ class PolicyRunner:
                 f"{call.name} took longer than {timeout:g} s on engine {self._label(tool)!r}"
             ) from None
 
-    def _limited(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
+    def _limited(
+        self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float | None = None
+    ) -> ToolResult:
         slots = self.engine.in_flight
         if slots is None:
-            return self.engine.call(tool, call, state)
+            return self._call(tool, call, state, timeout)
         with slots:
+            return self._call(tool, call, state, timeout)
+
+    def _call(self, tool: Tool, call: ToolCall, state: dict[str, Any], timeout: float | None) -> ToolResult:
+        if timeout is None:
             return self.engine.call(tool, call, state)
+        return self.engine.call_within(tool, call, state, timeout)
 
     def _submitted(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> Future[ToolResult]:
         """The call running on the engine's timeout pool. Its in-flight slot is taken before (so

@@ -136,6 +136,18 @@ def test_timeouts_are_retried_by_policy(registry: ToolRegistry) -> None:
     assert result.error is not None and result.metadata["attempts"] == 2
 
 
+def test_a_callers_shorter_timeout_is_enforced_on_the_session_itself(registry: ToolRegistry) -> None:
+    with MCPToolEngine(registry, policy=CallPolicy(timeout=30)) as engine:
+        engine.setup("s")
+        started = time.monotonic()
+        [result] = engine.execute("s", [ToolCall("eng::sleep", {"seconds": 5})], timeout=0.3)
+        assert time.monotonic() - started < 4
+        # The request itself timed out (and was cancelled), not a waiter abandoning a thread.
+        assert result.error is not None and "MCPTimeoutError" in result.error
+        assert engine._timeout_pool is None
+    assert _one_fresh(registry, "echo", text="alive").ok
+
+
 def _one_fresh(registry: ToolRegistry, name: str, **arguments: object) -> ToolResult:
     with MCPToolEngine(registry) as engine:
         engine.setup("s")

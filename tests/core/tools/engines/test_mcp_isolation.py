@@ -66,6 +66,30 @@ def test_per_record_isolation_shows_each_record_only_its_own_notes(registry: Too
         engine.close()
 
 
+def _listed(engine: Any, session: str) -> list[str]:
+    [listed] = engine.execute(session, [ToolCall("demo::list_notes", {})])
+    assert listed.error is None, listed.error
+    return list(listed.result["result"])
+
+
+def test_readers_share_a_clean_client_and_a_writer_moves_to_its_own(registry: ToolRegistry) -> None:
+    engine = MCPToolEngine(registry, isolation="per_record")
+    try:
+        for session in ("a", "b"):
+            engine.setup(session)
+            assert _listed(engine, session) == []
+        pool = next(iter(engine._pools.values()))
+        assert pool.clients == 1  # two sessions at once, one server
+        engine.teardown("b")
+        engine.execute("a", [ToolCall("demo::add_note", {"text": "mine"})])
+        assert _listed(engine, "a") == ["mine"]
+        engine.teardown("a")
+        assert _record(engine, "c", "next") == ["next"]
+        assert pool.clients == 1 and pool.resets + pool.restarts == 1
+    finally:
+        engine.close()
+
+
 def test_shared_isolation_lets_state_leak_between_records() -> None:
     with _registry("reset") as registry:
         engine = MCPToolEngine(registry, isolation="shared")

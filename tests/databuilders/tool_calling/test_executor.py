@@ -1,0 +1,81 @@
+"""Executing planned records (fms_dgt/databuilders/tool_calling/executor.py): wiring between calls."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fms_dgt.core.tools.artifacts import Edge
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.engines.handlers import clear_name_handlers, register_name_handler
+from fms_dgt.core.tools.engines.multi import MultiToolEngine
+from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.core.tools.samplers.base import ToolSample
+from fms_dgt.databuilders.tool_calling.config import GenerationConfig
+from fms_dgt.databuilders.tool_calling.executor import RecordExecutor
+from fms_dgt.databuilders.tool_calling.plan import RecordPlan
+from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, feeds_of, levels
+
+_PET = {"type": "object", "properties": {"petId": {"type": "string"}}, "required": ["petId"]}
+_FOUND = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+LIST = Tool(
+    "listPets",
+    "pets",
+    description="List pets",
+    output_parameters={"type": "array", "items": _FOUND},
+)
+GET = Tool("getPet", "pets", description="Find a pet by id", parameters=_PET, output_parameters=_FOUND)
+DELETE = Tool("deletePet", "pets", description="Remove a pet", parameters=_PET)
+
+
+@pytest.fixture
+def executor() -> Iterator[RecordExecutor]:
+    # The listing finds some other pet; looking a pet up answers with the id asked for.
+    register_name_handler("pets::listPets", lambda arguments: [{"id": "pet-11111"}])
+    register_name_handler("pets::getPet", lambda arguments: {"id": arguments["petId"]})
+    register_name_handler("pets::deletePet", lambda arguments: {"status": "deleted"})
+    registry = ToolRegistry([LIST, GET, DELETE])
+    engine = MultiToolEngine(registry)
+    try:
+        yield RecordExecutor(engine, GenerationConfig(seed=3))
+    finally:
+        engine.close()
+        clear_name_handlers()
+
+
+def _planned(tools: list[Tool], edges: list[Edge]) -> PlannedRecord:
+    sample = ToolSample(tools, edges)
+    feeds = feeds_of(sample)
+    steps = levels(len(tools), feeds)
+    plan = RecordPlan(index=0, scenario="dag", offered=list(tools), steps=[[] for _ in steps])
+    return PlannedRecord(plan=plan, sample=sample, levels=steps, feeds=feeds, sampler="tc/dag")
+
+
+def _timing() -> dict[str, Any]:
+    return dict.fromkeys(("sampling", "arguments", "execution", "text", "validation", "writing"), 0.0)
+
+
+def test_of_two_results_feeding_one_argument_the_one_the_record_used_wins(executor: RecordExecutor) -> None:
+    # listPets and getPet run in one step; both feed deletePet's petId. The listing's first pet
+    # validates too, but the record looked up another pet: deleting the listed one would make two
+    # calls disagree on the pet (the record was rejected for it).
+    planned = _planned(
+        [LIST, GET, DELETE],
+        [Edge(LIST, "[].id", DELETE, "petId", 0.9), Edge(GET, "id", DELETE, "petId", 0.8)],
+    )
+    context = executor.run(planned, random.Random(5), _timing())
+    looked_up, deleted = planned.plan.calls[1], planned.plan.calls[2]
+    assert deleted.call.arguments["petId"] == looked_up.call.arguments["petId"] != "pet-11111"
+    assert deleted.wired["petId"].source == "pets::getPet"
+    assert context.conflicts(planned.plan.calls) == []
+
+
+def test_one_result_feeding_an_argument_is_taken_as_before(executor: RecordExecutor) -> None:
+    planned = _planned([LIST, DELETE], [Edge(LIST, "[].id", DELETE, "petId", 0.9)])
+    executor.run(planned, random.Random(5), _timing())
+    deleted = planned.plan.calls[1]
+    assert deleted.call.arguments["petId"] == "pet-11111"
+    assert deleted.wired["petId"].source == "pets::listPets"
