@@ -225,7 +225,7 @@ class ToolEngine(ABC):
             jobs = [
                 (c, i, limit is None or n < limit) for n, (c, i) in enumerate(zip(calls, ids, strict=True))
             ]
-            if len(calls) <= 1 or self.max_workers <= 1:
+            if len(calls) <= 1 or self.max_workers <= 1 or self.runs_inline(calls):
                 results = [self._guarded(state, c, i, allowed, timeout) for c, i, allowed in jobs]
             else:
                 pool = self._executor()
@@ -239,6 +239,11 @@ class ToolEngine(ABC):
             for (call, call_id, _), result in zip(jobs, results, strict=True):
                 history.append(_history_entry(call, call_id, result))
             return results
+
+    def runs_inline(self, calls: Sequence[ToolCall]) -> bool:
+        """True when a batch gains nothing from the pool: every call is bounded in-process work
+        (:attr:`bounded`), which threads would only take turns at."""
+        return self.bounded
 
     async def execute_async(
         self, session_id: str, calls: Sequence[ToolCall], *, timeout: float | None = None

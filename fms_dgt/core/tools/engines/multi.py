@@ -21,7 +21,7 @@ engine's policy. ``metadata["engine"]`` of each result says which route ran it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
@@ -129,6 +129,15 @@ class MultiToolEngine(ToolEngine):
         if builtin is not None:
             return builtin.engine, self._engine_named(builtin.engine)
         return "", None
+
+    def runs_inline(self, calls: Sequence[ToolCall]) -> bool:
+        """True when every call of the batch routes to a bounded engine (the mock engine)."""
+        for call in calls:
+            overloads = self.overloads_of(call.name)
+            target = self.route(overloads[0])[1] if overloads else None
+            if not (isinstance(target, ToolEngine) and target is not self and target.bounded):
+                return False
+        return True
 
     def route_label(self, tool: Tool) -> str:
         """The route that runs ``tool`` (``multi`` when nothing does)."""
