@@ -55,14 +55,14 @@ _CHAT_SOURCES: dict[type[WireFormat], bool] = {OpenAIChat: True, HFChat: False}
 _DECLINED = (LookupError, TypeError, ValueError, AttributeError, RecursionError, DGTError)
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True, frozen=True, kw_only=True)
 class _Projection:
     value: dict[str, Any]
     text: str
     plain: str
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, kw_only=True)
 class _KnownTool:
     """One distinct item of ``tools`` (by its text), read once, with its canonical tools and projections."""
 
@@ -93,7 +93,7 @@ class _KnownTool:
         return known
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True, frozen=True, kw_only=True)
 class _Names:
     codec: NameCodec
     encoded: dict[str, str]
@@ -136,48 +136,59 @@ class FastConverter:
 
     def _convert(self, text: str, wire: WireFormat) -> str:
         members = self._members(text)
+        metadata, text_arguments = self._metadata(members)
+        name_map = metadata["name_map"]
+        turns = chat_turns(members["messages"], name_map, text_arguments=text_arguments)
+        names, projections = self._offered(_listed(members.get("tools")), name_map, text_arguments, wire)
+        projected = [p.value for p in projections]
+        if type(wire) in TEXT_TOOLS:
+            tools = tools_text([p.plain for p in projections])
+        else:
+            tools = wire.tools(projected)
+        record = wire.assemble(tools, BODIES[type(wire)](turns, names.encoded), self._meta(metadata, names))
+        if self._arrow:
+            return COMPACT(to_arrow_safe(record))
+        # The projected list's text from each tool's own: where the format puts the list, it is spliced.
+        listed = {id(projected): "[" + ",".join(p.text for p in projections) + "]"}
+        return self._encoded(record, tools, listed)
+
+    def _metadata(self, members: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """The record's metadata, and whether its format carries arguments as text."""
         metadata = members["metadata"]
         if (
             type(metadata) is not dict
             or members.get("layout") == ARROW_SAFE
             or metadata.get("template_family")
         ):
-            raise ValueError("not a plain record of the run")
-        text_arguments = self._source(metadata["format"])
+            raise ValueError("not a plain record of a run")
         name_map = metadata["name_map"]
         if type(name_map) is not dict or not all(type(v) is str for v in name_map.values()):
             raise ValueError("no name map")
-        turns = chat_turns(members["messages"], name_map, text_arguments=text_arguments)
-        known = _listed(members.get("tools"))
+        return metadata, self._source(metadata["format"])
+
+    def _offered(
+        self, known: list[_KnownTool], name_map: dict[str, str], text_arguments: bool, wire: WireFormat
+    ) -> tuple[_Names, list[_Projection]]:
+        """The provider names of the offered tools, and each projected (the first of a name counts)."""
         offered: dict[str, _KnownTool] = {}
         for item in known:
             qualified = name_map[item.name]
-            item.tool(qualified)
+            item.tool(qualified)  # every item is checked, as the reference path reads every one
             offered.setdefault(qualified, item)
         strict = text_arguments and any(item.strict for item in known)
         names = self._names_of(offered, wire)
-        projections = [item.projection(wire, q, names.encoded[q], strict) for q, item in offered.items()]
-        meta = {k: v for k, v in metadata.items() if k not in LAYOUT_KEYS}
+        return names, [item.projection(wire, q, names.encoded[q], strict) for q, item in offered.items()]
+
+    def _meta(self, metadata: dict[str, Any], names: _Names) -> dict[str, Any]:
+        meta = dict(metadata)  # a copy in C, then the few layout keys out: what a comprehension keeps
+        for key in LAYOUT_KEYS:
+            meta.pop(key, None)
         meta["format"] = self._fmt
         meta["name_map"] = names.name_map
-        return self._record(wire, turns, names, projections, meta)
+        return meta
 
-    def _record(
-        self,
-        wire: WireFormat,
-        turns: Any,
-        names: _Names,
-        projections: list[_Projection],
-        meta: dict[str, Any],
-    ) -> str:
-        if type(wire) in TEXT_TOOLS:
-            tools: Any = tools_text([p.plain for p in projections])
-        else:
-            tools = wire.tools([p.value for p in projections])
-        record = wire.assemble(tools, BODIES[type(wire)](turns, names.encoded), meta)
-        if self._arrow:
-            return COMPACT(to_arrow_safe(record))
-        fragments = {id(p.value): p.text for p in projections}
+    def _encoded(self, record: dict[str, Any], tools: Any, listed: dict[int, str]) -> str:
+        """``COMPACT(record)``, the ``tools`` value spliced from the projected tools' texts."""
         parts = []
         for key, value in record.items():
             name = self._keys.get(key)
@@ -185,7 +196,7 @@ class FastConverter:
                 if type(key) is not str:
                     raise ValueError("a key is not text")
                 name = self._keys[key] = COMPACT(key) + ":"
-            parts.append(name + (_spliced(value, fragments) if value is tools else COMPACT(value)))
+            parts.append(name + (_spliced(value, listed) if value is tools else COMPACT(value)))
         return "{" + ",".join(parts) + "}"
 
     def _source(self, fmt: Any) -> bool:
@@ -289,7 +300,7 @@ def _read_tool(text: str, value: Any) -> _KnownTool:
 
 
 def _spliced(value: Any, fragments: dict[int, str]) -> str:
-    """``COMPACT(value)``, with the text of each projected tool in it taken from ``fragments``."""
+    """``COMPACT(value)``, with the text of the objects in ``fragments`` (by identity) taken from it."""
     known = fragments.get(id(value))
     if known is not None:
         return known
