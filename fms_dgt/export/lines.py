@@ -12,6 +12,7 @@ that has it and a process with no other thread running; elsewhere one process co
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
@@ -36,6 +37,7 @@ MIN_PARALLEL_BYTES = 16 << 20
 _MAX_WORKERS = 8
 _BUFFER = 1 << 20
 _BATCH = 256
+_RANGES_PER_WORKER = 4
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)
@@ -113,11 +115,11 @@ def write_jsonl(
     Raises:
         ExportError: a damaged line or a record that cannot be read or written (file:line).
     """
-    ranges = _ranges(source, _workers(source, workers))
-    if len(ranges) == 1:
+    count = _workers(source, workers)
+    if count == 1:
         part = _convert_range(source, 0, None, out, target, path_in_errors=True)
     else:
-        part = _in_parallel(source, ranges, out, target)
+        part = _in_parallel(source, count, out, target)
     skipped.update(part.skipped)
     return part.written
 
@@ -187,11 +189,16 @@ def _texts(
         yield text
 
 
-def _in_parallel(source: Path, ranges: list[tuple[int, int | None]], out: Path, target: Target) -> _Part:
+def _in_parallel(source: Path, workers: int, out: Path, target: Target) -> _Part:
+    # More ranges than processes: a process slowed down by other work on the machine takes fewer.
+    ranges = _ranges(source, workers * _RANGES_PER_WORKER)
     files = [out, *(out.with_name(f"{out.name}.{k}") for k in range(1, len(ranges)))]
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(len(ranges), mp_context=context) as pool:
+        # gc.freeze: what a worker inherits is never collected there, so it is neither walked nor copied.
+        with ProcessPoolExecutor(
+            min(workers, len(ranges)), mp_context=context, initializer=gc.freeze
+        ) as pool:
             futures = [
                 pool.submit(_convert_range, source, start, end, file, target)
                 for (start, end), file in zip(ranges, files, strict=True)
