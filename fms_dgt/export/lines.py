@@ -36,7 +36,6 @@ __all__ = ["MIN_PARALLEL_BYTES", "Target", "convert_line", "numbered", "write_js
 MIN_PARALLEL_BYTES = 16 << 20
 _MAX_WORKERS = 8
 _BUFFER = 1 << 20
-_BATCH = 256
 _RANGES_PER_WORKER = 4
 
 
@@ -156,14 +155,9 @@ def _convert_range(
 ) -> _Part:
     part = _Part()
     with out.open("w", encoding="utf-8", buffering=_BUFFER) as handle:
-        batch: list[str] = []
+        # A line at a time: joining lines into large strings costs more (fresh memory pages).
         for text in _texts(source, start, end, target, part, path_in_errors):
-            batch.append(text)
-            if len(batch) == _BATCH:  # one write per batch: a write call costs more than a join
-                handle.write("\n".join(batch) + "\n")
-                batch.clear()
-        if batch:
-            handle.write("\n".join(batch) + "\n")
+            handle.write(text + "\n")
     return part
 
 
