@@ -36,7 +36,7 @@ __all__ = ["MIN_PARALLEL_BYTES", "Target", "convert_line", "numbered", "write_js
 MIN_PARALLEL_BYTES = 16 << 20
 _MAX_WORKERS = 8
 _BUFFER = 1 << 20
-_RANGES_PER_WORKER = 4
+_RANGES_PER_WORKER = 2
 
 
 @dataclass(slots=True, frozen=True, kw_only=True)
