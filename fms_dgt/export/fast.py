@@ -57,9 +57,14 @@ _DECLINED = (LookupError, TypeError, ValueError, AttributeError, RecursionError,
 
 @dataclass(slots=True, frozen=True, kw_only=True)
 class _Projection:
+    """A projected tool, its compact text, its text with the default separators and that text as
+    it stands inside a JSON string (escaping is character by character, so the texts of a list
+    join inside one string)."""
+
     value: dict[str, Any]
     text: str
     plain: str
+    quoted: str
 
 
 @dataclass(slots=True, eq=False, kw_only=True)
@@ -89,7 +94,9 @@ class _KnownTool:
         known = self.projections.get(key)
         if known is None:
             value = project(wire, self.tools[qualified], name, strict)
-            known = self.projections[key] = _Projection(value=value, text=COMPACT(value), plain=PLAIN(value))
+            plain = PLAIN(value)
+            known = _Projection(value=value, text=COMPACT(value), plain=plain, quoted=COMPACT(plain)[1:-1])
+            self.projections[key] = known
         return known
 
 
@@ -141,15 +148,16 @@ class FastConverter:
         turns = chat_turns(members["messages"], name_map, text_arguments=text_arguments)
         names, projections = self._offered(_listed(members.get("tools")), name_map, text_arguments, wire)
         projected = [p.value for p in projections]
+        # The tools' text from each tool's own, spliced where the format puts the list (or its text).
         if type(wire) in TEXT_TOOLS:
             tools = tools_text([p.plain for p in projections])
+            listed = {id(tools): '"[' + ", ".join(p.quoted for p in projections) + ']"'}
         else:
             tools = wire.tools(projected)
+            listed = {id(projected): "[" + ",".join(p.text for p in projections) + "]"}
         record = wire.assemble(tools, BODIES[type(wire)](turns, names.encoded), self._meta(metadata, names))
         if self._arrow:
             return COMPACT(to_arrow_safe(record))
-        # The projected list's text from each tool's own: where the format puts the list, it is spliced.
-        listed = {id(projected): "[" + ",".join(p.text for p in projections) + "]"}
         return self._encoded(record, tools, listed)
 
     def _metadata(self, members: dict[str, Any]) -> tuple[dict[str, Any], bool]:
