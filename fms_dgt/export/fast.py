@@ -23,7 +23,6 @@ the same bytes.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +46,6 @@ _PREFIX = 64
 _MAX_TOOLS = 20_000
 _MAX_NAME_SETS = 20_000
 _SPACE = " \t\n\r"
-_SPACES = re.compile(r"[ \t\n\r]*")
 _DECODE = json.JSONDecoder().raw_decode
 #: Whether a chat-layout source carries ``arguments`` as JSON text, by its format's class.
 _CHAT_SOURCES: dict[type[WireFormat], bool] = {OpenAIChat: True, HFChat: False}
@@ -253,7 +251,7 @@ class FastConverter:
                     raise ValueError("a trailing comma")
             elif text[i] != "}":
                 raise ValueError("not a member")
-        if _SPACES.match(text, i + 1).end() != len(text):  # type: ignore[union-attr]
+        if text[i + 1 :].strip(_SPACE):
             raise ValueError("extra data")
         return members
 
@@ -288,7 +286,10 @@ class FastConverter:
 
 
 def _space(text: str, i: int) -> int:
-    return _SPACES.match(text, i).end() if text[i] in _SPACE else i  # type: ignore[union-attr]
+    """The index of the first character from ``i`` that is not JSON white space (IndexError at the end)."""
+    while text[i] in _SPACE:
+        i += 1
+    return i
 
 
 def _listed(tools: Any) -> list[_KnownTool]:
