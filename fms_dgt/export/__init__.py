@@ -6,7 +6,11 @@
 * :mod:`~fms_dgt.export.templates`: rendering a record through a chat template and reporting what
   it lost (needs the ``templates`` extra);
 * :mod:`~fms_dgt.export.folder`: ``fms-dgt export``, a run's folder in another format, as JSON Lines
-  or Parquet, with a dataset card.
+  or Parquet, with a dataset card;
+* :mod:`~fms_dgt.export.lines`: the lines of an export, converted one by one and written as JSON
+  Lines, by several processes for a large input; :mod:`~fms_dgt.export.fast` (with
+  :mod:`~fms_dgt.export.bodies` and :mod:`~fms_dgt.export.encoders`): the fast path, the same bytes
+  as :func:`convert_record` for the records runs write.
 """
 
 from __future__ import annotations

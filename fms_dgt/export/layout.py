@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fms_dgt.errors import WireError
+from fms_dgt.export.encoders import PLAIN
 
 __all__ = ["ARROW_SAFE", "from_arrow_safe", "is_arrow_safe", "to_arrow_safe"]
 
@@ -125,7 +126,7 @@ def _apply(node: Any, path: tuple[str, ...], change: Callable[[Any], Any]) -> An
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return PLAIN(value)  # json.dumps(value, ensure_ascii=False), its encoder built once
 
 
 def _loads(text: Any) -> Any:

@@ -20,12 +20,21 @@ from fms_dgt.core.tools.wire.families import Family
 from fms_dgt.core.tools.wire.names import NameCodec
 from fms_dgt.core.tools.wire.schemas import input_schema
 from fms_dgt.errors import ToolDefinitionError, WireError
+from fms_dgt.export.encoders import COMPACT
 from fms_dgt.export.layout import ARROW_SAFE, from_arrow_safe, to_arrow_safe
 
-__all__ = ["CanonicalRecord", "convert_record", "export_record", "read_record"]
+__all__ = [
+    "LAYOUT_KEYS",
+    "CanonicalRecord",
+    "convert_record",
+    "export_record",
+    "project",
+    "read_record",
+    "record_tool",
+]
 
 #: Metadata keys a writer sets itself (they describe the layout, not the scenario).
-_LAYOUT_KEYS = ("format", "name_map", "template_family", "call_ids", "json_keys")
+LAYOUT_KEYS = ("format", "name_map", "template_family", "call_ids", "json_keys")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -82,7 +91,7 @@ def export_record(
     body = wire.messages(turns, codec)
     if rules is not None:
         body = families.finish(body, rules)
-    meta = {k: v for k, v in metadata.items() if k not in _LAYOUT_KEYS}
+    meta = {k: v for k, v in metadata.items() if k not in LAYOUT_KEYS}
     meta.update(format=fmt, name_map=codec.name_map)
     if rules is not None:
         meta["template_family"] = rules.name
@@ -90,22 +99,30 @@ def export_record(
     return _laid_out(record, layout)
 
 
-#: Projected tools by (format, strict, tool, fingerprint, provider name): a run offers the same
-#: tools in many records, and projecting a schema costs more than writing the record. Entries are
-#: shared, never mutated (families and layouts build new objects).
-_PROJECTED: dict[tuple[str, bool, str, str, str], dict[str, Any]] = {}
+#: Projected tools by (format, strict, provider name, tool, the text of its schema): a run offers the
+#: same tools in many records, and projecting a schema costs more than writing the record. The key
+#: holds the tool itself (tools compare by every field; a fingerprint ignores descriptions) and the
+#: text of its schema (equal schemas may differ in key order or in ``1`` against ``1.0``): a record is
+#: written with its own tools, whatever was exported before in the process. Entries are shared,
+#: never mutated (families and layouts build new objects).
+_PROJECTED: dict[tuple[str, bool, str, Tool, str], dict[str, Any]] = {}
 _PROJECTED_MAX = 50_000
 
 
 def _projected(wire: WireFormat, fmt: str, tool: Tool, name: str, strict: bool) -> dict[str, Any]:
-    key = (fmt, strict, tool.qualified_name, tool.fingerprint, name)
+    key = (fmt, strict, name, tool, COMPACT(tool.parameters))
     projected = _PROJECTED.get(key)
     if projected is None:
         if len(_PROJECTED) >= _PROJECTED_MAX:
             _PROJECTED.clear()
-        projected = wire.tool(tool, name, input_schema(tool, None, strict), strict=strict)
+        projected = project(wire, tool, name, strict)
         _PROJECTED[key] = projected
     return projected
+
+
+def project(wire: WireFormat, tool: Tool, name: str, strict: bool) -> dict[str, Any]:
+    """One offered tool as format ``wire`` writes it, under provider name ``name``."""
+    return wire.tool(tool, name, input_schema(tool, None, strict), strict=strict)
 
 
 def _family(family: str | Family | None, fmt: str) -> Family | None:
@@ -161,7 +178,7 @@ def read_record(record: Mapping[str, Any]) -> CanonicalRecord:
     codec = _codec(metadata)
     wire_tools, messages = wire.read(plain, codec)
     tools = [_tool(codec, w.name, w.description, w.parameters) for w in wire_tools]
-    kept = {k: v for k, v in metadata.items() if k not in _LAYOUT_KEYS}
+    kept = {k: v for k, v in metadata.items() if k not in LAYOUT_KEYS}
     return CanonicalRecord(tools=tools, messages=messages, metadata=kept, strict=_strict(plain, wire))
 
 
@@ -176,7 +193,15 @@ def _codec(metadata: Mapping[str, Any]) -> NameCodec:
 
 
 def _tool(codec: NameCodec, name: str, description: str, parameters: dict[str, Any]) -> Tool:
-    qualified = codec.decode(name)
+    return record_tool(name, codec.decode(name), description, parameters)
+
+
+def record_tool(name: str, qualified: str, description: str, parameters: dict[str, Any]) -> Tool:
+    """The canonical tool of a tool a record offers as ``name`` (``qualified`` in its name map).
+
+    Raises:
+        WireError: the qualified name or the tool is invalid.
+    """
     try:
         namespace, short = split_qualified_name(qualified)
         return Tool(short, namespace, description=description, parameters=parameters)

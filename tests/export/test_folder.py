@@ -47,6 +47,11 @@ def test_parquet_export_is_arrow_safe_and_loads_back(demo_run: Path, tmp_path: P
     expected = [convert_record(r, fmt="hf", family="llama3") for r in read_records(demo_run)]
     assert all(r["layout"] == "arrow-safe" for r in rows)
     assert [from_arrow_safe(r) for r in rows] == expected
+    export_folder(demo_run, fmt="gemini", to="parquet", destination=tmp_path / "g")
+    rows = pq.read_table(tmp_path / "g" / "data" / "train-00000-of-00001.parquet").to_pylist()
+    assert [from_arrow_safe(r) for r in rows] == [
+        convert_record(r, fmt="gemini") for r in read_records(demo_run)
+    ]
 
 
 def test_the_card_is_a_dataset_card_with_the_runs_provenance_and_quality(

@@ -113,3 +113,21 @@ def test_bfcl_records_of_bfcl_tools_use_bfcls_names(bfcl_run: Path) -> None:
         assert set(entry["metadata"]["name_map"]) == names
         called = {next(iter(t)) for t in entry["possible_answer"]["ground_truth"]}
         assert called <= names
+
+
+def test_each_record_is_written_with_its_own_tools_whatever_was_exported_before() -> None:
+    first = export_record(TOOLS, conversation(), {}, fmt="openai")
+    add = first["tools"][1]["function"]
+    changed = {
+        **add,
+        "description": "Add, described again.",
+        "parameters": dict(reversed(add["parameters"].items())),
+    }
+    record = {
+        **first,
+        "tools": [first["tools"][0], {"type": "function", "function": changed}, first["tools"][2]],
+    }
+    again = convert_record(record, fmt="openai")["tools"][1]["function"]
+    assert again["description"] == "Add, described again."
+    assert list(again["parameters"]) == list(changed["parameters"]), "the schema's own key order"
+    assert convert_record(first, fmt="openai") == first
