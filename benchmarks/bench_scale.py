@@ -1,8 +1,9 @@
 """Scale-out figures (issue: concurrency, Ray, record/replay): ratios measured in one run.
 
-1. **Concurrency**: the job with its text written by a loopback OpenAI-compatible stand-in that
-   answers in 50 ms (three requests per record): records/s at ``--concurrency 1`` (the baseline)
-   and 8, 16, 32; output byte-identical. Target: 32 >= 20x the baseline.
+1. **Concurrency**: the job with its text written by a loopback OpenAI-compatible stand-in (in a
+   process of its own, as an endpoint is) that answers in 50 ms (three requests per record):
+   records/s at ``--concurrency 1`` (the baseline) and 8, 16, 32; output byte-identical.
+   Target: 32 >= 20x the baseline.
 2. **Ray**: the offline weather + API-Bank job (mock engine, CPU-bound) with ``--executor ray``
    on 1 worker (the baseline) and 2 workers; output byte-identical to the local executor.
    Target: 2 workers >= 1.6x one worker.
@@ -18,9 +19,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +84,30 @@ def _model(delay: float) -> Any:
     return reply
 
 
+@contextmanager
+def _model_process(delay: float) -> Iterator[str]:
+    """The stand-in in a process of its own, as a model endpoint is: in the job's process its
+    request handling would take turns with the job for the interpreter. Yields its base URL."""
+    command = [sys.executable, __file__, "--serve", str(delay)]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None and proc.stdin is not None
+        try:
+            yield proc.stdout.readline().strip()
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=10)
+
+
+def _serve_until_stdin_closes(delay: float) -> None:
+    with serve(_model(delay)) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()
+
+
 def bench_concurrency(tmp: Path) -> None:
     print("1. concurrency, text model answering in 50 ms (3 requests per record)")
-    with serve(_model(0.05)) as server:
-        text = {"type": "llm", "base_url": server.url, "model": "stand-in"}
+    with _model_process(0.05) as url:
+        text = {"type": "llm", "base_url": url, "model": "stand-in"}
         base_seconds, reference, base_count = _run(_config(tmp / "c1", 40, text), concurrency=1)
         base = base_count / base_seconds
         print(f"   concurrency  1: {base:8.1f} records/s (baseline, {base_count} records)")
@@ -126,8 +150,8 @@ def bench_ray(tmp: Path) -> None:
 
 def bench_per_worker(tmp: Path) -> None:
     print("3. one process, text model answering in 200 ms, --concurrency 32")
-    with serve(_model(0.2)) as server:
-        text = {"type": "llm", "base_url": server.url, "model": "stand-in"}
+    with _model_process(0.2) as url:
+        text = {"type": "llm", "base_url": url, "model": "stand-in"}
         seconds, _, done = _run(_config(tmp / "w200", 256, text), concurrency=32)
     print(f"   {done / seconds:8.1f} records/s per worker ({done} records, {seconds:.1f} s)")
 
@@ -187,6 +211,9 @@ SECTIONS = {
 
 def main() -> None:
     """Every section, or those named on the command line (concurrency, ray, worker, merge)."""
+    if sys.argv[1:2] == ["--serve"]:
+        _serve_until_stdin_closes(float(sys.argv[2]))
+        return
     print(f"load average: {os.getloadavg()[0]:.2f}")
     wanted = sys.argv[1:] or list(SECTIONS)
     with tempfile.TemporaryDirectory() as name:
