@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -116,8 +117,14 @@ def main() -> None:
                 expected = [r for r in read_records(_plain_export(source, scratch, fmt))]
                 for label, (kind, path) in _exports(source, scratch / release, fmt).items():
                     out = scratch / "rows.jsonl"
+                    # A cache of its own per load: datasets keys a local folder's cache by its name
+                    # and card, so a folder exported again under a used name would load stale rows.
+                    cache = tempfile.mkdtemp(dir=scratch)
                     done = subprocess.run(
-                        [str(python), str(loader), kind, str(path), str(out)], capture_output=True, text=True
+                        [str(python), str(loader), kind, str(path), str(out)],
+                        capture_output=True,
+                        text=True,
+                        env={**os.environ, "HF_DATASETS_CACHE": cache},
                     )
                     if done.returncode:
                         cell = f"fails: {done.stdout.strip()[:60]}"
