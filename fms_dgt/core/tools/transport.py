@@ -267,6 +267,22 @@ class Reply:
         """True when the response says its body is JSON."""
         return "json" in self.headers.get("content-type", "").lower()
 
+    def value(self, what: str) -> Any:
+        """The body as a tool result: parsed JSON (within the parse limits) when the response says
+        JSON and it parses, else the text; None for an empty body.
+
+        Raises:
+            RESTCallError: a JSON body past the parse limits (see :func:`decode_json`).
+        """
+        if not self.content:
+            return None
+        if self.is_json:
+            try:
+                return decode_json(self.content, what)
+            except json.JSONDecodeError:
+                return self.text
+        return self.text
+
 
 def _charset(content_type: str) -> str | None:
     for part in content_type.split(";")[1:]:

@@ -58,7 +58,6 @@ from fms_dgt.core.tools.transport import (
     Reply,
     Sender,
     byte_cap,
-    decode_json,
     has_control_character,
     is_sensitive_name,
     parse_base,
@@ -318,7 +317,7 @@ def _result(call: ToolCall, spec: HTTPSpec, reply: Reply) -> ToolResult:
         "elapsed_ms": round(reply.elapsed_ms, 3),
     }
     try:
-        value = redact_value(_decode(reply, f"the response of {spec.method} {spec.base.url}"))
+        value = redact_value(reply.value(f"the response of {spec.method} {spec.base.url}"))
     except RESTCallError as exc:
         return call_failure(call, exc, **metadata)
     error = None
@@ -326,17 +325,6 @@ def _result(call: ToolCall, spec: HTTPSpec, reply: Reply) -> ToolResult:
         error = _status_error(spec, reply)
         metadata["error"] = error_info("execution", "execution", code=reply.status)
     return ToolResult(call.call_id, call.name, result=value, error=error, metadata=metadata)
-
-
-def _decode(reply: Reply, what: str) -> Any:
-    if not reply.content:
-        return None
-    if reply.is_json:
-        try:
-            return decode_json(reply.content, what)
-        except json.JSONDecodeError:
-            return reply.text
-    return reply.text
 
 
 def _status_error(spec: HTTPSpec, reply: Reply) -> str:

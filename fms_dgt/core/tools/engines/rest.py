@@ -32,7 +32,6 @@ This module is the plug-in: its configuration, sending, and turning responses in
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +53,6 @@ from fms_dgt.core.tools.transport import (
     Reply,
     Sender,
     byte_cap,
-    decode_json,
     has_control_character,
     parse_base,
 )
@@ -248,7 +246,7 @@ class RESTToolEngine(ToolEngine):
             "url": redact(f"{request.url}{request.path}"),
             "elapsed_ms": round(reply.elapsed_ms, 3),
         }
-        value = redact_value(_decode(reply, f"the response of {request.method} {request.path}"))
+        value = redact_value(reply.value(f"the response of {request.method} {request.path}"))
         error = None
         if not 200 <= reply.status < 300:
             error = self._status_error(route, request, reply)
@@ -279,14 +277,3 @@ def _config_base(base_url: str | None) -> str | None:
         return parse_base(base_url.rstrip("/")).url
     except RESTCallError as exc:
         raise ConfigError(f"{exc} (the rest engine's base_url)") from None
-
-
-def _decode(reply: Reply, what: str) -> Any:
-    if not reply.content:
-        return None
-    if reply.is_json:
-        try:
-            return decode_json(reply.content, what)
-        except json.JSONDecodeError:
-            return reply.text
-    return reply.text
