@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fms_dgt.core.tools.data_objects import Tool, split_qualified_name
+from fms_dgt.core.tools.data_objects import Tool, distinct_tools, split_qualified_name
 from fms_dgt.core.tools.wire import families
 from fms_dgt.core.tools.wire.base import Message, WireFormat, get_wire_format
 from fms_dgt.core.tools.wire.families import Family
@@ -81,7 +81,7 @@ def export_record(
     """
     wire = get_wire_format(fmt)
     rules = _family(family, fmt)
-    offered = _distinct(tools)
+    offered = distinct_tools(tools)
     codec = wire.codec(t.qualified_name for t in offered)
     projected = [_projected(wire, fmt, t, codec.encode(t.qualified_name), strict) for t in offered]
     turns = list(messages)
@@ -135,16 +135,6 @@ def _family(family: str | Family | None, fmt: str) -> Family | None:
             "(the one chat templates take). Use --format hf."
         )
     return rules
-
-
-def _distinct(tools: Sequence[Tool]) -> list[Tool]:
-    seen: set[str] = set()
-    out = []
-    for tool in tools:
-        if tool.qualified_name not in seen:
-            seen.add(tool.qualified_name)
-            out.append(tool)
-    return out
 
 
 def _laid_out(record: dict[str, Any], layout: str | None) -> dict[str, Any]:

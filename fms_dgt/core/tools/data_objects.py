@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from fms_dgt.core.tools.constants import TOOL_NAMESPACE_SEP
 from fms_dgt.errors import ToolDefinitionError
 
-__all__ = ["Tool", "ToolCall", "ToolResult", "qualify", "split_qualified_name"]
+__all__ = ["Tool", "ToolCall", "ToolResult", "distinct_tools", "qualify", "split_qualified_name"]
 
 
 def _empty_object_schema() -> dict[str, Any]:
@@ -290,3 +290,14 @@ class ToolResult:
             data.get("error"),
             copy.deepcopy(data.get("metadata", {})),
         )
+
+
+def distinct_tools(tools: Iterable[Tool]) -> list[Tool]:
+    """``tools`` without repeats of a qualified name, the first of each kept, in order."""
+    seen: set[str] = set()
+    out = []
+    for tool in tools:
+        if tool.qualified_name not in seen:
+            seen.add(tool.qualified_name)
+            out.append(tool)
+    return out

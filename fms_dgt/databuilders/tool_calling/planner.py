@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
-from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.data_objects import Tool, distinct_tools
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class Planner:
             plan.topic = sample.tools[0]
             plan.offered = self._unrelated(sample.tools[0], rng)
             return PlannedRecord(plan=plan, sample=sample, levels=[], feeds={}, sampler=scenario.sampler)
-        called = _distinct(sample.tools)
+        called = distinct_tools(sample.tools)
         plan.offered = self._offer(called, rng)
         if kind == "missing_value":
             plan.missing = _missing(called, rng)
@@ -236,16 +236,6 @@ def _weighted(rng: random.Random, weights: Sequence[float]) -> int:
         if roll < 0:
             return index
     return len(weights) - 1
-
-
-def _distinct(tools: Sequence[Tool]) -> list[Tool]:
-    seen: set[str] = set()
-    out = []
-    for tool in tools:
-        if tool.qualified_name not in seen:
-            seen.add(tool.qualified_name)
-            out.append(tool)
-    return out
 
 
 def _required(tool: Tool) -> list[str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fms_dgt.core.tools.artifacts import Edge
-from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.wire import Message, NameCodec, WireError
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
 from fms_dgt.databuilders.tool_calling.text import RecordText
@@ -162,16 +162,6 @@ def edge_dict(edge: Edge) -> dict[str, Any]:
         "input": edge.input,
         "score": round(float(edge.score), 4),
     }
-
-
-def _distinct(tools: Sequence[Tool]) -> list[Tool]:
-    seen: set[str] = set()
-    out = []
-    for tool in tools:
-        if tool.qualified_name not in seen:
-            seen.add(tool.qualified_name)
-            out.append(tool)
-    return out
 
 
 def edges_among(edges: Sequence[Edge], calls: Sequence[PlannedCall]) -> list[Edge]:
