@@ -8,7 +8,7 @@
     fms-dgt tools export SOURCE [--format openai|openai-responses|anthropic|gemini] [--strict]
     fms-dgt run CONFIG [-n N] [--seed S] [--out DIR] [--format F] [--resume | --overwrite]
                 [--template-family X] [--layout arrow-safe] [--check-template FILE]
-                [--concurrency N] [--executor local|ray] [--workers N]
+                [--concurrency N] [--executor local|processes|ray] [--workers N]
     fms-dgt inspect OUT_DIR [--json]
     fms-dgt graph SOURCE (--tool QUALIFIED_NAME [--top N] | --dot FILE [--namespace NS])
     fms-dgt export OUT_DIR --format F [--template-family X] [--layout L] [--to jsonl|parquet] [--out DIR]
@@ -93,8 +93,10 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
         help="a chat template file (.jinja or tokenizer config) every record must render in",
     )
     run.add_argument("--concurrency", type=int, help="records in flight at once (run.concurrency, default 8)")
-    run.add_argument("--executor", choices=["local", "ray"], help="where records are built (run.executor)")
-    run.add_argument("--workers", type=int, help="Ray actors for --executor ray (run.workers, default 2)")
+    run.add_argument(
+        "--executor", choices=["local", "processes", "ray"], help="where records are built (run.executor)"
+    )
+    run.add_argument("--workers", type=int, help="worker processes or Ray actors (run.workers, default 2)")
 
 
 def _graph_parser(commands: Any) -> None:

@@ -45,6 +45,7 @@ they arise (``raise ... from exc``) and never leak bare.
     ├── TextError                   the text model could not write a turn of a record
     ├── RejectedRecord              a record failed its checks (it goes to ``rejects.jsonl``)
     ├── OutputError                 an output folder is locked, damaged, full or read-only
+    ├── WorkerError                 a worker process of a run failed or died (names it and its records)
     └── ExportError                 records cannot be exported (bad input folder or line, missing extra)
         └── ChatTemplateError       a record does not render through a chat template
 
@@ -100,6 +101,7 @@ __all__ = [
     "ToolNotFoundError",
     "UnknownPluginError",
     "WireError",
+    "WorkerError",
 ]
 
 
@@ -441,6 +443,11 @@ class WireError(DGTError):
 
 class OutputError(DGTError):
     """A run's output folder cannot be used: locked by another run, damaged, full or read-only."""
+
+
+class WorkerError(DGTError):
+    """A worker process of a run (``run.executor: processes``) failed or died; the message names
+    it and the records it was building. What the run wrote so far is kept for ``--resume``."""
 
 
 class ExportError(DGTError):

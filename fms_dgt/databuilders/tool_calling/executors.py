@@ -1,4 +1,5 @@
-"""Where records are built: in this process (one at a time or several in flight) or on Ray.
+"""Where records are built: in this process (one at a time or several in flight), in worker
+processes of this machine, or on Ray.
 
 An executor turns record indexes into :class:`Outcome` values (a record, or the reason it was
 rejected) and yields them **in index order**, whatever order they finish in, so the output is
@@ -11,6 +12,8 @@ byte-identical to a run of one record at a time for the same config and seed.
   shards; each of ``workers`` Ray actors builds the job from the config once and builds whole
   shards; the driver writes them in order. An actor that dies is restarted and its shard retried:
   the driver writes a shard only once it has all of it, so nothing is duplicated or lost.
+* ``run.executor: processes``: the same shards built by worker processes of this machine
+  (:mod:`~fms_dgt.databuilders.tool_calling.processes`, which the job starts itself).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fms_dgt.databuilders.tool_calling.output import line_of
 from fms_dgt.databuilders.tool_calling.summary import RunSummary
@@ -31,16 +34,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXECUTORS",
+    "Entry",
+    "Executor",
     "LocalExecutor",
     "Outcome",
     "RayExecutor",
     "RunOptions",
+    "ShardBuilder",
     "make_executor",
     "parse_run",
+    "unpack",
 ]
 
 #: The executors ``run.executor`` names.
-EXECUTORS = ("local", "ray")
+EXECUTORS = ("local", "processes", "ray")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -49,9 +56,9 @@ class RunOptions:
 
     Attributes:
         concurrency: records in flight at once in one process (local executor, and per Ray worker).
-        executor: ``local`` or ``ray``.
-        workers: Ray actors.
-        shard_size: records per Ray task.
+        executor: ``local``, ``processes`` or ``ray``.
+        workers: worker processes or Ray actors.
+        shard_size: records per shard handed to a worker process or Ray actor.
         ray_address: an existing Ray cluster (``ray.address``), else a local one is started.
     """
 
@@ -83,6 +90,18 @@ class Outcome:
 
 
 Builder = Callable[[int], Outcome]
+
+
+class Executor(Protocol):
+    """What the job asks of an executor."""
+
+    def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
+        """Every index's outcome, in the order given."""
+        ...
+
+    def close(self) -> None:
+        """Release workers, threads and processes."""
+        ...
 
 
 class LocalExecutor:
@@ -156,7 +175,7 @@ class RayExecutor:
             else:
                 kwargs["num_cpus"] = options.workers
             self.ray.init(**kwargs)
-        actor = self.ray.remote(max_restarts=3, max_task_retries=3)(_Worker)
+        actor = self.ray.remote(max_restarts=3, max_task_retries=3)(ShardBuilder)
         spec = job.worker_spec()
         # The job's class travels by reference: the actor rebuilds the job without this module
         # importing the job module (which imports this one).
@@ -181,7 +200,7 @@ class RayExecutor:
             while number not in ready:
                 done, _ = self.ray.wait(list(queued.values()), num_returns=1)
                 key = next(k for k, ref in queued.items() if ref == done[0])
-                ready[key] = _unpack(*self.ray.get(queued.pop(key)))
+                ready[key] = unpack(*self.ray.get(queued.pop(key)))
                 self._submit(pending, queued, cycle)
             yield from ready.pop(number)
 
@@ -201,8 +220,9 @@ class RayExecutor:
         self.actors = []
 
 
-class _Worker:
-    """A Ray actor: one job built from the config, building shards of records."""
+class ShardBuilder:
+    """One job built from the config, building shards of records (a Ray actor, or the body of a
+    worker process of :mod:`~fms_dgt.databuilders.tool_calling.processes`)."""
 
     def __init__(
         self, factory: Callable[[Mapping[str, Any]], GenerationJob], spec: Mapping[str, Any]
@@ -230,12 +250,16 @@ class _Worker:
                 entries.append((outcome.index, line_of(outcome.record), None))
         return entries, tally
 
+    def close(self) -> None:
+        """Close the job (its engines, servers and connections)."""
+        self.job.close()
+
 
 #: One record of a shard as a worker sends it: index, record line, reject entry.
 Entry = tuple[int, str | None, dict[str, Any] | None]
 
 
-def _unpack(entries: list[Entry], tally: RunSummary) -> list[Outcome]:
+def unpack(entries: list[Entry], tally: RunSummary) -> list[Outcome]:
     """A worker's shard as outcomes; the last one carries the shard's counts."""
     outcomes = [Outcome(i, line=line, reject=reject, counted=True) for i, line, reject in entries]
     if outcomes:
@@ -255,7 +279,8 @@ def _import_ray() -> Any:
 
 
 def make_executor(job: GenerationJob, options: RunOptions) -> LocalExecutor | RayExecutor:
-    """The executor ``options`` asks for.
+    """The executor ``options`` asks for (``processes``: the job starts its own, see
+    :mod:`~fms_dgt.databuilders.tool_calling.processes`).
 
     Raises:
         ConfigError: an unknown executor, or Ray asked for but not installed.
@@ -264,6 +289,8 @@ def make_executor(job: GenerationJob, options: RunOptions) -> LocalExecutor | Ra
         return LocalExecutor(job.outcome, options.concurrency, job.follow_sources)
     if options.executor == "ray":
         return RayExecutor(job, options)
+    if options.executor == "processes":
+        raise ConfigError("the processes executor is started by the job itself: ask GenerationJob.run")
     raise ConfigError(f"unknown executor {options.executor!r}: use one of {', '.join(EXECUTORS)}")
 
 

@@ -46,11 +46,18 @@ from fms_dgt.databuilders.tool_calling.config import (
     parse_generation,
 )
 from fms_dgt.databuilders.tool_calling.executor import RecordExecutor
-from fms_dgt.databuilders.tool_calling.executors import Outcome, RunOptions, make_executor, parse_run
+from fms_dgt.databuilders.tool_calling.executors import (
+    Executor,
+    Outcome,
+    RunOptions,
+    make_executor,
+    parse_run,
+)
 from fms_dgt.databuilders.tool_calling.interrupts import GracefulStop, Stopped
 from fms_dgt.databuilders.tool_calling.manifest import build_manifest
 from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
 from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, Planner
+from fms_dgt.databuilders.tool_calling.processes import ProcessExecutor
 from fms_dgt.databuilders.tool_calling.record import Record, build_messages, metadata, wired_edges
 from fms_dgt.databuilders.tool_calling.summary import PHASES, RunSummary
 from fms_dgt.databuilders.tool_calling.text import TextWriter, make_text_writer
@@ -112,12 +119,20 @@ class GenerationJob:
         self.resume = resume
         self.overwrite = overwrite
         self.progress = progress
-        self.registry = ToolRegistry.from_config(self.config)
+        # Worker processes build their jobs while this one builds its own (see processes.py).
+        processes = self.options.executor == "processes"
+        self._processes = ProcessExecutor(self, self.options) if processes else None
+        try:
+            self.registry = ToolRegistry.from_config(self.config)
+        except BaseException:
+            self._stop_processes()
+            raise
         self.blocked: tuple[str, ...] = ()  # every blocklist of the job's policies (set by _engine)
         try:
             self.engine = self._engine()
             self.samplers = [self._sampler(s) for s in self.settings.scenarios]
         except BaseException:
+            self._stop_processes()
             self.registry.close()
             raise
         self.text: TextWriter = make_text_writer(self.settings.text)
@@ -169,11 +184,9 @@ class GenerationJob:
         """What a worker process needs to build this job's records (the config as loaded, the
         command-line overrides)."""
         path = self.config.path
-        return {
-            "data": dict(self.config.data),
-            "path": str(path) if path else None,
-            "overrides": self._overrides,
-        }
+        # A worker builds records itself, with the driver's concurrency (its own workers: none).
+        overrides = {**self._overrides, "executor": "local", "concurrency": self.options.concurrency}
+        return {"data": dict(self.config.data), "path": str(path) if path else None, "overrides": overrides}
 
     @classmethod
     def from_worker_spec(cls, spec: Mapping[str, Any]) -> GenerationJob:
@@ -244,7 +257,7 @@ class GenerationJob:
             summary.quality.pool = len(self.planner.pool)
             self._count_existing(output, summary)
             todo = [i for i in range(self.settings.count) if i not in done]
-            executor = make_executor(self, self.options)
+            executor = self._executor()
             started = time.perf_counter()
             try:
                 with GracefulStop() as stop:
@@ -452,8 +465,21 @@ class GenerationJob:
             self._progress_bar = tqdm(total=total, file=self.progress, unit="rec", ncols=cols, nrows=rows)
         return self._progress_bar
 
+    def _executor(self) -> Executor:
+        """The run's executor: worker processes started with the job (or anew for a second run)."""
+        if self.options.executor == "processes":
+            started, self._processes = self._processes, None
+            return started or ProcessExecutor(self, self.options)
+        return make_executor(self, self.options)
+
+    def _stop_processes(self) -> None:
+        if self._processes is not None:
+            self._processes.close()
+            self._processes = None
+
     def close(self) -> None:
-        """Close engines, text model client and registry (connections, sessions)."""
+        """Close worker processes, engines, text model client and registry (connections, sessions)."""
+        self._stop_processes()
         self.engine.close()
         self.text.close()
         self.registry.close()

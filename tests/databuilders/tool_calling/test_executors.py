@@ -160,12 +160,14 @@ def test_the_ray_executor_writes_the_same_bytes_and_survives_a_dead_worker(tmp_p
 
 
 def _kill_a_worker(killed: list[int]) -> None:
-    """Kill one Ray actor process of the executor (Ray titles it ``ray::_Worker...``) mid-shard."""
+    """Kill one Ray actor process of the executor (Ray titles it ``ray::ShardBuilder...``) mid-shard."""
     import subprocess
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        found = subprocess.run(["pgrep", "-f", "ray::_Worker.build_shard"], capture_output=True, text=True)
+        found = subprocess.run(
+            ["pgrep", "-f", "ray::ShardBuilder.build_shard"], capture_output=True, text=True
+        )
         pids = [int(p) for p in found.stdout.split()]
         if pids:
             os.kill(pids[0], 9)
