@@ -96,7 +96,11 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
     run.add_argument(
         "--executor", choices=["local", "processes", "ray"], help="where records are built (run.executor)"
     )
-    run.add_argument("--workers", type=int, help="worker processes or Ray actors (run.workers, default 2)")
+    run.add_argument(
+        "--workers",
+        type=int,
+        help="run.workers: processes beside this one (default: cores - 1), or Ray actors (default 2)",
+    )
 
 
 def _graph_parser(commands: Any) -> None:

@@ -57,14 +57,15 @@ class RunOptions:
     Attributes:
         concurrency: records in flight at once in one process (local executor, and per Ray worker).
         executor: ``local``, ``processes`` or ``ray``.
-        workers: worker processes or Ray actors.
+        workers: Ray actors (default 2), or worker processes beside the driver, which builds
+            records too (default: one per core beyond the first); None for the default.
         shard_size: records per shard handed to a worker process or Ray actor.
         ray_address: an existing Ray cluster (``ray.address``), else a local one is started.
     """
 
     concurrency: int = 8
     executor: str = "local"
-    workers: int = 2
+    workers: int | None = None
     shard_size: int = 256
     ray_address: str | None = None
 
@@ -173,14 +174,14 @@ class RayExecutor:
             if options.ray_address:
                 kwargs["address"] = options.ray_address
             else:
-                kwargs["num_cpus"] = options.workers
+                kwargs["num_cpus"] = options.workers or 2
             self.ray.init(**kwargs)
         actor = self.ray.remote(max_restarts=3, max_task_retries=3)(ShardBuilder)
         spec = job.worker_spec()
         # The job's class travels by reference: the actor rebuilds the job without this module
         # importing the job module (which imports this one).
         factory = type(job).from_worker_spec
-        self.actors = [actor.remote(factory, spec) for _ in range(max(1, options.workers))]
+        self.actors = [actor.remote(factory, spec) for _ in range(options.workers or 2)]
         # Each actor builds the registry from the config first; the run starts when all are ready.
         self.ray.get([a.ready.remote() for a in self.actors])
 

@@ -2,11 +2,12 @@
 
 A run whose records cost CPU (mock and simulated engines, template text, local MCP servers) is
 bound by one interpreter: threads share its lock, so ``concurrency`` stops helping once a core is
-busy. This executor starts ``run.workers`` processes, each building the job from the config once
-(its own registry, engines and stdio servers), and hands them shards of record indexes in turn,
-as the Ray executor hands them to actors. Workers send their records already made lines, with one
-count (tally) per shard; the driver writes the lines in index order and merges the tallies, so the
-output is byte-identical to a run of one record at a time.
+busy. This executor starts ``run.workers`` processes (default: one per core beyond the first),
+each building the job from the config once (its own registry, engines and stdio servers), and
+hands shards of record indexes in turn to them and to the driver itself, as the Ray executor hands
+them to actors. Workers send their records already made lines, with one count (tally) per shard;
+the driver writes the lines in index order and merges the tallies, so the output is byte-identical
+to a run of one record at a time.
 
 The processes start when the job is built (:meth:`ProcessExecutor.start` from the job's
 constructor): they build their jobs while the driver builds its own, and a run starts with them
@@ -37,7 +38,14 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.databuilders.tool_calling.executors import Entry, Outcome, RunOptions, ShardBuilder, unpack
+from fms_dgt.databuilders.tool_calling.executors import (
+    Entry,
+    LocalExecutor,
+    Outcome,
+    RunOptions,
+    ShardBuilder,
+    unpack,
+)
 from fms_dgt.errors import DGTError, WorkerError
 
 if TYPE_CHECKING:
@@ -46,7 +54,7 @@ if TYPE_CHECKING:
 
     from fms_dgt.databuilders.tool_calling.job import GenerationJob
 
-__all__ = ["ProcessExecutor"]
+__all__ = ["ProcessExecutor", "default_workers"]
 
 log = logging.getLogger(__name__)
 
@@ -70,19 +78,22 @@ class _Process:
 
 
 class ProcessExecutor:
-    """Records built by worker processes, shard by shard (see the module docstring).
+    """Records built by the driver and worker processes, shard by shard (see the module docstring).
 
     Args:
-        job: the driver's job (its config and overrides are what every worker builds).
-        options: workers, shard size, per-worker concurrency.
+        job: the driver's job (its config and overrides are what every worker builds; the driver
+            builds its own share of the shards with it).
+        options: workers, shard size, per-process concurrency.
     """
 
     def __init__(self, job: GenerationJob, options: RunOptions) -> None:
         self.options = options
+        self.local = LocalExecutor(job.outcome, options.concurrency, job.follow_sources)
         context = _context()
         factory = type(job).from_worker_spec
-        spec = {**job.worker_spec(), "concurrency": options.concurrency}
-        self.workers = [self._spawn(context, n, factory, spec) for n in range(max(1, options.workers))]
+        spec = job.worker_spec()
+        count = options.workers if options.workers is not None else default_workers()
+        self.workers = [self._spawn(context, n, factory, spec) for n in range(1, count + 1)]
         self._ready = False
 
     @staticmethod
@@ -98,20 +109,28 @@ class ProcessExecutor:
         return _Process(number, process, tasks, answers)
 
     def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
-        """Every index's outcome, in the order given; each worker keeps two shards queued."""
+        """Every index's outcome, in the order given.
+
+        Shard n goes to builder n mod (workers + 1): builder 0 is the driver, which builds its
+        shard when its turn to be written comes, while each worker has its next two shards queued.
+        A worker answers its shards in the order received, so they are read back in index order.
+        """
         self.ready()
         size = self.options.shard_size
         shards = [list(indexes[i : i + size]) for i in range(0, len(indexes), size)]
-        count = len(self.workers)
-        # Shard n goes to worker n mod count; a worker answers its shards in the order received,
-        # so the driver reads them back in index order.
-        for number in range(min(2 * count, len(shards))):
-            self.workers[number % count].tasks.put(shards[number])
+        builders = len(self.workers) + 1
+        ahead = 2 * builders
+        for number in range(min(ahead, len(shards))):
+            if number % builders:
+                self.workers[number % builders - 1].tasks.put(shards[number])
         for number, shard in enumerate(shards):
-            worker = self.workers[number % count]
+            if number % builders == 0:
+                yield from self.local.outcomes(shard)
+                continue
+            worker = self.workers[number % builders - 1]
             entries, tally = self._answer(worker, shard)
-            if number + 2 * count < len(shards):
-                worker.tasks.put(shards[number + 2 * count])
+            if number + ahead < len(shards):
+                worker.tasks.put(shards[number + ahead])
             yield from unpack(entries, tally)
 
     def ready(self) -> None:
@@ -153,6 +172,16 @@ class ProcessExecutor:
                 q.close()
                 q.cancel_join_thread()
         self.workers = []
+
+
+def default_workers() -> int:
+    """Worker processes beside the driver when ``run.workers`` is not set: one per core beyond the
+    first (the cores this process may run on), at least one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 2
+    return max(1, cores - 1)
 
 
 def _context() -> BaseContext:
