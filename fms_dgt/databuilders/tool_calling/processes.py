@@ -75,6 +75,7 @@ class _Process:
     process: BaseProcess
     tasks: Any
     answers: Any
+    ready: bool = False
 
 
 class ProcessExecutor:
@@ -94,7 +95,6 @@ class ProcessExecutor:
         spec = job.worker_spec()
         count = options.workers if options.workers is not None else default_workers()
         self.workers = [self._spawn(context, n, factory, spec) for n in range(1, count + 1)]
-        self._ready = False
 
     @staticmethod
     def _spawn(context: BaseContext, number: int, factory: Factory, spec: Mapping[str, Any]) -> _Process:
@@ -112,10 +112,10 @@ class ProcessExecutor:
         """Every index's outcome, in the order given.
 
         Shard n goes to builder n mod (workers + 1): builder 0 is the driver, which builds its
-        shard when its turn to be written comes, while each worker has its next two shards queued.
-        A worker answers its shards in the order received, so they are read back in index order.
+        shard when its turn to be written comes, while each worker has its next two shards queued
+        (also while it is still building its job). A worker answers its shards in the order
+        received, so they are read back in index order.
         """
-        self.ready()
         size = self.options.shard_size
         shards = [list(indexes[i : i + size]) for i in range(0, len(indexes), size)]
         builders = len(self.workers) + 1
@@ -139,12 +139,20 @@ class ProcessExecutor:
         Raises:
             WorkerError: a worker failed to build its job, or died.
         """
-        if not self._ready:
-            for worker in self.workers:
-                self._answer(worker, None)
-            self._ready = True
+        for worker in self.workers:
+            self._ready(worker)
 
-    def _answer(self, worker: _Process, shard: Sequence[int] | None) -> Any:
+    def _ready(self, worker: _Process) -> None:
+        if not worker.ready:
+            self._next(worker, None)
+            worker.ready = True
+
+    def _answer(self, worker: _Process, shard: Sequence[int]) -> Any:
+        """The answer of ``worker`` for ``shard`` (once it is ready); an error when it failed or died."""
+        self._ready(worker)
+        return self._next(worker, shard)
+
+    def _next(self, worker: _Process, shard: Sequence[int] | None) -> Any:
         """The next answer of ``worker``; an error when it failed or died."""
         while True:
             try:

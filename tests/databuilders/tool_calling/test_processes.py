@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fms_dgt.cli import main
+from fms_dgt.databuilders.tool_calling.executors import Outcome, RunOptions
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
 from fms_dgt.databuilders.tool_calling.processes import ProcessExecutor
 from fms_dgt.errors import ConfigError, WorkerError
@@ -81,8 +82,8 @@ def test_a_dead_worker_is_an_error_naming_it_and_resume_finishes_the_run(tmp_pat
 class _Broken:
     """A job whose workers cannot build it (the driver's own build went fine)."""
 
-    def outcome(self, index: int) -> Any:
-        raise AssertionError("the driver never builds a record when its workers failed")
+    def outcome(self, index: int) -> Outcome:
+        return Outcome(index, reject={"index": index, "reason": "test"})
 
     def follow_sources(self) -> None:
         """Nothing to follow."""
@@ -96,12 +97,14 @@ class _Broken:
 
 
 def test_a_worker_that_cannot_build_its_job_says_why() -> None:
-    from fms_dgt.databuilders.tool_calling.executors import RunOptions
-
-    executor = ProcessExecutor(_Broken(), RunOptions(executor="processes", workers=1))  # type: ignore[arg-type]
+    options = RunOptions(executor="processes", workers=1, shard_size=1)
+    executor = ProcessExecutor(_Broken(), options)  # type: ignore[arg-type]
+    built: list[int] = []
     try:
         with pytest.raises(WorkerError, match="worker process 1 failed: no way to build this job"):
-            list(executor.outcomes([0, 1]))
+            for outcome in executor.outcomes([0, 1]):
+                built.append(outcome.index)
+        assert built == [0]  # the driver's own shard; the worker's is the error
     finally:
         executor.close()
     assert executor.workers == []
