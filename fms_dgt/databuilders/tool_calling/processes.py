@@ -116,9 +116,10 @@ class ProcessExecutor:
         (also while it is still building its job). A worker answers its shards in the order
         received, so they are read back in index order.
         """
-        size = self.options.shard_size
-        shards = [list(indexes[i : i + size]) for i in range(0, len(indexes), size)]
         builders = len(self.workers) + 1
+        # At least two shards per builder, so a short run is shared too.
+        size = max(1, min(self.options.shard_size, -(-len(indexes) // (2 * builders))))
+        shards = [list(indexes[i : i + size]) for i in range(0, len(indexes), size)]
         ahead = 2 * builders
         for number in range(min(ahead, len(shards))):
             if number % builders:
