@@ -250,6 +250,30 @@ DESCRIPTIONS = (
     "Follow-up appointment to review test results.",
     "Guided tour of the old town and its historic landmarks.",
 )
+#: What a photo's caption says (no product, event or person it could contradict).
+CAPTIONS = (
+    "Morning walk in the park",
+    "Asleep on the sofa after dinner",
+    "First day at the beach",
+    "Playing in the garden",
+    "Waiting by the door",
+    "Snow day in the backyard",
+    "Sunset from the balcony",
+)
+#: The sky, as a forecast says it.
+WEATHER_CONDITIONS = (
+    "sunny",
+    "clear",
+    "partly cloudy",
+    "cloudy",
+    "overcast",
+    "light rain",
+    "showers",
+    "thunderstorms",
+    "snow",
+    "fog",
+    "windy",
+)
 TITLES = (
     "Quarterly planning review",
     "Team lunch",

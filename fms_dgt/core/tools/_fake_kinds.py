@@ -137,6 +137,12 @@ def classify(
 
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
+_WEATHER = re.compile(r"weather|forecast|climate|meteo", re.I)
+_WEATHER_WORDS = frozenset({"condition", "conditions", "weather", "sky", "outlook", "weathercondition"})
+_FILES = re.compile(
+    r"\b(?:upload\w*|file\w*|photo\w*|image\w*|picture|attachment\w*|document\w*|video\w*)\b", re.I
+)
+_SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes", "contentlength"})
 
 
 def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, kind: str) -> Kind | None:
@@ -149,6 +155,13 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         r"weather|forecast|temp", f"{parent} {topic} {description}".lower()
     ):
         return _k("number", "temperature")
+    context = f"{parent} {' '.join(tokens(topic))} {description}".lower()
+    if joined in _WEATHER_WORDS and kind not in ("integer", "number") and _WEATHER.search(context):
+        return _k("misc", "weather")  # the sky's condition, not an item's or a patient's
+    if joined in _SIZE_WORDS and kind in ("integer", "number") and _FILES.search(context):
+        return _k("number", "bytes")  # the size of an uploaded photo is bytes, not a count
+    if joined == "caption" and _IMAGES.search(context):
+        return _k("text", "caption")
     if joined == "platform" and _SOCIAL.search(f"{description} {' '.join(tokens(topic))}".lower()):
         return _k("misc", "social")
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):

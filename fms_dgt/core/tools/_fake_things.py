@@ -98,6 +98,7 @@ _TEXTS: dict[str, tuple[str, ...]] = {
     "category": data.CATEGORIES,
     "genre": data.GENRES,
     "work": data.WORK_TITLES,
+    "caption": data.CAPTIONS,
 }
 
 
@@ -169,6 +170,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "activity": ("running", "cycling", "swimming", "yoga", "hiking", "rowing", "tennis"),
     "diet": ("vegetarian", "vegan", "gluten-free", "keto", "pescatarian", "dairy-free"),
     "pet": ("Max", "Bella", "Luna", "Charlie", "Milo", "Daisy", "Rocky", "Coco", "Buddy", "Nala"),
+    "weather": data.WEATHER_CONDITIONS,
 }
 
 #: Natural ranges of numbers: (lowest, highest, step).
@@ -196,6 +198,7 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "day": (1, 28, 1),
     "hour": (0, 23, 1),
     "minute": (0, 55, 5),
+    "bytes": (20_000, 4_000_000, 1),
 }
 
 

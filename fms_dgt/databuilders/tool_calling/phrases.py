@@ -21,6 +21,7 @@ from fms_dgt.errors import DGTError
 
 __all__ = [
     "VALUE_LIMIT",
+    "byte_words",
     "date_words",
     "error_words",
     "intended_values",
@@ -330,6 +331,8 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False) -> 
             if inner
             else f"the {words} has {len(value)} details"
         )
+    if words in _BYTES and type(value) is int and value >= 1000:
+        return f"{'' if compact else 'the '}{words} {'' if compact else _be(words) + ' '}{byte_words(value)}"
     unit = _UNITS.get(words.split(" ")[-1], "")
     if unit and " " not in words:
         return f"it's {_short(value, rng)}{unit}"
@@ -343,6 +346,19 @@ def _be(noun: str) -> str:
     last = noun.split(" ")[-1]
     plural = last.endswith("s") and not last.endswith(("ss", "us", "is")) and last not in ("news", "series")
     return "are" if plural else "is"
+
+
+#: Fields whose whole number is a count of bytes (a file's size), said as kB, MB or GB.
+_BYTES = frozenset({"size", "file size", "bytes", "size bytes", "size in bytes", "content length"})
+
+
+def byte_words(count: int) -> str:
+    """``1834209`` as ``1.8 MB``: a size as a person says it (decimal units, as file managers do)."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if count >= scale:
+            amount = count / scale
+            return f"{amount:.1f} {unit}" if amount < 10 else f"{int(amount + 0.5)} {unit}"
+    return f"{count} bytes"
 
 
 _UNITS = {"celsius": " °C", "fahrenheit": " °F", "percent": "%", "percentage": "%", "km": " km", "kg": " kg"}

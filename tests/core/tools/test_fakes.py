@@ -59,10 +59,32 @@ def _object(**props: Any) -> dict[str, Any]:
         ("time", {"kind": "number"}, None),
         ("q", {}, Kind("text", "query")),
         ("zork", {}, None),
+        # A weather tool's condition is the sky's; an item's or a patient's is not.
+        ("condition", {"topic": "get_weather"}, Kind("misc", "weather")),
+        ("conditions", {"description": "Current weather at the place"}, Kind("misc", "weather")),
+        ("condition", {"topic": "get_product"}, None),
+        # An uploaded file's size is bytes; a page's size is a count.
+        ("size", {"topic": "uploadPhoto", "kind": "integer"}, Kind("number", "bytes")),
+        ("size", {"topic": "list_shirts", "kind": "integer"}, Kind("number", "count")),
+        # A photo's caption is a caption, not a product description.
+        ("caption", {"topic": "uploadPhoto"}, Kind("text", "caption")),
+        ("caption", {"topic": "create_post"}, Kind("text", "description")),
     ],
 )
 def test_what_a_name_stands_for(name: str, options: dict[str, str], expected: Kind | None) -> None:
     assert classify(name, **options) == expected
+
+
+def test_a_weather_condition_a_file_size_and_a_caption_read_as_what_they_are() -> None:
+    from fms_dgt.core.tools._fake_data import CAPTIONS, WEATHER_CONDITIONS
+
+    schema = _object(condition={"type": "string"}, size={"type": "integer"}, caption={"type": "string"})
+    for seed in SEEDS:
+        weather = fake(schema, random.Random(seed), topic="get_current_weather")
+        assert weather["condition"] in WEATHER_CONDITIONS
+        upload = fake(schema, random.Random(seed), topic="upload_photo")
+        assert 20_000 <= upload["size"] <= 4_000_000
+        assert upload["caption"] in CAPTIONS
 
 
 def test_a_persons_email_and_username_come_from_their_name() -> None:

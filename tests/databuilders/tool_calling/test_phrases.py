@@ -9,6 +9,7 @@ import pytest
 
 from fms_dgt.databuilders.tool_calling.checks import json_dump
 from fms_dgt.databuilders.tool_calling.phrases import (
+    byte_words,
     date_words,
     error_words,
     plain,
@@ -99,6 +100,20 @@ def test_results_are_sentences_without_json() -> None:
     assert not json_dump(nested) and nested.startswith("there is 1 day")
     long = result_clause({"summary": "word " * 100}, "x", rng)
     assert len(long) < 120 and long.endswith("…")
+
+
+def test_a_file_size_is_said_in_bytes_units() -> None:
+    assert [byte_words(n) for n in (512, 84_500, 1_834_209, 25_000_000, 3_200_000_000)] == [
+        "512 bytes",
+        "85 kB",
+        "1.8 MB",
+        "25 MB",
+        "3.2 GB",
+    ]
+    said = {result_clause({"filename": "a.png", "size": 1_834_209}, "x", random.Random(s)) for s in range(20)}
+    assert all("1.8 MB" in s and "1834209" not in s.replace(",", "") for s in said)
+    # A size that is no byte count (a float, a small number) is said as it is.
+    assert "the size is 8" in {result_clause({"size": 8}, "x", random.Random(s)) for s in range(20)}
 
 
 def test_errors_are_said_briefly() -> None:
