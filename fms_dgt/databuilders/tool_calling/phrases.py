@@ -193,7 +193,7 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
     if last == "year" and isinstance(value, int):
         return rng.choice((f"in {number}", f"for {number}"))
     if last in _COUNTED:
-        return f"for {number} {last}"
+        return f"for {number} {last if value != 1 else _singular(last)}"  # "for 1 day"
     if last in _LIMITS or words.startswith(("max ", "top ", "limit")):
         return rng.choice((f"limited to {number}", f"with a {words} of {number}", f"at most {number}"))
     if _COUNT_OF.match(words):
@@ -400,9 +400,15 @@ def _item_name(item: Any, rng: random.Random) -> str:
 
 
 def _singular(noun: str) -> str:
+    head, _, last = noun.rpartition(" ")
+    if last in _IRREGULAR:
+        return f"{head} {_IRREGULAR[last]}".lstrip()
     if noun.endswith("ies"):
         return noun[:-3] + "y"
     return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+_IRREGULAR = {"people": "person", "children": "child", "kids": "kid", "men": "man", "women": "woman"}
 
 
 def error_words(error: str) -> str:
@@ -431,11 +437,14 @@ def _json_message(text: str) -> str | None:
 
 
 def intended_values(plan: RecordPlan, tool: Tool, rng: random.Random) -> dict[str, Any]:
-    """The values a no-call request states: a planned call's, else the record's context values and
-    synthesised ones for the tool's required arguments."""
+    """The values a no-call request states: a planned call's, else the ones the executor made for
+    the request (``plan.stated``: realistic values of the record's context), else synthesised ones
+    for the tool's required arguments."""
     for call in plan.calls:
         if call.tool.qualified_name == tool.qualified_name:
             return dict(call.given)
+    if plan.stated:
+        return dict(plan.stated)
     required = tool.parameters.get("required") or []
     properties = tool.parameters.get("properties") or {}
     try:

@@ -102,6 +102,17 @@ def test_results_are_sentences_without_json() -> None:
     assert len(long) < 120 and long.endswith("…")
 
 
+def test_one_of_a_counted_thing_is_singular() -> None:
+    said = {k: _said({k: 1}) for k in ("days", "people", "children", "nights")}
+    assert said == {
+        "days": "for 1 day",
+        "people": "for 1 person",
+        "children": "for 1 child",
+        "nights": "for 1 night",
+    }
+    assert _said({"days": 3}) == "for 3 days"
+
+
 def test_a_file_size_is_said_in_bytes_units() -> None:
     assert [byte_words(n) for n in (512, 84_500, 1_834_209, 25_000_000, 3_200_000_000)] == [
         "512 bytes",

@@ -257,3 +257,21 @@ def test_the_demo_run_writes_no_json_answers_and_no_notes(tmp_path: Path) -> Non
         user, final = record["messages"][0]["content"], record["messages"][-1]["content"]
         assert not implementation_notes(user) and "other cities get" not in user, user
         assert not json_dump(final) and "Here is what I found:" not in final, final
+
+
+def test_a_no_call_request_states_the_realistic_values_made_for_it(tmp_path: Path) -> None:
+    """The values a no-call request states are the ones the executor made from the record's
+    context (a pet's id, a photo's file name), not plain synthesis (``petid-1992``, ``signal-143``)."""
+    stated = 0
+    with GenerationJob(DEMO, count=300, out=tmp_path, overwrite=True) as job:
+        for index in range(300):
+            record = job.build(index)
+            plan = record.plan
+            if plan.kind == "calls" or not plan.stated:
+                continue
+            user = record.messages[0].content
+            for value in plan.stated.values():
+                if isinstance(value, str) and not value[:4].isdigit():  # dates are said in words
+                    assert value in user, (value, user)
+                    stated += 1
+    assert stated >= 5
