@@ -92,7 +92,11 @@ def _run_parser(commands: Any, formats: list[str]) -> None:
         "--check-template",
         help="a chat template file (.jinja or tokenizer config) every record must render in",
     )
-    run.add_argument("--concurrency", type=int, help="records in flight at once (run.concurrency, default 8)")
+    run.add_argument(
+        "--concurrency",
+        type=int,
+        help="records in flight per process (run.concurrency; default 8, 2 with --executor processes)",
+    )
     run.add_argument(
         "--executor", choices=["local", "processes", "ray"], help="where records are built (run.executor)"
     )

@@ -55,7 +55,8 @@ class RunOptions:
     """The ``run:`` block of a config (command-line flags override it).
 
     Attributes:
-        concurrency: records in flight at once in one process (local executor, and per Ray worker).
+        concurrency: records in flight at once in one process (each worker process and Ray worker
+            too); None for the default of :meth:`in_flight`.
         executor: ``local``, ``processes`` or ``ray``.
         workers: Ray actors (default 2), or worker processes beside the driver, which builds
             records too (default: one per core beyond the first); None for the default.
@@ -63,11 +64,19 @@ class RunOptions:
         ray_address: an existing Ray cluster (``ray.address``), else a local one is started.
     """
 
-    concurrency: int = 8
+    concurrency: int | None = None
     executor: str = "local"
     workers: int | None = None
     shard_size: int = 256
     ray_address: str | None = None
+
+    def in_flight(self) -> int:
+        """Records in flight per process: ``concurrency``, else 2 for worker processes (they are
+        for runs that compute, where more threads only take turns with the interpreter lock; 2
+        overlap the short waits on local servers) and 8 otherwise (runs that wait on the network)."""
+        if self.concurrency is not None:
+            return self.concurrency
+        return 2 if self.executor == "processes" else 8
 
 
 @dataclass(slots=True)
@@ -236,7 +245,7 @@ class ShardBuilder:
 
     def build_shard(self, indexes: Sequence[int]) -> tuple[list[Entry], RunSummary]:
         """Each index's line (or reject entry), in order, and the shard's counts."""
-        executor = LocalExecutor(self.job.outcome, self.job.options.concurrency, self.job.follow_sources)
+        executor = LocalExecutor(self.job.outcome, self.job.options.in_flight(), self.job.follow_sources)
         tally = RunSummary()
         entries: list[Entry] = []
         for outcome in executor.outcomes(indexes):
@@ -287,7 +296,7 @@ def make_executor(job: GenerationJob, options: RunOptions) -> LocalExecutor | Ra
         ConfigError: an unknown executor, or Ray asked for but not installed.
     """
     if options.executor == "local":
-        return LocalExecutor(job.outcome, options.concurrency, job.follow_sources)
+        return LocalExecutor(job.outcome, options.in_flight(), job.follow_sources)
     if options.executor == "ray":
         return RayExecutor(job, options)
     if options.executor == "processes":

@@ -185,7 +185,7 @@ class GenerationJob:
         command-line overrides)."""
         path = self.config.path
         # A worker builds records itself, with the driver's concurrency (its own workers: none).
-        overrides = {**self._overrides, "executor": "local", "concurrency": self.options.concurrency}
+        overrides = {**self._overrides, "executor": "local", "concurrency": self.options.in_flight()}
         return {"data": dict(self.config.data), "path": str(path) if path else None, "overrides": overrides}
 
     @classmethod

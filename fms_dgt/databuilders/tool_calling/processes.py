@@ -89,7 +89,7 @@ class ProcessExecutor:
 
     def __init__(self, job: GenerationJob, options: RunOptions) -> None:
         self.options = options
-        self.local = LocalExecutor(job.outcome, options.concurrency, job.follow_sources)
+        self.local = LocalExecutor(job.outcome, options.in_flight(), job.follow_sources)
         context = _context()
         factory = type(job).from_worker_spec
         spec = job.worker_spec()
