@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import collections
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -131,7 +131,7 @@ class LocalExecutor:
         self.concurrency = max(1, concurrency)
         self.before_next = before_next
 
-    def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
+    def outcomes(self, indexes: Sequence[int]) -> Generator[Outcome, None, None]:
         """Every index's outcome, in the order given."""
         if self.concurrency == 1:
             for index in indexes:

@@ -26,6 +26,7 @@ Limits declared on engines (``max_in_flight``) hold per process: each worker run
 
 from __future__ import annotations
 
+import collections
 import functools
 import logging
 import multiprocessing
@@ -33,8 +34,8 @@ import os
 import queue
 import signal
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +77,30 @@ class _Process:
     tasks: Any
     answers: Any
     ready: bool = False
+    pending: collections.deque[int] = field(default_factory=collections.deque)
+
+
+@dataclass(slots=True)
+class _Run:
+    """Where each shard of one :meth:`ProcessExecutor.outcomes` call is.
+
+    Attributes:
+        shards: the record indexes of each shard, in order.
+        front: the next shard nobody has yet.
+        owner: the worker of each shard handed out (None: the driver's own).
+        answers: worker shards received and not yet written.
+        mine: the driver's shards (built, or being built) not yet written.
+        building: the driver's shard in progress and its outcomes still to come.
+        orphans: shards of workers that died, not started by the driver yet.
+    """
+
+    shards: list[list[int]]
+    front: int = 0
+    owner: dict[int, _Process | None] = field(default_factory=dict)
+    answers: dict[int, tuple[list[Entry], Any]] = field(default_factory=dict)
+    mine: dict[int, list[Outcome]] = field(default_factory=dict)
+    building: tuple[int, Generator[Outcome, None, None]] | None = None
+    orphans: list[int] = field(default_factory=list)
 
 
 class ProcessExecutor:
@@ -111,28 +136,115 @@ class ProcessExecutor:
     def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
         """Every index's outcome, in the order given.
 
-        Shard n goes to builder n mod (workers + 1): builder 0 is the driver, which builds its
-        shard when its turn to be written comes, while each worker has its next two shards queued
-        (also while it is still building its job). A worker answers its shards in the order
-        received, so they are read back in index order.
+        Shards are handed out in index order: each worker keeps two queued (also while it is
+        still building its job), and the driver builds the next shard nobody has whenever it
+        would otherwise wait for a worker's answer, checking for answers between its records. A
+        worker answers its shards in the order received; the driver writes every shard in index
+        order, so it holds at most a few shards that are not yet written. The shards of a worker
+        that dies are built by the driver (a warning names the worker).
         """
         builders = len(self.workers) + 1
-        # At least two shards per builder, so a short run is shared too.
-        size = max(1, min(self.options.shard_size, -(-len(indexes) // (2 * builders))))
-        shards = [list(indexes[i : i + size]) for i in range(0, len(indexes), size)]
-        ahead = 2 * builders
-        for number in range(min(ahead, len(shards))):
-            if number % builders:
-                self.workers[number % builders - 1].tasks.put(shards[number])
-        for number, shard in enumerate(shards):
-            if number % builders == 0:
-                yield from self.local.outcomes(shard)
+        # About four shards per process, so a short run is shared too and the last ones even out.
+        size = max(1, min(self.options.shard_size, -(-len(indexes) // (4 * builders))))
+        run = _Run([list(indexes[i : i + size]) for i in range(0, len(indexes), size)])
+        try:
+            for number in range(len(run.shards)):
+                self._hand_out(run)
+                if number not in run.owner:
+                    run.owner[number] = None  # the next shard nobody has: the driver's
+                    run.front += 1
+                if run.owner[number] is None:
+                    self._own(run, number)
+                    yield from run.mine.pop(number)
+                else:
+                    yield from self._wait_for(run, number)
+        finally:
+            if run.building is not None:
+                run.building[1].close()
+
+    def _hand_out(self, run: _Run) -> None:
+        """Give every worker shards from the front until it has two queued."""
+        for worker in self.workers:
+            while len(worker.pending) < 2 and run.front < len(run.shards):
+                worker.tasks.put(run.shards[run.front])
+                worker.pending.append(run.front)
+                run.owner[run.front] = worker
+                run.front += 1
+
+    def _own(self, run: _Run, number: int) -> None:
+        """Finish the driver's shard ``number`` (started or not)."""
+        if number not in run.mine:
+            while run.building is not None:  # the shard in progress is written later
+                self._advance(run)
+            if number in run.orphans:
+                run.orphans.remove(number)
+            self._start(run, number)
+        while run.building is not None and run.building[0] == number:
+            self._advance(run)
+
+    def _start(self, run: _Run, number: int) -> None:
+        run.mine[number] = []
+        run.building = (number, self.local.outcomes(run.shards[number]))
+
+    def _advance(self, run: _Run) -> None:
+        """One record of the driver's shard in progress."""
+        assert run.building is not None
+        number, outcomes = run.building
+        outcome = next(outcomes, None)
+        if outcome is None:
+            run.building = None
+        else:
+            run.mine[number].append(outcome)
+
+    def _step(self, run: _Run) -> bool:
+        """One record of the driver's own while it waits; False when no shard is left for it."""
+        if run.building is None:
+            self._hand_out(run)
+            if run.orphans:
+                self._start(run, run.orphans.pop(0))  # a dead worker's
+            elif run.front < len(run.shards):
+                run.owner[run.front] = None
+                self._start(run, run.front)
+                run.front += 1
+            else:
+                return False
+        self._advance(run)
+        return True
+
+    def _wait_for(self, run: _Run, number: int) -> list[Outcome]:
+        """The outcomes of worker shard ``number``; the driver builds its own records meanwhile."""
+        while number not in run.answers and run.owner[number] is not None:
+            for worker in list(self.workers):
+                self._collect(run, worker, block=False)
+            owner = run.owner[number]
+            if owner is not None and number not in run.answers and not self._step(run):
+                self._collect(run, owner, block=True)
+        if number not in run.answers:  # its worker died: the driver builds it
+            self._own(run, number)
+            return run.mine.pop(number)
+        return unpack(*run.answers.pop(number))
+
+    def _collect(self, run: _Run, worker: _Process, *, block: bool) -> None:
+        """File ``worker``'s next answer under its shard, waiting for it when ``block``; a dead
+        worker's shards become the driver's."""
+        while worker.pending:
+            shard = run.shards[worker.pending[0]]
+            try:
+                kind, payload = self._next(worker, shard, block=block)
+            except _Died as dead:
+                log.warning("%s; its records are built by the run's own process", dead)
+                self.workers.remove(worker)
+                for number in worker.pending:
+                    run.owner[number] = None
+                run.orphans = sorted([*run.orphans, *worker.pending])
+                return
+            if kind is None:
+                return  # nothing yet
+            if kind == "ready":
+                worker.ready = True
                 continue
-            worker = self.workers[number % builders - 1]
-            entries, tally = self._answer(worker, shard)
-            if number + ahead < len(shards):
-                worker.tasks.put(shards[number + ahead])
-            yield from unpack(entries, tally)
+            run.answers[worker.pending.popleft()] = payload
+            return
 
     def ready(self) -> None:
         """Block until every worker has built its job (its first answer).
@@ -141,30 +253,25 @@ class ProcessExecutor:
             WorkerError: a worker failed to build its job, or died.
         """
         for worker in self.workers:
-            self._ready(worker)
+            if not worker.ready:
+                self._next(worker, None, block=True)
+                worker.ready = True
 
-    def _ready(self, worker: _Process) -> None:
-        if not worker.ready:
-            self._next(worker, None)
-            worker.ready = True
-
-    def _answer(self, worker: _Process, shard: Sequence[int]) -> Any:
-        """The answer of ``worker`` for ``shard`` (once it is ready); an error when it failed or died."""
-        self._ready(worker)
-        return self._next(worker, shard)
-
-    def _next(self, worker: _Process, shard: Sequence[int] | None) -> Any:
-        """The next answer of ``worker``; an error when it failed or died."""
+    def _next(self, worker: _Process, shard: Sequence[int] | None, *, block: bool) -> tuple[str | None, Any]:
+        """The next message of ``worker`` (kind, payload); ``(None, None)`` when there is none and
+        ``block`` is False. Raises WorkerError when the worker failed or died."""
         while True:
             try:
-                kind, payload = worker.answers.get(timeout=POLL)
+                kind, payload = worker.answers.get(timeout=POLL) if block else worker.answers.get_nowait()
             except queue.Empty:
                 if not worker.process.is_alive():
-                    raise WorkerError(_died(worker, shard)) from None
+                    raise _Died(_died(worker, shard if worker.ready else None)) from None
+                if not block:
+                    return None, None
                 continue
             if kind == "error":
                 raise WorkerError(f"worker process {worker.number} failed: {payload}")
-            return payload
+            return kind, payload
 
     def close(self) -> None:
         """Stop every worker: each closes its job (servers, connections) on SIGTERM; one that has
@@ -200,17 +307,14 @@ def _context() -> BaseContext:
     return multiprocessing.get_context(method)
 
 
+class _Died(WorkerError):
+    """A worker process exited without a word (killed, out of memory): its shards are rebuilt."""
+
+
 def _died(worker: _Process, shard: Sequence[int] | None) -> str:
     code = worker.process.exitcode
-    doing = (
-        f"while building records {shard[0]}..{shard[-1]}"
-        if shard
-        else "while building its job from the config"
-    )
-    return (
-        f"worker process {worker.number} exited with code {code} {doing}. The records written so "
-        "far are kept: run again with --resume (with fewer --workers if the machine ran out of memory)"
-    )
+    doing = f"while building records {shard[0]}..{shard[-1]}" if shard else "while building its job"
+    return f"worker process {worker.number} exited with code {code} {doing}"
 
 
 # --------------------------------------------------------------------------- in the worker
