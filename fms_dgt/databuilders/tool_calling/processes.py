@@ -4,22 +4,23 @@ A run whose records cost CPU (mock and simulated engines, template text, local M
 bound by one interpreter: threads share its lock, so ``concurrency`` stops helping once a core is
 busy. This executor starts ``run.workers`` processes (default: one per core beyond the first),
 each building the job from the config once (its own registry, engines and stdio servers), and
-hands shards of record indexes in turn to them and to the driver itself, as the Ray executor hands
-them to actors. Workers send their records already made lines, with one count (tally) per shard;
-the driver writes the lines in index order and merges the tallies, so the output is byte-identical
-to a run of one record at a time.
+hands them shards of record indexes in order, as the Ray executor hands them to actors; the
+driver builds the next unclaimed shard itself whenever it would otherwise wait. Workers send their
+records already made lines, with one count (tally) per shard; the driver writes the lines in index
+order and merges the tallies, so the output is byte-identical to a run of one record at a time.
 
-The processes start when the job is built (:meth:`ProcessExecutor.start` from the job's
-constructor): they build their jobs while the driver builds its own, and a run starts with them
-warm. Process safety:
+The processes start when the job is built (the job's constructor makes the executor): they build
+their jobs while the driver builds its own, and a run starts with them warm. Process safety:
 
 * Workers ignore SIGINT: a Ctrl-C reaches the whole terminal's process group, and only the driver
   decides to stop (it then stops the workers).
 * The driver stops its workers with SIGTERM, on which each closes its job (its servers exit too).
 * A worker whose driver died (killed, say) exits at its next wait instead of lingering with its
   servers.
-* A worker that dies is an error naming it and the records it was building; what the driver wrote
-  so far stays, and ``--resume`` goes on from there.
+* A worker that dies (killed, out of memory) is a warning naming it; the driver builds its shards.
+  A worker that reports an error (its job cannot be built, a record raised) stops the run with a
+  :class:`~fms_dgt.errors.WorkerError`; what the driver wrote so far stays, and ``--resume`` goes
+  on from there.
 
 Limits declared on engines (``max_in_flight``) hold per process: each worker runs its own engines.
 """
