@@ -45,7 +45,7 @@ they arise (``raise ... from exc``) and never leak bare.
     ├── TextError                   the text model could not write a turn of a record
     ├── RejectedRecord              a record failed its checks (it goes to ``rejects.jsonl``)
     ├── OutputError                 an output folder is locked, damaged, full or read-only
-    ├── WorkerError                 a worker process of a run failed or died (names it and its records)
+    ├── WorkerError                 a worker process of a run failed (names it and what it was doing)
     └── ExportError                 records cannot be exported (bad input folder or line, missing extra)
         └── ChatTemplateError       a record does not render through a chat template
 
@@ -446,8 +446,10 @@ class OutputError(DGTError):
 
 
 class WorkerError(DGTError):
-    """A worker process of a run (``run.executor: processes``) failed or died; the message names
-    it and the records it was building. What the run wrote so far is kept for ``--resume``."""
+    """A worker process of a run (``run.executor: processes``) failed: its job could not be built
+    or a record raised; the message names it and says why. What the run wrote so far is kept for
+    ``--resume``. (A worker that dies without a word is only a warning: the run builds its
+    records itself.)"""
 
 
 class ExportError(DGTError):
