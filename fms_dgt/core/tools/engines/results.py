@@ -246,6 +246,7 @@ class ResultHooks(FakeHooks):
         value = super().finish(schema, value, name, path)
         if isinstance(value, dict):
             _order_pairs(value)
+            _sky_fits_temperature(value, schema, self.given)
         elif isinstance(value, list) and value:
             _order_dates(value, name)
         return value
@@ -330,6 +331,55 @@ def _after(low: Any, high: Any) -> bool:
     if isinstance(low, str) and isinstance(high, str) and len(low) == len(high) and low[:1].isdigit():
         return low > high
     return False
+
+
+# Weather words by the temperatures they go with (Celsius): snow below freezing, no snow or
+# thunderstorms in the cold or heat they never come with.
+_SNOW = frozenset({"snow", "sleet", "blizzard", "snow showers", "light snow", "heavy snow"})
+_WARM_ONLY = frozenset({"thunderstorms", "thunderstorm", "showers"})
+_CONDITION_KEYS = frozenset({"condition", "conditions", "weather", "sky", "summary", "description"})
+_TEMPERATURE_KEYS = frozenset({"temperature", "temp", "celsius", "fahrenheit", "feels_like"})
+#: What a sky turns into when it does not fit: the first one the schema allows.
+_COLD_SKY = ("snow", "light snow", "fog", "overcast", "cloudy", "clouds")
+_MILD_SKY = ("light rain", "rain", "cloudy", "clouds", "overcast", "partly cloudy", "clear")
+
+
+def _sky_fits_temperature(value: dict[str, Any], schema: Mapping[str, Any], given: Mapping[str, Any]) -> None:
+    """A weather result agrees with itself and its call: a temperature made up for a call in
+    imperial units is in Fahrenheit, and a condition that contradicts the temperature (snow at
+    25 °C) becomes one that fits, among the ones the schema allows."""
+    heat_key = next((k for k in value if k.lower() in _TEMPERATURE_KEYS and _number(value[k])), None)
+    if heat_key is None:
+        return
+    celsius = float(value[heat_key])
+    if "fahrenheit" in heat_key.lower():
+        celsius = (celsius - 32) * 5 / 9
+    elif _plain(heat_key) not in given and any(str(v).lower() in _IMPERIAL for v in given.values()):
+        value[heat_key] = round(celsius * 9 / 5 + 32, 1)  # made up on the Celsius scale
+    sky_key = next((k for k in value if k.lower() in _CONDITION_KEYS and isinstance(value[k], str)), None)
+    if sky_key is None or not _wrong_sky(value[sky_key].lower(), celsius):
+        return
+    props = schema.get("properties") or {}
+    own = props.get(sky_key)
+    allowed = own.get("enum") if isinstance(own, Mapping) else None
+    fits = [c for c in (_COLD_SKY if celsius < 0 else _MILD_SKY) if allowed is None or c in allowed]
+    if fits:
+        value[sky_key] = fits[0]
+
+
+def _wrong_sky(sky: str, celsius: float) -> bool:
+    if sky in _SNOW:
+        return celsius > 3
+    if sky in _WARM_ONLY:
+        return celsius < 5
+    return celsius < -3 and sky in ("rain", "light rain", "showers", "drizzle")
+
+
+_IMPERIAL = frozenset({"imperial", "fahrenheit", "f", "us"})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _order_dates(items: list[Any], name: str) -> None:

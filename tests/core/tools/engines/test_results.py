@@ -135,6 +135,32 @@ def test_bounds_are_ordered_and_dated_items_consecutive() -> None:
         assert value["check_in"] < value["check_out"] and value["nights"] == sorted(value["nights"])
 
 
+def test_the_sky_agrees_with_the_temperature_and_the_units_asked_for() -> None:
+    weather = Tool(
+        "get_weather",
+        "weather",
+        parameters={
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "units": {"enum": ["metric", "imperial"]}},
+        },
+        output_parameters={
+            "type": "object",
+            "properties": {
+                "temperature": NUMBER,
+                "condition": {"type": "string", "enum": ["clear", "clouds", "rain", "snow", "fog"]},
+            },
+            "required": ["temperature", "condition"],
+        },
+    )
+    metric = [value for value, _ in _results(weather, {"city": "Oslo", "units": "metric"}, range(200))]
+    assert not [v for v in metric if v["condition"] == "snow" and v["temperature"] > 3]
+    assert not [v for v in metric if v["condition"] == "rain" and v["temperature"] < -3]
+    assert {"snow", "rain"} <= {v["condition"] for v in metric}  # both still happen, where they fit
+    imperial = [value for value, _ in _results(weather, {"city": "Oslo", "units": "imperial"}, range(200))]
+    assert min(v["temperature"] for v in imperial) > 20  # Fahrenheit: the made-up range is -5..35 °C
+    assert not [v for v in imperial if v["condition"] == "snow" and v["temperature"] > 37.4]
+
+
 def test_results_echo_arguments_and_carry_the_calls_entities() -> None:
     tools = {t.name: t for t in FileToolLoader(REPO / "data" / "weather_tools.yaml").load()}
     for value, _ in _results(tools["geocode_city"], {"city": "Oslo"}):
