@@ -105,8 +105,9 @@ Builder = Callable[[int], Outcome]
 class Executor(Protocol):
     """What the job asks of an executor."""
 
-    def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
-        """Every index's outcome, in the order given."""
+    def outcomes(self, indexes: Sequence[int], stopping: Callable[[], bool] = ...) -> Iterator[Outcome]:
+        """Every index's outcome, in the order given (``stopping``: true once the run is asked
+        to stop, for an executor that would otherwise wait long between outcomes)."""
         ...
 
     def close(self) -> None:
@@ -131,8 +132,11 @@ class LocalExecutor:
         self.concurrency = max(1, concurrency)
         self.before_next = before_next
 
-    def outcomes(self, indexes: Sequence[int]) -> Generator[Outcome, None, None]:
-        """Every index's outcome, in the order given."""
+    def outcomes(
+        self, indexes: Sequence[int], stopping: Callable[[], bool] = lambda: False
+    ) -> Generator[Outcome, None, None]:
+        """Every index's outcome, in the order given (records are yielded one by one: the job
+        checks for a stop between them, so ``stopping`` is not needed here)."""
         if self.concurrency == 1:
             for index in indexes:
                 self.before_next()
@@ -194,7 +198,9 @@ class RayExecutor:
         # Each actor builds the registry from the config first; the run starts when all are ready.
         self.ray.get([a.ready.remote() for a in self.actors])
 
-    def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
+    def outcomes(
+        self, indexes: Sequence[int], stopping: Callable[[], bool] = lambda: False
+    ) -> Iterator[Outcome]:
         """Every index's outcome, in the order given; each actor keeps two shards queued."""
         shards = [
             list(indexes[i : i + self.options.shard_size])
@@ -243,12 +249,18 @@ class ShardBuilder:
         """True once the job is built (the driver waits for every actor's answer)."""
         return True
 
-    def build_shard(self, indexes: Sequence[int]) -> tuple[list[Entry], RunSummary]:
-        """Each index's line (or reject entry), in order, and the shard's counts."""
+    def build_shard(
+        self, indexes: Sequence[int], stop: Callable[[], bool] | None = None
+    ) -> tuple[list[Entry], RunSummary] | None:
+        """Each index's line (or reject entry), in order, and the shard's counts; None when
+        ``stop()`` turned true between two records (the shard is dropped)."""
         executor = LocalExecutor(self.job.outcome, self.job.options.in_flight(), self.job.follow_sources)
         tally = RunSummary()
+        refreshes = self.job.refreshes
         entries: list[Entry] = []
         for outcome in executor.outcomes(indexes):
+            if stop is not None and stop():
+                return None
             for phase, seconds in outcome.timing.items():
                 tally.timing[phase] = tally.timing.get(phase, 0.0) + seconds
             if outcome.reject is not None:
@@ -258,6 +270,7 @@ class ShardBuilder:
                 assert outcome.record is not None
                 tally.add_record(outcome.record)
                 entries.append((outcome.index, line_of(outcome.record), None))
+        tally.refreshes = self.job.refreshes - refreshes
         return entries, tally
 
     def close(self) -> None:

@@ -261,7 +261,8 @@ class GenerationJob:
             started = time.perf_counter()
             try:
                 with GracefulStop() as stop:
-                    for position, outcome in enumerate(executor.outcomes(todo), 1):
+                    outcomes = executor.outcomes(todo, stopping=lambda: stop.requested)
+                    for position, outcome in enumerate(outcomes, 1):
                         self._write(outcome, output, summary)
                         self._report(position, len(todo), summary)
                         stop.check()
@@ -320,6 +321,11 @@ class GenerationJob:
         if self.samplers and self.samplers[0].registry.generation != self.registry.generation:
             self.samplers = [self._sampler(s) for s in self.settings.scenarios]
             self._refreshes += 1
+
+    @property
+    def refreshes(self) -> int:
+        """How many times this job has rebuilt its samplers after its tool sources changed."""
+        return self._refreshes
 
     def outcome(self, index: int) -> Outcome:
         """The record of ``index`` in the run's layout, or its reject entry (thread-safe)."""

@@ -28,29 +28,25 @@ Limits declared on engines (``max_in_flight``) hold per process: each worker run
 from __future__ import annotations
 
 import collections
-import functools
+import contextlib
 import logging
 import multiprocessing
 import os
-import queue
-import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import FrameType
+from multiprocessing import connection
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.databuilders.tool_calling.executors import (
-    Entry,
-    LocalExecutor,
-    Outcome,
-    RunOptions,
-    ShardBuilder,
-    unpack,
-)
-from fms_dgt.errors import DGTError, WorkerError
+from fms_dgt.databuilders.tool_calling._worker_process import POLL, serve
+from fms_dgt.databuilders.tool_calling.executors import Entry, LocalExecutor, Outcome, RunOptions, unpack
+from fms_dgt.databuilders.tool_calling.interrupts import Stopped
+from fms_dgt.errors import WorkerError
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
     from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
 
@@ -60,10 +56,7 @@ __all__ = ["ProcessExecutor", "default_workers"]
 
 log = logging.getLogger(__name__)
 
-#: Seconds between a worker's checks that its driver is still alive (and the driver's, of its
-#: workers) while waiting.
-POLL = 1.0
-#: Seconds a worker gets to close its job (servers, connections) when the run ends.
+#: Seconds the workers get, together, to close their jobs (servers, connections) when the run ends.
 STOP_GRACE = 10.0
 
 Factory = Callable[[Mapping[str, Any]], "GenerationJob"]
@@ -71,12 +64,12 @@ Factory = Callable[[Mapping[str, Any]], "GenerationJob"]
 
 @dataclass(slots=True)
 class _Process:
-    """One worker: the process, its task queue (shards to build) and its answer queue."""
+    """One worker: the process and the driver's ends of its pipes (shards out, answers in)."""
 
     number: int
     process: BaseProcess
-    tasks: Any
-    answers: Any
+    tasks: Connection
+    answers: Connection
     ready: bool = False
     pending: collections.deque[int] = field(default_factory=collections.deque)
 
@@ -87,6 +80,7 @@ class _Run:
 
     Attributes:
         shards: the record indexes of each shard, in order.
+        stopping: true once the run is asked to stop (a Ctrl-C).
         front: the next shard nobody has yet.
         owner: the worker of each shard handed out (None: the driver's own).
         answers: worker shards received and not yet written.
@@ -96,6 +90,7 @@ class _Run:
     """
 
     shards: list[list[int]]
+    stopping: Callable[[], bool] = lambda: False
     front: int = 0
     owner: dict[int, _Process | None] = field(default_factory=dict)
     answers: dict[int, tuple[list[Entry], Any]] = field(default_factory=dict)
@@ -120,36 +115,54 @@ class ProcessExecutor:
         factory = type(job).from_worker_spec
         spec = job.worker_spec()
         count = options.workers if options.workers is not None else default_workers()
-        self.workers = [self._spawn(context, n, factory, spec) for n in range(1, count + 1)]
+        self.workers: list[_Process] = []
+        for number in range(1, count + 1):
+            self.workers.append(self._spawn(context, number, factory, spec))
 
-    @staticmethod
-    def _spawn(context: BaseContext, number: int, factory: Factory, spec: Mapping[str, Any]) -> _Process:
-        tasks, answers = context.Queue(), context.Queue()
+    def _spawn(
+        self, context: BaseContext, number: int, factory: Factory, spec: Mapping[str, Any]
+    ) -> _Process:
+        task_reader, task_writer = context.Pipe(duplex=False)
+        answer_reader, answer_writer = context.Pipe(duplex=False)
+        # A forked worker would hold the driver's ends of its own pipes and of the earlier
+        # workers' pipes: it closes them, so that each pipe ends when the driver does.
+        earlier = [c for w in self.workers for c in (w.tasks, w.answers)]
+        inherited = [task_writer, answer_reader, *earlier] if _forks(context) else []
         process = context.Process(  # type: ignore[attr-defined]
-            target=_serve,
-            args=(factory, spec, tasks, answers, os.getpid()),
+            target=serve,
+            args=(factory, spec, task_reader, answer_writer, os.getpid(), inherited),
             name=f"fms-dgt-worker-{number}",
             daemon=True,
         )
         process.start()
-        return _Process(number, process, tasks, answers)
+        # The worker's ends live in the worker only: its death is the end of its pipe.
+        task_reader.close()
+        answer_writer.close()
+        return _Process(number, process, task_writer, answer_reader)
 
-    def outcomes(self, indexes: Sequence[int]) -> Iterator[Outcome]:
+    def outcomes(
+        self, indexes: Sequence[int], stopping: Callable[[], bool] = lambda: False
+    ) -> Iterator[Outcome]:
         """Every index's outcome, in the order given.
 
-        Shards are handed out in index order: each worker keeps two queued (also while it is
-        still building its job), and the driver builds the next shard nobody has whenever it
-        would otherwise wait for a worker's answer, checking for answers between its records. A
-        worker answers its shards in the order received; the driver writes every shard in index
-        order, so it holds at most a few shards that are not yet written. The shards of a worker
-        that dies are built by the driver (a warning names the worker).
+        Shards are handed out in index order: each worker whose job is built keeps two queued,
+        and the driver builds the next shard nobody has whenever it would otherwise wait,
+        checking for answers between its records. A worker answers its shards in the order
+        received; the driver writes every shard in index order, so it holds at most a few shards
+        that are not yet written. The shards of a worker that dies are built by the driver (a
+        warning names the worker).
+
+        Raises:
+            Stopped: ``stopping()`` turned true (a Ctrl-C) while the driver waited for a worker.
+            WorkerError: a worker reported a failure.
         """
         builders = len(self.workers) + 1
         # About four shards per process, so a short run is shared too and the last ones even out.
         size = max(1, min(self.options.shard_size, -(-len(indexes) // (4 * builders))))
-        run = _Run([list(indexes[i : i + size]) for i in range(0, len(indexes), size)])
+        run = _Run([list(indexes[i : i + size]) for i in range(0, len(indexes), size)], stopping)
         try:
             for number in range(len(run.shards)):
+                self._poll(run)
                 self._hand_out(run)
                 if number not in run.owner:
                     run.owner[number] = None  # the next shard nobody has: the driver's
@@ -164,10 +177,14 @@ class ProcessExecutor:
                 run.building[1].close()
 
     def _hand_out(self, run: _Run) -> None:
-        """Give every worker shards from the front until it has two queued."""
-        for worker in self.workers:
-            while len(worker.pending) < 2 and run.front < len(run.shards):
-                worker.tasks.put(run.shards[run.front])
+        """Give every worker whose job is built shards from the front until it has two queued."""
+        for worker in list(self.workers):
+            while worker.ready and len(worker.pending) < 2 and run.front < len(run.shards):
+                try:
+                    worker.tasks.send(run.shards[run.front])
+                except OSError:  # it is gone; why, its exit code says
+                    self._lose(run, worker, _died(worker, run.shards[run.front]))
+                    break
                 worker.pending.append(run.front)
                 run.owner[run.front] = worker
                 run.front += 1
@@ -182,6 +199,12 @@ class ProcessExecutor:
             self._start(run, number)
         while run.building is not None and run.building[0] == number:
             self._advance(run)
+            self._poll(run)
+
+    def _poll(self, run: _Run) -> None:
+        """Take in what the workers have sent, without waiting (between the driver's records)."""
+        for worker in list(self.workers):
+            self._collect(run, worker, block=False)
 
     def _start(self, run: _Run, number: int) -> None:
         run.mine[number] = []
@@ -215,8 +238,9 @@ class ProcessExecutor:
     def _wait_for(self, run: _Run, number: int) -> list[Outcome]:
         """The outcomes of worker shard ``number``; the driver builds its own records meanwhile."""
         while number not in run.answers and run.owner[number] is not None:
-            for worker in list(self.workers):
-                self._collect(run, worker, block=False)
+            if run.stopping():
+                raise Stopped
+            self._poll(run)
             owner = run.owner[number]
             if owner is not None and number not in run.answers and not self._step(run):
                 self._collect(run, owner, block=True)
@@ -226,24 +250,23 @@ class ProcessExecutor:
         return unpack(*run.answers.pop(number))
 
     def _collect(self, run: _Run, worker: _Process, *, block: bool) -> None:
-        """File ``worker``'s next answer under its shard, waiting for it when ``block``; a dead
-        worker's shards become the driver's."""
-        while worker.pending:
-            shard = run.shards[worker.pending[0]]
+        """File ``worker``'s next answer under its shard (or note it ready), waiting for it when
+        ``block``; a dead worker's shards become the driver's."""
+        while worker.pending or not worker.ready:
+            shard = run.shards[worker.pending[0]] if worker.pending else None
             try:
                 kind, payload = self._next(worker, shard, block=block)
             except _Died as dead:
-                log.warning("%s; its records are built by the run's own process", dead)
-                self.workers.remove(worker)
-                for number in worker.pending:
-                    run.owner[number] = None
-                run.orphans = sorted([*run.orphans, *worker.pending])
+                self._lose(run, worker, str(dead))
                 return
             if kind is None:
                 return  # nothing yet
             if kind == "ready":
                 worker.ready = True
-                continue
+                self._hand_out(run)
+                if not block:
+                    continue
+                return
             run.answers[worker.pending.popleft()] = payload
             return
 
@@ -260,35 +283,62 @@ class ProcessExecutor:
 
     def _next(self, worker: _Process, shard: Sequence[int] | None, *, block: bool) -> tuple[str | None, Any]:
         """The next message of ``worker`` (kind, payload); ``(None, None)`` when there is none and
-        ``block`` is False. Raises WorkerError when the worker failed or died."""
+        ``block`` is False.
+
+        Raises:
+            WorkerError: the worker reported a failure.
+            _Died: it exited without one (what it had sent before is read first).
+        """
         while True:
-            try:
-                kind, payload = worker.answers.get(timeout=POLL) if block else worker.answers.get_nowait()
-            except queue.Empty:
-                if not worker.process.is_alive():
-                    raise _Died(_died(worker, shard if worker.ready else None)) from None
-                if not block:
-                    return None, None
-                continue
-            if kind == "error":
-                raise WorkerError(f"worker process {worker.number} failed: {payload}")
-            return kind, payload
+            ready = connection.wait([worker.answers, worker.process.sentinel], POLL if block else 0)
+            if worker.answers in ready:
+                try:
+                    kind, payload = worker.answers.recv()
+                except (EOFError, OSError):
+                    raise _Died(_died(worker, shard)) from None
+                if kind == "error":
+                    raise WorkerError(f"worker process {worker.number} failed: {payload}")
+                return kind, payload
+            if ready:  # the process has exited and left nothing to read
+                raise _Died(_died(worker, shard))
+            if not block:
+                return None, None
+
+    def _lose(self, run: _Run, worker: _Process, why: str) -> None:
+        """A worker died: its shards become the driver's."""
+        log.warning("%s; its records are built by the run's own process", why)
+        self.workers.remove(worker)
+        worker.process.join(1)
+        _close(worker)
+        for number in worker.pending:
+            run.owner[number] = None
+        run.orphans = sorted([*run.orphans, *worker.pending])
+        worker.pending.clear()
 
     def close(self) -> None:
-        """Stop every worker: each closes its job (servers, connections) on SIGTERM; one that has
-        not exited after :data:`STOP_GRACE` seconds is killed."""
+        """Stop every worker and wait for each to close its job (servers, connections); those
+        still there after :data:`STOP_GRACE` seconds in all are killed."""
         for worker in self.workers:
+            # Unread answers are dropped (a worker sending one sees the pipe closed), then the
+            # worker is told to stop, between records if it is building some.
+            worker.answers.close()
+            with contextlib.suppress(OSError):
+                worker.tasks.send(None)
             if worker.process.is_alive():
                 worker.process.terminate()
+        deadline = time.monotonic() + STOP_GRACE
         for worker in self.workers:
-            worker.process.join(STOP_GRACE)
+            worker.process.join(max(0.0, deadline - time.monotonic()))
             if worker.process.is_alive():
                 worker.process.kill()
-                worker.process.join(STOP_GRACE)
-            for q in (worker.tasks, worker.answers):
-                q.close()
-                q.cancel_join_thread()
+                worker.process.join(1)
+            worker.tasks.close()
         self.workers = []
+
+
+def _close(worker: _Process) -> None:
+    for end in (worker.tasks, worker.answers):
+        end.close()
 
 
 def default_workers() -> int:
@@ -302,10 +352,16 @@ def default_workers() -> int:
 
 
 def _context() -> BaseContext:
-    """Fork while this process has one thread (the workers then skip the imports), else spawn:
-    forking a process with threads can copy a lock some thread held."""
-    method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
-    return multiprocessing.get_context(method)
+    """Fork on Linux while this process has one thread (the workers then skip the imports), else
+    spawn: forking a process with threads can copy a lock some thread held, and macOS frameworks
+    are not safe to fork. Spawned workers import the caller's main module again, so a script
+    running a job on worker processes keeps its work under ``if __name__ == "__main__":``."""
+    single = threading.active_count() == 1
+    return multiprocessing.get_context("fork" if single and sys.platform == "linux" else "spawn")
+
+
+def _forks(context: BaseContext) -> bool:
+    return context.get_start_method() == "fork"
 
 
 class _Died(WorkerError):
@@ -313,68 +369,7 @@ class _Died(WorkerError):
 
 
 def _died(worker: _Process, shard: Sequence[int] | None) -> str:
+    worker.process.join(1)  # its pipe can end a moment before it is gone
     code = worker.process.exitcode
     doing = f"while building records {shard[0]}..{shard[-1]}" if shard else "while building its job"
     return f"worker process {worker.number} exited with code {code} {doing}"
-
-
-# --------------------------------------------------------------------------- in the worker
-
-
-def _serve(factory: Factory, spec: Mapping[str, Any], tasks: Any, answers: Any, driver: int) -> None:
-    """A worker's life: build the job, answer shards until told to stop or the driver is gone."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver decides when to stop
-    signal.signal(signal.SIGTERM, functools.partial(_stop, answers))  # the job is closed on the way out
-    try:
-        builder = _build(factory, spec)
-    except DGTError as exc:
-        answers.put(("error", str(exc)))
-        return
-    except Exception as exc:  # any failure is reported to the driver, not lost
-        answers.put(("error", f"{type(exc).__name__}: {exc}"))
-        return
-    try:
-        answers.put(("ready", None))
-        _answer_shards(builder, tasks, answers, driver)
-    finally:
-        builder.close()
-
-
-def _stop(answers: Any, signum: int, frame: FrameType | None) -> None:
-    _unsent(answers)
-    raise SystemExit(0)
-
-
-def _unsent(answers: Any) -> None:
-    """Exit without waiting to send answers nobody will read (the queue's writer would wait for
-    room in the pipe forever)."""
-    answers.cancel_join_thread()
-
-
-def _build(factory: Factory, spec: Mapping[str, Any]) -> ShardBuilder:
-    """The worker's job; the warnings of building it are the driver's to give (once, not once per
-    process)."""
-    package = logging.getLogger("fms_dgt")
-    level = package.level
-    package.setLevel(logging.ERROR)
-    try:
-        return ShardBuilder(factory, spec)
-    finally:
-        package.setLevel(level)
-
-
-def _answer_shards(builder: ShardBuilder, tasks: Any, answers: Any, driver: int) -> None:
-    while True:
-        try:
-            shard = tasks.get(timeout=POLL)
-        except queue.Empty:
-            if os.getppid() != driver:  # the driver is gone: nobody will read what is built
-                _unsent(answers)
-                return
-            continue
-        try:
-            answer: tuple[list[Entry], Any] = builder.build_shard(shard)
-        except Exception as exc:  # reported to the driver, which stops the run
-            answers.put(("error", f"{type(exc).__name__}: {exc}"))
-            return
-        answers.put(("shard", answer))

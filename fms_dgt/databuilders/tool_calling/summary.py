@@ -80,6 +80,7 @@ class RunSummary:
         """Add the counts of records and rejects counted elsewhere (a Ray worker's shard)."""
         self.written += other.written
         self.rejected += other.rejected
+        self.refreshes += other.refreshes
         for mine, theirs in (
             (self.reasons, other.reasons),
             (self.tool_coverage, other.tool_coverage),

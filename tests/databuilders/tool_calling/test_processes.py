@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 
 from fms_dgt.cli import main
 from fms_dgt.databuilders.tool_calling.executors import Outcome, RunOptions
+from fms_dgt.databuilders.tool_calling.interrupts import Stopped
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
 from fms_dgt.databuilders.tool_calling.processes import ProcessExecutor
 from fms_dgt.errors import ConfigError, WorkerError
@@ -81,12 +83,6 @@ def test_the_records_of_a_worker_that_dies_are_built_by_the_run(
 class _Broken:
     """A job whose workers cannot build it (the driver's own build went fine)."""
 
-    def outcome(self, index: int) -> Outcome:
-        return Outcome(index, reject={"index": index, "reason": "test"})
-
-    def follow_sources(self) -> None:
-        """Nothing to follow."""
-
     @classmethod
     def from_worker_spec(cls, spec: dict[str, Any]) -> Any:
         raise ConfigError(f"no way to build {spec['name']}")
@@ -94,19 +90,113 @@ class _Broken:
     def worker_spec(self) -> dict[str, Any]:
         return {"name": "this job"}
 
+    def outcome(self, index: int) -> Outcome:
+        return Outcome(index, reject={"index": index, "reason": "test"})
+
+    def follow_sources(self) -> None:
+        """Nothing to follow."""
+
 
 def test_a_worker_that_cannot_build_its_job_says_why() -> None:
     options = RunOptions(executor="processes", workers=1, shard_size=1)
     executor = ProcessExecutor(_Broken(), options)  # type: ignore[arg-type]
-    built: list[int] = []
     try:
         with pytest.raises(WorkerError, match="worker process 1 failed: no way to build this job"):
-            for outcome in executor.outcomes([0, 1]):
-                built.append(outcome.index)
-        assert built == []  # both shards went to the worker; its error stops the run
+            executor.ready()
     finally:
         executor.close()
     assert executor.workers == []
+
+
+class _Big:
+    """A job whose records are big (100 kB rejects): a shard's answer does not fit in a pipe."""
+
+    options = RunOptions(concurrency=1)
+    refreshes = 0
+
+    @classmethod
+    def from_worker_spec(cls, spec: dict[str, Any]) -> Any:
+        return cls()
+
+    def worker_spec(self) -> dict[str, Any]:
+        return {}
+
+    def outcome(self, index: int) -> Outcome:
+        return Outcome(index, reject={"index": index, "reason": "big", "detail": "x" * 100_000})
+
+    def follow_sources(self) -> None:
+        """Nothing to follow."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def test_a_worker_killed_in_the_middle_of_sending_a_shard_does_not_hang_the_run() -> None:
+    executor = ProcessExecutor(_Big(), RunOptions(executor="processes", workers=1, shard_size=2))  # type: ignore[arg-type]
+    try:
+        executor.ready()
+        worker = executor.workers[0].process
+        outcomes = executor.outcomes(range(8))
+        first = next(outcomes)
+        # While nobody reads, the worker builds its next shard and blocks sending its 100 kB.
+        time.sleep(1.0)
+        os.kill(worker.pid, signal.SIGKILL)  # type: ignore[arg-type]
+        worker.join(10)
+        rest: list[Outcome] = []
+        reader = threading.Thread(target=lambda: rest.extend(outcomes), daemon=True)
+        reader.start()
+        reader.join(60)
+        assert not reader.is_alive(), "the driver hung on the dead worker's half-sent answer"
+    finally:
+        executor.close()
+    assert [o.index for o in [first, *rest]] == list(range(8))
+    assert all((o.reject or {}).get("reason") == "big" for o in rest)
+
+
+class _Slow(_Big):
+    """A job that takes a while to build and whose records take a while, closing into a file."""
+
+    def __init__(self, spec: dict[str, Any] | None = None) -> None:
+        self.spec = spec or {}
+
+    @classmethod
+    def from_worker_spec(cls, spec: dict[str, Any]) -> Any:
+        Path(spec["closed"]).with_name("building").write_text("building")
+        time.sleep(spec["build"])
+        return cls(spec)
+
+    def worker_spec(self) -> dict[str, Any]:
+        return self.spec
+
+    def outcome(self, index: int) -> Outcome:
+        time.sleep(self.spec.get("record", 0.0))
+        return Outcome(index, reject={"index": index, "reason": "slow"})
+
+    def close(self) -> None:
+        Path(self.spec["closed"]).write_text("closed")
+
+
+def test_a_worker_stopped_while_it_builds_its_job_still_closes_it(tmp_path: Path) -> None:
+    spec = {"build": 1.0, "closed": str(tmp_path / "closed")}
+    executor = ProcessExecutor(_Slow(spec), RunOptions(executor="processes", workers=1))  # type: ignore[arg-type]
+    process = executor.workers[0].process
+    _wait(lambda: (tmp_path / "building").exists(), "the worker building its job")
+    executor.close()  # while the worker is still building its job
+    assert process.exitcode == 0  # it stopped of itself, not killed
+    assert (tmp_path / "closed").read_text() == "closed"
+
+
+def test_a_stop_request_is_not_held_up_by_a_worker_busy_with_a_shard(tmp_path: Path) -> None:
+    spec = {"build": 0.0, "record": 30.0, "closed": str(tmp_path / "closed")}
+    options = RunOptions(executor="processes", workers=1, shard_size=1)
+    executor = ProcessExecutor(_Slow(spec), options)  # type: ignore[arg-type]
+    try:
+        executor.ready()
+        # Both shards go to the worker, whose records take 30 s: the stop is seen while waiting.
+        with pytest.raises(Stopped):
+            next(executor.outcomes([0, 1], stopping=lambda: True))
+    finally:
+        executor.close()
 
 
 def _children(pid: int) -> list[int]:
@@ -143,9 +233,14 @@ def _started(out: Path, tmp_path: Path) -> tuple[subprocess.Popen[str], list[int
     )
     records = out / "records.jsonl"
     _wait(lambda: records.exists() and records.stat().st_size > 0, "writing records")
-    tree = _children(process.pid)
-    tree += [grandchild for child in tree for grandchild in _children(child)]
-    assert len(tree) >= 5, tree  # 2 workers, their servers, the driver's server
+    tree: list[int] = []
+
+    def whole() -> bool:
+        tree[:] = _children(process.pid)
+        tree.extend(grandchild for child in list(tree) for grandchild in _children(child))
+        return len(tree) >= 5  # 2 workers, their servers, the driver's server
+
+    _wait(whole, "every worker starting its server")
     return process, tree
 
 

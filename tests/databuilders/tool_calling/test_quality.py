@@ -114,3 +114,17 @@ def test_reports_merged_from_shards_equal_one_report_over_all_records(tmp_path: 
         merged.merge(shard)
     assert whole.duplicates == 3
     assert merged.to_dict() == whole.to_dict()
+
+
+def test_a_summary_merged_from_shards_counts_their_refreshes_too(tmp_path: Path) -> None:
+    from fms_dgt.databuilders.tool_calling.summary import RunSummary
+
+    records = _records(tmp_path, "openai")
+    merged = RunSummary()
+    for start, refreshes in ((0, 2), (4, 0), (8, 1)):
+        shard = RunSummary(refreshes=refreshes)
+        for record in records[start : start + 4]:
+            shard.add_record(record)
+        merged.merge(shard)
+    assert merged.refreshes == 3
+    assert merged.written == len(records[:12])
