@@ -254,10 +254,9 @@ class ProcessExecutor:
         ``block``; a dead worker's shards become the driver's."""
         while worker.pending or not worker.ready:
             shard = run.shards[worker.pending[0]] if worker.pending else None
-            try:
-                kind, payload = self._next(worker, shard, block=block)
-            except _Died as dead:
-                self._lose(run, worker, str(dead))
+            kind, payload = self._next(worker, shard, block=block)
+            if kind == _DIED:
+                self._lose(run, worker, payload)
                 return
             if kind is None:
                 return  # nothing yet
@@ -278,16 +277,18 @@ class ProcessExecutor:
         """
         for worker in self.workers:
             if not worker.ready:
-                self._next(worker, None, block=True)
+                kind, payload = self._next(worker, None, block=True)
+                if kind == _DIED:
+                    raise WorkerError(payload)
                 worker.ready = True
 
     def _next(self, worker: _Process, shard: Sequence[int] | None, *, block: bool) -> tuple[str | None, Any]:
         """The next message of ``worker`` (kind, payload); ``(None, None)`` when there is none and
-        ``block`` is False.
+        ``block`` is False; ``(_DIED, why)`` when it exited without a word (what it had sent
+        before is read first).
 
         Raises:
             WorkerError: the worker reported a failure.
-            _Died: it exited without one (what it had sent before is read first).
         """
         while True:
             ready = connection.wait([worker.answers, worker.process.sentinel], POLL if block else 0)
@@ -295,12 +296,12 @@ class ProcessExecutor:
                 try:
                     kind, payload = worker.answers.recv()
                 except (EOFError, OSError):
-                    raise _Died(_died(worker, shard)) from None
+                    return _DIED, _died(worker, shard)
                 if kind == "error":
                     raise WorkerError(f"worker process {worker.number} failed: {payload}")
                 return kind, payload
             if ready:  # the process has exited and left nothing to read
-                raise _Died(_died(worker, shard))
+                return _DIED, _died(worker, shard)
             if not block:
                 return None, None
 
@@ -364,8 +365,9 @@ def _forks(context: BaseContext) -> bool:
     return context.get_start_method() == "fork"
 
 
-class _Died(WorkerError):
-    """A worker process exited without a word (killed, out of memory): its shards are rebuilt."""
+#: The kind of :meth:`ProcessExecutor._next`'s answer for a worker that exited without a word
+#: (killed, out of memory): its shards are built again by the driver.
+_DIED = "died"
 
 
 def _died(worker: _Process, shard: Sequence[int] | None) -> str:
