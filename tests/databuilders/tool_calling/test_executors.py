@@ -134,13 +134,15 @@ def test_the_ray_executor_writes_the_same_bytes_and_survives_a_dead_worker(tmp_p
         assert _bytes(config, tmp_path / "ray") == local
         # Workers count their shards; the merged summary is the one the local run wrote.
         assert _summary(tmp_path / "ray") == _summary(tmp_path / "local")
-        # A worker killed in the middle of a shard is restarted and its shard built again.
+        # A worker killed in the middle of a shard is restarted and its shard built again (a
+        # longer run, so that the killer finds a shard in progress on a busy machine too).
         config["run"]["shard_size"] = 20
+        longer = _bytes(_config(tmp_path), tmp_path / "local-longer", concurrency=1, count=300)
         killed: list[int] = []
         killer = threading.Thread(target=_kill_a_worker, args=(killed,), daemon=True)
         killer.start()
-        assert _bytes(config, tmp_path / "ray-killed") == local
-        assert _summary(tmp_path / "ray-killed") == _summary(tmp_path / "local")
+        assert _bytes(config, tmp_path / "ray-killed", count=300) == longer
+        assert _summary(tmp_path / "ray-killed") == _summary(tmp_path / "local-longer")
         killer.join(timeout=5)
         assert killed, "a worker was killed during the run"
         # --resume works across executors: a local run resumed on Ray.
