@@ -267,7 +267,7 @@ class GenerationJob:
                         self._report(position, len(todo), summary)
                         stop.check()
             finally:
-                executor.close()
+                self._release(executor)
                 summary.elapsed = time.perf_counter() - started
             summary.refreshes += self._refreshes
             summary.interrupted = False
@@ -472,11 +472,22 @@ class GenerationJob:
         return self._progress_bar
 
     def _executor(self) -> Executor:
-        """The run's executor: worker processes started with the job (or anew for a second run)."""
+        """The run's executor: the job's worker processes (started with the job, or anew after a
+        run that stopped half-way), else a local or Ray executor."""
         if self.options.executor == "processes":
-            started, self._processes = self._processes, None
-            return started or ProcessExecutor(self, self.options)
+            if self._processes is None:
+                self._processes = ProcessExecutor(self, self.options)
+            return self._processes
         return make_executor(self, self.options)
+
+    def _release(self, executor: Executor) -> None:
+        """After a run: the job's worker processes stay (for the next run; :meth:`close` stops
+        them, as it closes the job's own servers) unless the run left them with shards in hand."""
+        if executor is self._processes and self._processes.idle:
+            return
+        if executor is self._processes:
+            self._processes = None
+        executor.close()
 
     def _stop_processes(self) -> None:
         if self._processes is not None:

@@ -269,6 +269,11 @@ class ProcessExecutor:
             run.answers[worker.pending.popleft()] = payload
             return
 
+    @property
+    def idle(self) -> bool:
+        """No worker has a shard in hand (the last run consumed every answer): ready for another."""
+        return all(not worker.pending for worker in self.workers)
+
     def ready(self) -> None:
         """Block until every worker has built its job (its first answer).
 

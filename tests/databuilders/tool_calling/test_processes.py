@@ -51,9 +51,14 @@ def test_worker_processes_write_the_bytes_and_summary_of_a_local_run(tmp_path: P
     with GenerationJob(str(DEMO), count=60, out=tmp_path / "procs", executor="processes", workers=2) as job:
         job.options.shard_size = 7
         job.run()
-        # A second run of the same job starts its workers anew.
+        workers = job._processes
+        assert isinstance(workers, ProcessExecutor) and len(workers.workers) == 2
+        processes = [w.process for w in workers.workers]
+        # A second run of the same job uses the same workers; closing the job stops them.
         job.settings.output_dir = tmp_path / "again"
         job.run()
+        assert job._processes is workers and [w.process for w in workers.workers] == processes
+    assert all(p.exitcode == 0 for p in processes)
     assert _records(tmp_path / "procs") == local
     assert _records(tmp_path / "again") == local
     assert _summary(tmp_path / "procs") == _summary(tmp_path / "local")
