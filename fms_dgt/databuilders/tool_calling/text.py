@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
@@ -219,8 +219,24 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
     named = next((k for k in values if _scalar(values[k]) and core.endswith(" " + label(k))), None)
     if named is not None:  # "search for the symptom" + symptom=fever -> "... the symptom fever"
         core += " " + scalar_words(values.pop(named), exact=True)
+    core = _chosen(core, values)
     said = value_phrases(call.tool.parameters.get("properties") or {}, values, rng)
     return f"{core}{_joined(said)}"
+
+
+_EITHER = re.compile(r"\b([A-Za-z][\w-]*) or ([A-Za-z][\w-]*)\b")
+
+
+def _chosen(core: str, values: dict[str, Any]) -> str:
+    """The purpose with its alternatives settled by a value that picks one, which is then not
+    said again: "convert a temperature to Celsius or Fahrenheit" + ``to=fahrenheit`` -> "convert
+    a temperature to fahrenheit" (not "... to Celsius or Fahrenheit to fahrenheit")."""
+    for match in _EITHER.finditer(core):
+        sides = {match.group(1).lower(), match.group(2).lower()}
+        key = next((k for k, v in values.items() if isinstance(v, str) and v.lower() in sides), None)
+        if key is not None:
+            return f"{core[: match.start()]}{values.pop(key)}{core[match.end() :]}"
+    return core
 
 
 def _scalar(value: Any) -> bool:
@@ -304,6 +320,8 @@ def _task(call: PlannedCall, rng: random.Random) -> str:
 def _outcome(call: PlannedCall, rng: random.Random) -> str:
     """One call's part of the answer: its result in words, its failure, or that it was declined."""
     purpose = purpose_of(call.tool)
+    settled = _chosen(purpose.core, dict(call.call.arguments))  # "converted a temperature to celsius"
+    purpose = replace(purpose, core=settled) if settled != purpose.core else purpose
     task = f"{purpose.verb} {purpose.core}"
     if call.approval == "declined":
         return rng.choice(templates.DECLINED).format(

@@ -140,6 +140,26 @@ def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> Non
         assert not json_dump(text.final)
 
 
+def test_a_value_that_picks_one_of_the_purposes_alternatives_settles_it() -> None:
+    convert = Tool(
+        "convert_temperature",
+        "demo",
+        description="Convert a temperature to Celsius or Fahrenheit (the input is in the other unit).",
+        parameters={
+            "type": "object",
+            "properties": {"value": {"type": "number"}, "to": {"enum": ["celsius", "fahrenheit"]}},
+            "required": ["value", "to"],
+        },
+    )
+    call = _call(convert, {"value": 24.0, "to": "fahrenheit"}, {"value": 75.2, "unit": "fahrenheit"})
+    plan = RecordPlan(index=0, scenario="single", offered=[convert], steps=[[call]])
+    for seed in range(30):
+        text = WRITER.write(plan, random.Random(seed))
+        assert "to fahrenheit" in text.user and "Celsius or Fahrenheit" not in text.user, text.user
+        assert "24" in text.user
+        assert "Celsius or Fahrenheit" not in text.final, text.final
+
+
 def test_a_value_that_ends_a_sentence_gets_one_full_stop() -> None:
     geocode, weather = _weather()
     call = _call(weather, {"latitude": 1.5, "longitude": 2.5}, {"condition": "Clear skies. Light wind."})
