@@ -29,6 +29,8 @@ engine gives the same results in any process.
 from __future__ import annotations
 
 import functools
+import itertools
+import math
 import random
 import re
 from collections.abc import Mapping
@@ -399,6 +401,45 @@ def _order_dates(items: list[Any], name: str) -> None:
     step = timedelta(hours=1) if hourly else timedelta(days=1)
     for i, item in enumerate(items):
         item[key] = _render_like(start + i * step, item[key])
+    _gradual(items)
+
+
+#: The most a temperature of a dated series moves from one item to the next (a forecast's days).
+_STEP = 4.0
+
+
+def _gradual(items: list[dict[str, Any]]) -> None:
+    """Temperatures of consecutive days that change as weather does (a few degrees a day), not
+    from 0.6 to 32.4 overnight. Each value moves towards the one before it, so it stays between
+    values the schema already accepted; paired bounds are ordered again after."""
+    keys = [k for k, v in items[0].items() if _number(v) and _TEMPERATURE_WORDS & set(tokens(k))]
+    for item in items:
+        _narrow(item, keys)
+    for before, item in itertools.pairwise(items):
+        for key in keys:
+            if _number(before.get(key)) and _number(item.get(key)):
+                moved = item[key] - before[key]
+                if abs(moved) > _STEP:
+                    value = before[key] + math.copysign(_STEP, moved)
+                    item[key] = round(value) if isinstance(item[key], int) else round(value, 1)
+        _order_pairs(item)
+        _narrow(item, keys)
+
+
+#: The widest a day's low and high temperatures lie apart.
+_SPREAD = 15.0
+
+
+def _narrow(item: dict[str, Any], keys: list[str]) -> None:
+    """A day's low raised to within :data:`_SPREAD` of its high (towards it: a value between
+    two the schema accepted)."""
+    for low, high in _pairs(tuple(keys)):
+        if _number(item.get(low)) and _number(item.get(high)) and item[high] - item[low] > _SPREAD + 0.05:
+            value = item[high] - _SPREAD
+            item[low] = round(value) if isinstance(item[low], int) else round(value, 1)
+
+
+_TEMPERATURE_WORDS = frozenset({"temp", "temperature", "high", "low", "max", "min", "celsius", "fahrenheit"})
 
 
 def _parse(text: str) -> datetime | None:

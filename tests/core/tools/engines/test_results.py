@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import re
@@ -133,6 +134,16 @@ def test_bounds_are_ordered_and_dated_items_consecutive() -> None:
     )
     for value, _ in _results(stay, {}):
         assert value["check_in"] < value["check_out"] and value["nights"] == sorted(value["nights"])
+
+
+def test_a_forecasts_temperatures_move_as_weather_does() -> None:
+    for value, _ in _results(FORECAST, {"city": "Lima", "days": 7}, range(60)):
+        days = value["days"]
+        assert all(0 <= day["high"] - day["low"] <= 15.05 + 1e-9 for day in days), days
+        for before, after in itertools.pairwise(days):
+            assert abs(after["high"] - before["high"]) <= 4.0 + 1e-9, days
+            narrowed = abs(after["low"] - (after["high"] - 15)) < 0.06  # raised to 15 below the high
+            assert abs(after["low"] - before["low"]) <= 4.0 + 1e-9 or narrowed, days
 
 
 def test_the_sky_agrees_with_the_temperature_and_the_units_asked_for() -> None:
