@@ -185,7 +185,7 @@ class TemplateText:
             tool, name = plan.missing
             values = {k: v for k, v in intended_values(plan, tool, rng).items() if k != name}
             user = _polite(self._ask_for(tool, values, rng), rng)
-            task = purpose_of(tool).phrase(core=True)
+            task = _settled(tool, values).phrase(core=True)
             final = rng.choice(templates.ASK_MISSING).format(task=task, value=label(name) or name)
             return RecordText(user=user, final=_capital(final))
         if plan.topic is None:
@@ -222,6 +222,13 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
     core = _chosen(core, values)
     said = value_phrases(call.tool.parameters.get("properties") or {}, values, rng)
     return f"{core}{_joined(said)}"
+
+
+def _settled(tool: Tool, values: Mapping[str, Any]) -> Purpose:
+    """The tool's purpose with its alternatives settled by ``values`` (see :func:`_chosen`)."""
+    purpose = purpose_of(tool)
+    core = _chosen(purpose.core, dict(values))
+    return replace(purpose, core=core) if core != purpose.core else purpose
 
 
 _EITHER = re.compile(r"\b([A-Za-z][\w-]*) or ([A-Za-z][\w-]*)\b")
@@ -319,9 +326,7 @@ def _task(call: PlannedCall, rng: random.Random) -> str:
 
 def _outcome(call: PlannedCall, rng: random.Random) -> str:
     """One call's part of the answer: its result in words, its failure, or that it was declined."""
-    purpose = purpose_of(call.tool)
-    settled = _chosen(purpose.core, dict(call.call.arguments))  # "converted a temperature to celsius"
-    purpose = replace(purpose, core=settled) if settled != purpose.core else purpose
+    purpose = _settled(call.tool, call.call.arguments)  # "converted a temperature to celsius"
     task = f"{purpose.verb} {purpose.core}"
     if call.approval == "declined":
         return rng.choice(templates.DECLINED).format(
@@ -368,7 +373,8 @@ def _noun(purpose: Purpose) -> str:
 
 
 def _cannot(plan: RecordPlan, topic: Tool, rng: random.Random) -> str:
-    reply = rng.choice(templates.NO_TOOL).format(task=purpose_of(topic).phrase(core=True))
+    task = _settled(topic, plan.stated or {}).phrase(core=True)  # what the request asked for
+    reply = rng.choice(templates.NO_TOOL).format(task=task)
     offered = list(dict.fromkeys(purpose_of(t).phrase(core=True) for t in plan.offered))[:3]
     if offered:
         reply += " " + rng.choice(templates.INSTEAD).format(tools=join_words(offered, "or"))

@@ -158,6 +158,15 @@ def test_a_value_that_picks_one_of_the_purposes_alternatives_settles_it() -> Non
         assert "to fahrenheit" in text.user and "Celsius or Fahrenheit" not in text.user, text.user
         assert "24" in text.user
         assert "Celsius or Fahrenheit" not in text.final, text.final
+    # A request no offered tool serves is declined in its own words.
+    stated = {"value": 35.25, "to": "fahrenheit"}
+    declined = RecordPlan(
+        index=1, scenario="single", offered=[], kind="irrelevant", topic=convert, stated=stated
+    )
+    for seed in range(30):
+        text = WRITER.write(declined, random.Random(seed))
+        assert "to fahrenheit" in text.user and "to fahrenheit" in text.final, (text.user, text.final)
+        assert "Celsius or Fahrenheit" not in text.final, text.final
 
 
 def test_a_value_that_ends_a_sentence_gets_one_full_stop() -> None:
