@@ -354,10 +354,15 @@ _BYTES = frozenset({"size", "file size", "bytes", "size bytes", "size in bytes",
 
 def byte_words(count: int) -> str:
     """``1834209`` as ``1.8 MB``: a size as a person says it (decimal units, as file managers do)."""
+    # Whole-number arithmetic: a server may answer with a number no float holds.
     for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if count >= scale:
-            amount = count / scale
-            return f"{amount:.1f} {unit}" if amount < 10 else f"{int(amount + 0.5)} {unit}"
+            tenths = (count * 10 + scale // 2) // scale
+            return (
+                f"{tenths // 10}.{tenths % 10} {unit}"
+                if tenths < 100
+                else f"{(count + scale // 2) // scale} {unit}"
+            )
     return f"{count} bytes"
 
 

@@ -123,6 +123,9 @@ def test_a_file_size_is_said_in_bytes_units() -> None:
     ]
     said = {result_clause({"filename": "a.png", "size": 1_834_209}, "x", random.Random(s)) for s in range(20)}
     assert all("1.8 MB" in s and "1834209" not in s.replace(",", "") for s in said)
+    # A server's absurd size is said without a float overflow (a record, not a crash).
+    assert byte_words(10**400).endswith(" GB")
+    assert "GB" in result_clause({"size": 10**400}, "x", random.Random(0))
     # A size that is no byte count (a float, a small number) is said as it is.
     assert "the size is 8" in {result_clause({"size": 8}, "x", random.Random(s)) for s in range(20)}
 
