@@ -377,7 +377,7 @@ def _wrong_sky(sky: str, celsius: float) -> bool:
     return celsius < -3 and sky in ("rain", "light rain", "showers", "drizzle")
 
 
-_IMPERIAL = frozenset({"imperial", "fahrenheit", "f", "us"})
+_IMPERIAL = frozenset({"imperial", "fahrenheit"})
 
 
 def _number(value: Any) -> bool:

@@ -170,6 +170,11 @@ def test_the_sky_agrees_with_the_temperature_and_the_units_asked_for() -> None:
     imperial = [value for value, _ in _results(weather, {"city": "Oslo", "units": "imperial"}, range(200))]
     assert min(v["temperature"] for v in imperial) > 20  # Fahrenheit: the made-up range is -5..35 °C
     assert not [v for v in imperial if v["condition"] == "snow" and v["temperature"] > 37.4]
+    # Only a unit says Fahrenheit: a country "us" or a grade "F" among the arguments does not.
+    others = _results(
+        weather, {"city": "Austin", "units": "metric", "country": "us", "grade": "F"}, range(50)
+    )
+    assert max(value["temperature"] for value, _ in others) <= 35
 
 
 def test_results_echo_arguments_and_carry_the_calls_entities() -> None:
