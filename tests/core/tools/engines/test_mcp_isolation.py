@@ -1,4 +1,7 @@
-"""Per-record isolation of a stateful MCP server (the demo notebook server, over stdio)."""
+"""Per-record isolation of a stateful MCP server (the demo notebook server, over stdio).
+
+The pool is tried on both demo servers: ``demo_server.py`` (standard library) and
+``sdk_demo_server.py`` (the same tools on the MCP SDK's server)."""
 
 from __future__ import annotations
 
@@ -19,21 +22,24 @@ from fms_dgt.errors import ConfigError
 DEMO = Path(__file__).resolve().parents[4] / "data" / "mcp"
 
 
-def _registry(reset_tool: str | None) -> ToolRegistry:
+def _registry(reset_tool: str | None, script: str = "demo_server.py") -> ToolRegistry:
     loader = MCPToolLoader(
-        server=f"notes-{reset_tool or 'none'}",
+        server=f"notes-{reset_tool or 'none'}-{script.removesuffix('.py')}",
         namespace="demo",
         command=sys.executable,
-        args=["demo_server.py"],
+        args=[script],
         cwd=str(DEMO),
         reset_tool=reset_tool,
     )
     return ToolRegistry(loaders=[loader])
 
 
-@pytest.fixture(params=["reset", None], ids=["reset-tool", "fresh-server"])
+@pytest.fixture(
+    params=[("reset", "demo_server.py"), (None, "demo_server.py"), ("reset", "sdk_demo_server.py")],
+    ids=["reset-tool", "fresh-server", "sdk-server"],
+)
 def registry(request: pytest.FixtureRequest) -> Iterator[ToolRegistry]:
-    with _registry(request.param) as registry:
+    with _registry(*request.param) as registry:
         yield registry
 
 
