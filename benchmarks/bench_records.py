@@ -17,6 +17,10 @@ the figure measured from the file (not the run's own summary) and PASS or FAIL:
   worker processes (``--executor processes``: one process per core, 2 records in flight in each,
   their defaults); the best of the two is judged, and both are printed.
 
+The demo's MCP server is ``data/mcp/demo_server.py`` (standard library). The same tools served by
+the MCP SDK's server (``data/mcp/sdk_demo_server.py``, the same answers) are timed too, on worker
+processes, to show what a typical SDK server costs a run; that row is not judged.
+
 Baselines measured in the same run: the same job at ``--concurrency 1``, and the previous
 implementation (git revision ``--baseline``, default :data:`BASELINE_REV`) at the default
 concurrency. Each timed run is a fresh process; records/s is records over the time of
@@ -102,16 +106,24 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def timed(tree: Path, out: Path, count: int, concurrency: int | None, executor: str | None = None) -> Run:
-    """A run of the demo of ``tree`` (the package, configs and data of one revision)."""
+def timed(
+    tree: Path,
+    out: Path,
+    count: int,
+    concurrency: int | None,
+    executor: str | None = None,
+    config: Path | None = None,
+) -> Run:
+    """A run of the demo of ``tree`` (the package, configs and data of one revision), or of
+    ``config`` with the data of ``tree``."""
     spec = {
-        "config": str(tree / CONFIG),
+        "config": str(config or tree / CONFIG),
         "count": count,
         "out": str(out),
         "concurrency": concurrency,
         "executor": executor,
     }
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = {**os.environ, "PYTHONPATH": str(tree), "DGT_DATA_DIR": str(tree / "data")}
     done = subprocess.run(
         [sys.executable, __file__, "--worker", json.dumps(spec)],
         cwd=tree,
@@ -126,10 +138,16 @@ def timed(tree: Path, out: Path, count: int, concurrency: int | None, executor: 
 
 
 def best(
-    tree: Path, out: Path, count: int, concurrency: int | None, repeat: int, executor: str | None = None
+    tree: Path,
+    out: Path,
+    count: int,
+    concurrency: int | None,
+    repeat: int,
+    executor: str | None = None,
+    config: Path | None = None,
 ) -> Run:
     """The fastest of ``repeat`` runs (the output of the last one stays in ``out``)."""
-    runs = (timed(tree, out, count, concurrency, executor) for _ in range(repeat))
+    runs = (timed(tree, out, count, concurrency, executor, config) for _ in range(repeat))
     return min(runs, key=lambda r: r.seconds)
 
 
@@ -261,6 +279,16 @@ def figures(records: list[Turns], no_call_rate: float, rate: float) -> list[tupl
     ]
 
 
+def sdk_config(into: Path) -> Path:
+    """The demo config with its MCP tools served by the SDK's server (the same tools and answers)."""
+    text = (REPO / CONFIG).read_text(encoding="utf-8")
+    if "args: [demo_server.py]" not in text:
+        raise SystemExit(f"{CONFIG} no longer starts demo_server.py: update sdk_config()")
+    path = into / "demo_sdk.yaml"
+    path.write_text(text.replace("args: [demo_server.py]", "args: [sdk_demo_server.py]"), encoding="utf-8")
+    return path
+
+
 def no_call_rate(tree: Path) -> float:
     generation = yaml.safe_load((tree / CONFIG).read_text(encoding="utf-8")).get("generation") or {}
     return float(generation.get("no_call_rate", 0.1))
@@ -278,7 +306,8 @@ def report(count: int, repeat: int, baseline_rev: str) -> int:
         default = best(REPO, tmp / "c8", count, 8, repeat)
         one = best(REPO, tmp / "c1", count, 1, repeat)
         procs = best(REPO, tmp / "procs", count, None, repeat, "processes")
-        written = {(tmp / d / "records.jsonl").read_bytes() for d in ("c8", "c1", "procs")}
+        sdk = best(REPO, tmp / "sdk", count, None, repeat, "processes", sdk_config(tmp))
+        written = {(tmp / d / "records.jsonl").read_bytes() for d in ("c8", "c1", "procs", "sdk")}
         same = len(written) == 1
         tree = baseline_tree(baseline_rev, tmp) if baseline_rev else None
         before = best(tree, tmp / "before", count, 8, repeat) if tree is not None else None
@@ -289,6 +318,7 @@ def report(count: int, repeat: int, baseline_rev: str) -> int:
         ("--concurrency 8 (default)", default),
         ("--concurrency 1 [baseline]", one),
         (f"--executor processes ({default_workers() + 1} processes, 2 in flight each)", procs),
+        ("  same, SDK server (sdk_demo_server.py), not judged", sdk),
     ]
     if before is not None:
         rows.append((f"before ({baseline_rev}), concurrency 8 [baseline]", before))
