@@ -55,6 +55,15 @@ SIZE_ARGUMENTS = frozenset(
 )
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
+_WORDS = re.compile(r"[a-z]+")
+# A plain name (see _plain) that names an identifier: id, petid, user_key, uuid, isbn...
+_IDENTIFIER_NAME = re.compile(r"(?:id|ids|key|uuid|guid|isbn|sku|token)$")
+# Plain names of categories: a call that asks for one lists only items of it.
+_CATEGORIES = frozenset(
+    "tag status state category type kind genre language lang city country countrycode region "
+    "currency brand color colour size department priority level format unit units platform cuisine "
+    "gender role channel stage".split()
+)
 _OPTIONAL = 0.7
 
 
@@ -221,16 +230,43 @@ class ResultHooks(FakeHooks):
         self.pinned = dict(pinned or {})
         sizes = [v for k, v in self.given.items() if k in SIZE_ARGUMENTS and _whole(v)]
         self.size: int | None = int(sizes[0]) if sizes else None
+        words = tokens(tool.name.rsplit(".", 1)[-1])
+        # What a call of a tool that acts (add_reminder, bookFlight) did, when it succeeded.
+        self.done = _PAST.get(words[0]) if words else None
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
-        """A pinned value, an echoed argument, or a leaf from the vocabulary."""
+        """A pinned value, an echoed argument, a value the call's filters allow, or a leaf from
+        the vocabulary."""
         if len(path) == 1 and path[0] in self.pinned:
             return first_fit([self.pinned[str(path[0])]], schema)
-        if _plain(name) in self.given and not _in_array(path):
-            echoed = first_fit([self.given[_plain(name)]], schema)
-            if echoed is not MISSING:
-                return echoed
-        return super().leaf(schema, name, path)
+        plain = _plain(name)
+        if len(path) == 1 and plain == "status" and self.done:
+            status = first_fit(_successes(self.done, schema), schema)
+            if status is not MISSING:
+                return status
+        if not _in_array(path):
+            echoed = first_fit([self.given[plain]], schema) if plain in self.given else MISSING
+        else:
+            echoed = self._filtered(schema, plain)
+        return echoed if echoed is not MISSING else super().leaf(schema, name, path)
+
+    def _filtered(self, schema: Mapping[str, Any], plain: str) -> Any:
+        """A listed item's value that the call's filters allow: ``listPets(tags=[a, b])`` lists
+        pets tagged ``a`` or ``b``, ``list_orders(status="open")`` open orders.
+
+        A single value is a filter only when it is a category (an enum, or a name such as
+        ``status``, ``city``, ``genre``): ``get_followers(username=...)`` lists other users.
+        Identifiers are left alone (the items are other entities), and so are numbers (a number
+        asked for is often a bound, such as a minimum rating)."""
+        if _IDENTIFIER_NAME.search(plain):
+            return MISSING
+        asked = self.given.get(plain)
+        if isinstance(asked, str | bool) and ("enum" in schema or plain in _CATEGORIES):
+            return first_fit([asked], schema)
+        allowed = self.given.get(plain + "s", self.given.get(plain + "es"))
+        if isinstance(allowed, list) and allowed and all(isinstance(v, str) for v in allowed):
+            return first_fit([self.scope.rng.choice(allowed)], schema)
+        return MISSING
 
     def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
         """The size an argument gives to the result's main lists (``days`` -> 3 days)."""
@@ -252,6 +288,18 @@ class ResultHooks(FakeHooks):
         elif isinstance(value, list) and value:
             _order_dates(value, name)
         return value
+
+
+def _successes(done: str, schema: Mapping[str, Any]) -> list[Any]:
+    """The statuses a call that succeeded may report, best first: what it did (``added``), then
+    the words of success a schema's enum (or its description: "success or failed") offers. A
+    reminder just added is not ``cancelled``."""
+    offered = [v for v in schema.get("enum") or () if isinstance(v, str)]
+    if not offered:
+        described = _WORDS.findall(str(schema.get("description") or "").lower())
+        return [w for w in described if w == done or w in _SUCCESS][:1] + [done]
+    good = [v for v in offered if v.lower() == done] + [v for v in offered if v.lower() in _SUCCESS]
+    return good or [done]
 
 
 def _synthesised(
@@ -500,6 +548,11 @@ _PAST = {
     "lock": "locked",
     "unlock": "unlocked",
 }
+#: Statuses that say a call succeeded.
+_SUCCESS = frozenset(
+    {"success", "succeeded", "successful", "ok", "done", "completed", "complete", "confirmed"}
+    | {"active", "created", "accepted", "scheduled", "booked", "sent", "saved", "approved", "paid"}
+)
 _QUERIES = frozenset(
     {"get", "fetch", "find", "search", "calculate", "compute", "list", "check", "convert", "estimate"}
     | {"predict", "lookup", "look", "retrieve", "query", "count", "recommend", "suggest", "analyze"}

@@ -200,6 +200,53 @@ def test_results_echo_arguments_and_carry_the_calls_entities() -> None:
         assert re.fullmatch(r"[a-z_]+_\d+(_\d+)?\.[a-z0-9]+", value["filename"]), value
 
 
+def test_listed_items_agree_with_the_calls_filters() -> None:
+    text = {"type": "string"}
+    item = {
+        "type": "object",
+        "properties": {"id": text, "name": text, "tag": text, "status": text, "username": text},
+    }
+    lister = Tool(
+        "list_things",
+        "shop",
+        parameters={
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": text},
+                "status": text,
+                "username": text,
+                "id": text,
+            },
+        },
+        output_parameters={"type": "array", "items": item, "minItems": 3},
+    )
+    arguments = {"tags": ["urgent", "travel"], "status": "open", "username": "ada", "id": "t-1"}
+    seen_tags = set()
+    for value, _ in _results(lister, arguments):
+        for place, thing in enumerate(value):
+            assert thing["tag"] in {"urgent", "travel"} and thing["status"] == "open", thing
+            seen_tags.add(thing["tag"])
+            # An id names one item only; a user asked about is not every listed item's user (the
+            # first item may be that user: a search for "ada" finds her first).
+            assert thing["id"] != "t-1", thing
+            assert place == 0 or thing["username"] != "ada", thing
+    assert seen_tags == {"urgent", "travel"}  # both tags asked for appear, not only the first
+
+
+def test_a_call_that_acted_reports_a_status_of_success() -> None:
+    def tool(name: str, status: dict[str, Any]) -> Tool:
+        output = {"type": "object", "properties": {"status": status}, "required": ["status"]}
+        return Tool(name, "t", parameters={"type": "object", "properties": {}}, output_parameters=output)
+
+    states = {"enum": ["cancelled", "pending", "confirmed", "failed"]}
+    assert {v["status"] for v, _ in _results(tool("book_table", states), {})} == {"confirmed"}
+    described = {"type": "string", "description": "success or failed"}
+    assert {v["status"] for v, _ in _results(tool("AddReminder", described), {})} == {"success"}
+    assert {v["status"] for v, _ in _results(tool("cancel_order", {"type": "string"}), {})} == {"cancelled"}
+    # A lookup reports whatever state the thing is in.
+    assert len({v["status"] for v, _ in _results(tool("get_order", states), {})}) > 1
+
+
 def test_a_tool_without_an_output_schema_gets_a_result_shaped_by_its_name() -> None:
     def shaped(name: str, arguments: dict[str, Any]) -> Any:
         value, source = mock_result(Tool(name, "bfcl"), arguments, random.Random(3))
