@@ -146,6 +146,10 @@ PLACE_INDEX: dict[str, Place] = {}
 for _place in CITIES:
     for _key in (_place.city, _place.country, _place.code, _place.code3, _place.airport):
         PLACE_INDEX.setdefault(_key.lower(), _place)
+#: The cities by their latitude to 2 decimals (a geocoded latitude passed to another call).
+PLACE_AT_LATITUDE: dict[float, Place] = {}
+for _place in CITIES:
+    PLACE_AT_LATITUDE.setdefault(round(_place.latitude, 2), _place)
 for _alias, _name in (("nyc", "new york"), ("usa", "new york"), ("uk", "london"), ("sf", "san francisco")):
     PLACE_INDEX[_alias] = PLACE_INDEX[_name]
 

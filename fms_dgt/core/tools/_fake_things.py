@@ -204,12 +204,40 @@ _RANGES: dict[str, tuple[float, float, float]] = {
 
 def _number(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
     low, high, step = _RANGES.get(kind.field, (1, 10, 1))
+    if kind.field == "temperature":
+        low, high = _climate(scope, name) or (low, high)
     integer = schema.get("type") == "integer" or step >= 1
     value = number_in(scope, schema, low, high, step if not integer else max(1, step), integer)
     if value is not None:
         yield value
     if kind.field == "month":
         yield scope.rng.choice(data.MONTHS)
+
+
+_LOW_WORDS = frozenset({"low", "lo", "min", "minimum", "mintemp", "tempmin", "night"})
+_HIGH_WORDS = frozenset({"high", "hi", "max", "maximum", "maxtemp", "tempmax", "day"})
+
+
+def _climate(scope: Scope, name: str) -> tuple[float, float] | None:
+    """The range of a temperature (Celsius) where the scope's place is, in the month of its date.
+
+    A rough climate, from latitude alone: warm near the equator, colder and more seasonal towards
+    the poles, with the seasons reversed south of the equator (Osaka in February is near 9 °C,
+    Madrid in July near 23 °C, Santiago in March near 20 °C). A day's high sits above its mean
+    and a low below. None while the scope has no place yet (any temperature is then plausible).
+    """
+    site = scope.entities.get("place@") or next(
+        (v for k, v in scope.entities.items() if k.startswith("place@")), None
+    )
+    if site is None:
+        return None
+    latitude = site.place.latitude
+    when = scope.entities.get("date.start") or scope.today  # a forecast's days, or now
+    season = math.cos(2 * math.pi * (when.month - 7) / 12) * (1 if latitude >= 0 else -1)
+    mean = 27 - 0.33 * abs(latitude) + 0.22 * abs(latitude) * season
+    words = set(_SLUG.split(name.lower())) | {name.lower().replace("_", "")}
+    shift = -4.0 if words & _LOW_WORDS else 4.0 if words & _HIGH_WORDS else 0.0
+    return round(mean + shift - 4, 1), round(mean + shift + 4, 1)
 
 
 def number_in(

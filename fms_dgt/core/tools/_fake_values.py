@@ -497,6 +497,10 @@ def _luhn(body: str) -> str:
 
 
 def _adopt_place(scope: Scope, kind: Kind, value: Any) -> Site | None:
+    if kind.field == "latitude" and isinstance(value, int | float) and not isinstance(value, bool):
+        # A latitude given back (from a geocoded city) names that city: its weather is its own.
+        place = data.PLACE_AT_LATITUDE.get(round(float(value), 2))
+        return scope._new_site(place) if place is not None else None
     text = str(value).split(",")[0].strip().lower()
     place = data.PLACE_INDEX.get(text)
     return scope._new_site(place) if place is not None else None

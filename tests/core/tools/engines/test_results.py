@@ -168,13 +168,37 @@ def test_the_sky_agrees_with_the_temperature_and_the_units_asked_for() -> None:
     assert not [v for v in metric if v["condition"] == "rain" and v["temperature"] < -3]
     assert {"snow", "rain"} <= {v["condition"] for v in metric}  # both still happen, where they fit
     imperial = [value for value, _ in _results(weather, {"city": "Oslo", "units": "imperial"}, range(200))]
-    assert min(v["temperature"] for v in imperial) > 20  # Fahrenheit: the made-up range is -5..35 °C
+    # The same made-up temperatures (same seeds), said in Fahrenheit.
+    assert [v["temperature"] for v in imperial] == [round(v["temperature"] * 9 / 5 + 32, 1) for v in metric]
     assert not [v for v in imperial if v["condition"] == "snow" and v["temperature"] > 37.4]
     # Only a unit says Fahrenheit: a country "us" or a grade "F" among the arguments does not.
     others = _results(
         weather, {"city": "Austin", "units": "metric", "country": "us", "grade": "F"}, range(50)
     )
     assert max(value["temperature"] for value, _ in others) <= 35
+
+
+def test_temperatures_follow_the_climate_of_the_place_and_the_season() -> None:
+    tools = {t.name: t for t in FileToolLoader(REPO / "data" / "weather_tools.yaml").load()}
+    forecast, weather = tools["get_forecast"], tools["get_weather"]
+
+    def highs(city: str) -> dict[str, list[float]]:
+        place = PLACE_INDEX[city]
+        by_season: dict[str, list[float]] = {"jan": [], "jul": []}
+        for value, _ in _results(
+            forecast, {"latitude": place.latitude, "longitude": place.longitude, "days": 1}, range(200)
+        ):
+            month = int(value["days"][0]["date"][5:7])
+            season = "jan" if month in (12, 1, 2) else "jul" if month in (6, 7, 8) else None
+            if season:
+                by_season[season].append(value["days"][0]["high"])
+        return by_season
+
+    oslo, sydney = highs("oslo"), highs("sydney")
+    assert max(oslo["jan"]) < min(oslo["jul"])  # winter is colder than summer
+    assert max(sydney["jul"]) < min(sydney["jan"])  # and south of the equator it is the other way
+    for value, _ in _results(weather, {"city": "Singapore"}):
+        assert 20 <= value["temperature"] <= 35, value  # no frost on the equator
 
 
 def test_results_echo_arguments_and_carry_the_calls_entities() -> None:
