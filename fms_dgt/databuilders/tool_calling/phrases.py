@@ -291,7 +291,7 @@ _MAX_FIELDS = 4
 _MAX_ITEMS = 3
 
 
-def result_clause(value: Any, noun: str, rng: random.Random) -> str:
+def result_clause(value: Any, noun: str, rng: random.Random, *, heat: str = "") -> str:
     """A result as a clause without JSON: a record's fields as "the x is 1 and the y is 2", a list as
     its count and a few items, long text shortened.
 
@@ -299,31 +299,33 @@ def result_clause(value: Any, noun: str, rng: random.Random) -> str:
         value: the decoded result.
         noun: what the items of a list result are called ("events").
         rng: picks among phrasings.
+        heat: the unit of the call's temperatures (" °C", " °F"), said after each one; empty when
+            the call does not say (a thermostat's setting).
     """
     if isinstance(value, dict):
-        return _fields(value, rng)
+        return _fields(value, rng, heat)
     if isinstance(value, list):
-        return _items(value, noun, rng)
+        return _items(value, noun, rng, heat)
     if value is None or value == "":
         return ""
     return scalar_words(value, rng.randrange(4))
 
 
-def _fields(record: Mapping[str, Any], rng: random.Random) -> str:
+def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> str:
     keys = [k for k, v in record.items() if v is not None and v != {} and v != []]
     keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
-    parts = [_field(str(k), record[k], rng, compact) for k in keys[:_MAX_FIELDS]]
+    parts = [_field(str(k), record[k], rng, compact, heat) for k in keys[:_MAX_FIELDS]]
     rest = len(keys) - _MAX_FIELDS
     if rest > 0:
         parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
     return join_words([p for p in parts if p])
 
 
-def _field(name: str, value: Any, rng: random.Random, compact: bool = False) -> str:
+def _field(name: str, value: Any, rng: random.Random, compact: bool = False, heat: str = "") -> str:
     words = humanize(name) or "value"
     if isinstance(value, list):
-        return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng)}"
+        return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng, heat)}"
     if isinstance(value, dict):
         inner = [f"{humanize(str(k))} {_short(v, rng)}" for k, v in list(value.items())[:3] if _simple(v)]
         return (
@@ -337,9 +339,22 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False) -> 
     if unit and " " not in words:
         return f"it's {_short(value, rng)}{unit}"
     words = words.rsplit(" ", 1)[0] if unit else words
+    unit = unit or _heat_unit(words, value, heat)
     if compact:
         return f"{words} {_short(value, rng)}{unit}"
     return f"the {words} {_be(words)} {_short(value, rng)}{unit}"
+
+
+#: Field names (humanized) that hold a temperature in a weather result.
+_HEAT_WORDS = frozenset({"temperature", "temp", "high", "low", "feels like", "min", "max", "dew point"})
+
+
+def _heat_unit(words: str, value: Any, heat: str) -> str:
+    """The unit said after a temperature: ``heat`` for a number whose field names one."""
+    if not heat or not isinstance(value, int | float) or isinstance(value, bool):
+        return ""
+    last = words.split(" ")[-1]
+    return heat if words in _HEAT_WORDS or last in ("temperature", "temp", "celsius") else ""
 
 
 def _be(noun: str) -> str:
@@ -373,35 +388,46 @@ def _simple(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool))
 
 
-def _short(value: Any, rng: random.Random) -> str:
+def _short(value: Any, rng: random.Random, style: int | None = None) -> str:
+    """A value in a few words; ``style`` fixes how dates are written (one style per list)."""
     if isinstance(value, (dict, list)):
         return f"{len(value)} entries"
-    return scalar_words(value, rng.randrange(4)) if not isinstance(value, str) else _text(value, rng)
+    style = rng.randrange(4) if style is None else style
+    return scalar_words(value, style) if not isinstance(value, str) else _text(value, style)
 
 
-def _text(value: str, rng: random.Random) -> str:
-    return date_words(value, rng.randrange(4)) or plain(value, 80)
+def _text(value: str, style: int) -> str:
+    return date_words(value, style) or plain(value, 80)
 
 
-def _items(items: list[Any], noun: str, rng: random.Random) -> str:
+def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> str:
     count = len(items)
     if not count:
         return f"no {noun}"
-    named = [_item_name(i, rng) for i in items[:_MAX_ITEMS]]
+    style = rng.randrange(4)  # the dates of one list are all written alike
+    named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
     noun = noun if count > 1 else _singular(noun)
     more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
 
 
-def _item_name(item: Any, rng: random.Random) -> str:
-    if isinstance(item, dict):
-        key = next((k for k in _NAME_KEYS if _simple(item.get(k))), None)
-        if key is not None:
-            return _short(item[key], rng)
-        fields = [f"{humanize(str(k))} {_short(v, rng)}" for k, v in item.items() if _simple(v)][:2]
-        return " with ".join(fields) if fields else ""
-    return _short(item, rng) if _simple(item) else ""
+def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str:
+    """An item by its name; else by its first fields: a dated item as "3 March 2026 (high 21 °C,
+    low 12 °C)", another as "size 3 with colour red"."""
+    if not isinstance(item, dict):
+        return _short(item, rng, style) if _simple(item) else ""
+    key = next((k for k in _NAME_KEYS if _simple(item.get(k))), None)
+    if key is not None:
+        return _short(item[key], rng, style)
+    simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v)]
+    said = [f"{words} {_short(v, rng, style)}{_heat_unit(words, v, heat)}" for words, v in simple]
+    dated = next((i for i, (_, v) in enumerate(simple) if isinstance(v, str) and date_words(v)), None)
+    if dated is None:
+        return " with ".join(said[:2])
+    others = [phrase for i, phrase in enumerate(said) if i != dated][:2]
+    when = _short(simple[dated][1], rng, style)
+    return f"{when} ({', '.join(others)})" if others else when
 
 
 def _singular(noun: str) -> str:

@@ -337,14 +337,31 @@ def _outcome(call: PlannedCall, rng: random.Random) -> str:
         return ""
     if result.error is not None:
         return rng.choice(templates.FAILED).format(task=task, error=error_words(result.error))
-    return _capital(_success(purpose, result.result, rng))
+    return _capital(_success(purpose, result.result, rng, _heat(call)))
 
 
 _LEADING_WORD = re.compile(r"^(?:for|about|of|on|if|whether|to) ")
 
 
-def _success(purpose: Purpose, value: Any, rng: random.Random) -> str:
-    clause = result_clause(value, _noun(purpose), rng)
+_WEATHER = re.compile(r"weather|forecast|climate|meteo", re.IGNORECASE)
+
+
+def _heat(call: PlannedCall) -> str:
+    """The unit of the temperatures in a call's result: Fahrenheit when the call asks for
+    imperial units or Fahrenheit (the mock engine makes them so too), none when it asks for
+    Kelvin ("standard"), else Celsius for a weather tool; none for other tools (a thermostat's
+    number is said as it is)."""
+    asked = {v.lower() for v in call.call.arguments.values() if isinstance(v, str)}
+    if asked & {"imperial", "fahrenheit"}:
+        return " °F"
+    if asked & {"standard", "kelvin"}:
+        return ""
+    tool = call.tool
+    return " °C" if _WEATHER.search(f"{tool.name} {tool.description}") else ""
+
+
+def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "") -> str:
+    clause = result_clause(value, _noun(purpose), rng, heat=heat)
     did = f"{past(purpose.verb)} {purpose.core}"
     topic = _LEADING_WORD.sub("", purpose.core)
     if purpose.kind == ACTION:

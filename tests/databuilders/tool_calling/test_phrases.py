@@ -102,6 +102,17 @@ def test_results_are_sentences_without_json() -> None:
     assert len(long) < 120 and long.endswith("…")
 
 
+def test_a_list_of_dated_items_reads_as_dates_written_one_way() -> None:
+    days = [{"date": f"2026-03-0{d}", "high": 20.0 + d, "low": 10.5 + d} for d in range(1, 5)]
+    for seed in range(20):
+        said = result_clause({"days": days}, "x", random.Random(seed), heat=" °C")
+        assert "high 21 °C, low 11.5 °C" in said, said
+        months = {word for word in ("March", "Mar ") if word in said}
+        assert len(months) == 1, said  # not "March 1, 2026" next to "2 Mar 2026"
+        assert said.endswith("plus 1 more"), said
+    assert "°" not in result_clause({"days": days}, "x", random.Random(1))  # no unit given
+
+
 def test_one_of_a_counted_thing_is_singular() -> None:
     said = {k: _said({k: 1}) for k in ("days", "people", "children", "nights")}
     assert said == {

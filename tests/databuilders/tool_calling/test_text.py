@@ -136,8 +136,32 @@ def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> Non
         assert "Lisbon" in text.user and "metric" in text.user and "38.72" not in text.user
         assert linking_phrases(text.user), text.user
         said = text.final.replace(" is ", " ").replace("the ", "")
-        assert "temperature 21.5" in said and "condition clear" in said and "latitude 38.72" in said
+        assert "temperature 21.5 °C" in said and "condition clear" in said and "latitude 38.72" in said
         assert not json_dump(text.final)
+
+
+def test_temperatures_are_said_in_the_unit_the_call_asked_for() -> None:
+    _, weather = _weather()
+    thermostat = Tool(
+        "set_thermostat",
+        "home",
+        description="Set the thermostat.",
+        parameters={"type": "object", "properties": {"temperature": {"type": "number"}}},
+    )
+    cases = [
+        (weather, {"latitude": 1.0, "longitude": 2.0, "units": "imperial"}, " °F"),
+        (weather, {"latitude": 1.0, "longitude": 2.0, "units": "metric"}, " °C"),
+        (weather, {"latitude": 1.0, "longitude": 2.0}, " °C"),
+        (weather, {"latitude": 1.0, "longitude": 2.0, "units": "standard"}, ""),  # Kelvin: not said
+        (thermostat, {"temperature": 21}, ""),  # a setting, not the weather
+    ]
+    for tool, arguments, unit in cases:
+        call = _call(tool, arguments, {"temperature": 21.5})
+        plan = RecordPlan(index=0, scenario="single", offered=[tool], steps=[[call]])
+        for seed in range(10):
+            final = WRITER.write(plan, random.Random(seed)).final
+            assert f"21.5{unit}" in final, (arguments, final)
+            assert ("°" in final) == bool(unit.strip()), final
 
 
 def test_a_value_that_picks_one_of_the_purposes_alternatives_settles_it() -> None:
