@@ -229,3 +229,18 @@ ASK_MISSING = (
     "To {task}, I'll need the {value}. Can you give it to me?",
     "Sure thing. Which {value} do you mean?",
 )
+# A value left out that has a few choices: the question offers them.
+ASK_CHOICE = (
+    "I can {task}. Which {value} would you like: {choices}?",
+    "Sure, which {value} should I use, {choices}?",
+    "Happy to help. Should the {value} be {choices}?",
+)
+ASK_CHOICE_UNNAMED = (
+    "Sure. Should I use {choices}?",
+    "I can {task}. Which would you like: {choices}?",
+    "Happy to help. Would you like {choices}?",
+)
+ASK_DETAIL = (
+    "I can {task}, but I need one more detail first. Could you give me the rest of the request?",
+    "Happy to help, but part of the request is missing. What exactly should I use?",
+)

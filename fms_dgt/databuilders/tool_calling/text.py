@@ -186,7 +186,7 @@ class TemplateText:
             values = {k: v for k, v in intended_values(plan, tool, rng).items() if k != name}
             user = _polite(self._ask_for(tool, values, rng), rng)
             task = _settled(tool, values).phrase(core=True)
-            final = rng.choice(templates.ASK_MISSING).format(task=task, value=label(name) or name)
+            final = _missing_question(tool, name, task, rng)
             return RecordText(user=user, final=_capital(final))
         if plan.topic is None:
             raise DGTError(
@@ -205,6 +205,25 @@ class TemplateText:
 
 
 # ------------------------------------------------------------------------------- request helpers
+
+
+#: Parameter names that are not nouns: "What's the to?" is no question.
+_NOT_NOUNS = frozenset({"to", "from", "in", "on", "at", "by", "for", "of", "with", "as", "into", "via"})
+
+
+def _missing_question(tool: Tool, name: str, task: str, rng: random.Random) -> str:
+    """The question for a value the request left out: its choices when it has a few ("Celsius
+    or Fahrenheit?"), else the value by its name."""
+    schema = (tool.parameters.get("properties") or {}).get(name)
+    choices = schema.get("enum") if isinstance(schema, Mapping) else None
+    value = label(name) or name
+    if isinstance(choices, list) and 2 <= len(choices) <= 5 and all(isinstance(c, str) for c in choices):
+        said = join_words([scalar_words(c, exact=True) for c in choices], "or")
+        asks = templates.ASK_CHOICE if value not in _NOT_NOUNS else templates.ASK_CHOICE_UNNAMED
+        return rng.choice(asks).format(task=task, value=value, choices=said)
+    if value in _NOT_NOUNS:
+        return rng.choice(templates.ASK_DETAIL).format(task=task)
+    return rng.choice(templates.ASK_MISSING).format(task=task, value=value)
 
 
 def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | None = None) -> str:

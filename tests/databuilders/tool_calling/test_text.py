@@ -272,6 +272,25 @@ def test_missing_values_are_asked_for_in_words() -> None:
         assert "latitude" in text.final and "?" in text.final
 
 
+def test_a_missing_choice_is_asked_for_with_its_choices() -> None:
+    unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+    convert = Tool(
+        "convert_temperature",
+        "demo",
+        description="Convert a temperature to Celsius or Fahrenheit.",
+        parameters={
+            "type": "object",
+            "properties": {"value": {"type": "number"}, "to": unit},
+            "required": ["value", "to"],
+        },
+    )
+    plan = RecordPlan(index=0, scenario="x", kind="missing_value", offered=[convert], missing=(convert, "to"))
+    for seed in range(20):
+        final = WRITER.write(plan, random.Random(seed)).final
+        assert "celsius or fahrenheit?" in final and "the to" not in final, final
+        assert final[0].isupper() and final.count("?") == 1, final
+
+
 def test_a_no_call_plan_without_its_subject_is_an_error() -> None:
     with pytest.raises(DGTError, match="has no topic or missing value"):
         WRITER.write(RecordPlan(index=3, scenario="x", kind="irrelevant"), random.Random(0))
