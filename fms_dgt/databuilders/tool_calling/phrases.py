@@ -117,6 +117,17 @@ _LIMITS = word_set("limit max top size count n")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
 _PLAIN_LISTS = word_set("numbers values elements data items list")
+_LIMIT_PHRASES = ("limited to {number} results", "with a {words} of {number}", "(at most {number})")
+
+
+def _is_limit(words: str, value: Any) -> bool:
+    """A number that bounds how many results come back (``limit``, ``max_results``, ``top_n``)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    last = words.split(" ")[-1].lower() if words else ""
+    return last in _LIMITS or words.startswith(("max ", "top ", "limit"))
+
+
 # Names that carry no meaning a person would say ("a", "x", "num1"): the value alone is said.
 _BARE = re.compile(r"^(?:[a-z]|[a-z]?\d|num\d*|number\d*|value\d*|n\d+|x\d*|y\d*|arg\d*|input\d*)$", re.I)
 
@@ -137,10 +148,12 @@ def value_phrases(properties: Mapping[str, Any], values: Mapping[str, Any], rng:
     ]
     if bare:
         phrases.insert(0, join_words(bare))
+    bounds: list[str] = []  # a limit reads last: "pets tagged travel (at most 2)"
     for name, value in values.items():
         schema = properties.get(name) if isinstance(properties.get(name), dict) else {}
-        phrases.append(_phrase(name, value, schema or {}, rng))
-    return [p for p in phrases if p]
+        said = _phrase(name, value, schema or {}, rng)
+        (bounds if _is_limit(label(name), value) else phrases).append(said)
+    return [p for p in phrases + bounds if p]
 
 
 def _scalar(value: Any) -> bool:
@@ -194,8 +207,9 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
         return rng.choice((f"in {number}", f"for {number}"))
     if last in _COUNTED:
         return f"for {number} {last if value != 1 else _singular(last)}"  # "for 1 day"
-    if last in _LIMITS or words.startswith(("max ", "top ", "limit")):
-        return rng.choice((f"limited to {number}", f"with a {words} of {number}", f"at most {number}"))
+    if _is_limit(words, value):
+        said = rng.choice(_LIMIT_PHRASES).format(number=number, words=words)
+        return said.replace(" results", " result") if value == 1 else said
     if _COUNT_OF.match(words):
         return f"for {number} {words.split(' ', 2)[-1]}"
     return rng.choice(
@@ -221,6 +235,8 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
     first = words.split(" ")[0].lower() if words else ""
     if last in _QUOTED:
         return _quoted(last, words, text, rng)
+    if last in ("tag", "label"):
+        return rng.choice((f"tagged {text}", f"with the {last} {text}"))
     if last in _SEARCHES:
         return rng.choice((f'for "{text}"', f"about {text}", f'matching "{text}"'))
     if first in _ORIGINS or last in _ORIGINS:

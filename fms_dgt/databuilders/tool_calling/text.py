@@ -283,10 +283,12 @@ def _joined(values: list[str]) -> str:
     if not values:
         return ""
     head, rest = (values[0], values[1:]) if _bare(values[0]) else ("", values)
+    aside = [v for v in rest if v.startswith("(")]  # "(at most 2)" closes the list, unjoined
+    rest = [v for v in rest if not v.startswith("(")]
     said = f": {head}" if head else ""
     if rest:
         said += " " + (" ".join(rest) if len(rest) <= 3 else f"{', '.join(rest[:-1])} and {rest[-1]}")
-    return said
+    return said + "".join(f" {v}" for v in aside)
 
 
 def _bare(phrase: str) -> bool:

@@ -113,6 +113,16 @@ def test_a_list_of_dated_items_reads_as_dates_written_one_way() -> None:
     assert "°" not in result_clause({"days": days}, "x", random.Random(1))  # no unit given
 
 
+def test_a_limit_is_said_last_and_a_tag_as_a_tag() -> None:
+    properties = {"limit": {"type": "integer"}, "tags": {"type": "array"}, "tag": {"type": "string"}}
+    for seed in range(30):
+        said = value_phrases(properties, {"limit": 1, "tags": ["work", "travel"]}, random.Random(seed))
+        assert said[0] == "tagged work and travel", said  # "list pets tagged ... (at most 1)"
+        assert said[1] in ("limited to 1 result", "with a limit of 1", "(at most 1)"), said
+        [tag] = value_phrases(properties, {"tag": "personal"}, random.Random(seed))
+        assert tag in ("tagged personal", "with the tag personal"), tag
+
+
 def test_one_of_a_counted_thing_is_singular() -> None:
     said = {k: _said({k: 1}) for k in ("days", "people", "children", "nights")}
     assert said == {

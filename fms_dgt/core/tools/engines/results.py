@@ -60,9 +60,10 @@ _WORDS = re.compile(r"[a-z]+")
 _IDENTIFIER_NAME = re.compile(r"(?:id|ids|key|uuid|guid|isbn|sku|token)$")
 # Plain names of categories: a call that asks for one lists only items of it.
 _CATEGORIES = frozenset(
-    "tag status state category type kind genre language lang city country countrycode region "
-    "currency brand color colour size department priority level format unit units platform cuisine "
-    "gender role channel stage".split()
+    {"tag", "status", "state", "category", "type", "kind", "genre", "language", "lang", "city"}
+    | {"country", "countrycode", "region", "currency", "brand", "color", "colour", "size", "department"}
+    | {"priority", "level", "format", "unit", "units", "platform", "cuisine", "gender", "role", "channel"}
+    | {"stage"}
 )
 _OPTIONAL = 0.7
 
@@ -297,7 +298,7 @@ def _successes(done: str, schema: Mapping[str, Any]) -> list[Any]:
     offered = [v for v in schema.get("enum") or () if isinstance(v, str)]
     if not offered:
         described = _WORDS.findall(str(schema.get("description") or "").lower())
-        return [w for w in described if w == done or w in _SUCCESS][:1] + [done]
+        return [*[w for w in described if w == done or w in _SUCCESS][:1], done]
     good = [v for v in offered if v.lower() == done] + [v for v in offered if v.lower() in _SUCCESS]
     return good or [done]
 
