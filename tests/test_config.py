@@ -99,9 +99,10 @@ def test_duplicate_keys_in_config_are_errors(tmp_path: Path) -> None:
 
 
 def test_the_bundled_demo_config_loads() -> None:
-    registry = ToolRegistry.from_config(REPO / "configs" / "demo.yaml")
-    assert len(registry) > 0
-    assert {"weather_api", "calc"} <= set(registry.namespaces())
+    # Closed after: the registry holds the demo's MCP connection, named for the process.
+    with ToolRegistry.from_config(REPO / "configs" / "demo.yaml") as registry:
+        assert len(registry) > 0
+        assert {"weather_api", "calc"} <= set(registry.namespaces())
 
 
 def test_an_empty_inline_source_is_an_error() -> None:
