@@ -55,7 +55,11 @@ SIZE_ARGUMENTS = frozenset(
 )
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
-_WORDS = re.compile(r"[a-z]+")
+_WORDS = re.compile(r"[a-z0-9]+")
+#: Plain names of the argument that holds what a search looks for.
+_QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
+#: File kinds a search finds by their name.
+_FOUND_FILES = frozenset({"document", "image", "data", "file", "audio", "video", "name"})
 # A plain name (see _plain) that names an identifier: id, petid, user_key, uuid, isbn...
 _IDENTIFIER_NAME = re.compile(r"(?:id|ids|key|uuid|guid|isbn|sku|token)$")
 # Plain names of categories: a call that asks for one lists only items of it.
@@ -234,6 +238,9 @@ class ResultHooks(FakeHooks):
         words = tokens(tool.name.rsplit(".", 1)[-1])
         # What a call of a tool that acts (add_reminder, bookFlight) did, when it succeeded.
         self.done = _PAST.get(words[0]) if words else None
+        asked = next((v for k, v in self.given.items() if k in _QUERY_NAMES and isinstance(v, str)), "")
+        # The words a search looked for, as a file name's stem ("budget review" -> budget_review).
+        self.query = "_".join(_WORDS.findall(asked.lower())[:3])
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         """A pinned value, an echoed argument, a value the call's filters allow, or a leaf from
@@ -241,6 +248,10 @@ class ResultHooks(FakeHooks):
         if len(path) == 1 and path[0] in self.pinned:
             return first_fit([self.pinned[str(path[0])]], schema)
         plain = _plain(name)
+        if self.query and _in_array(path):
+            found = self._found_file(schema, name, path)
+            if found is not MISSING:
+                return found
         if len(path) == 1 and plain == "status" and self.done:
             status = first_fit(_successes(self.done, schema), schema)
             if status is not MISSING:
@@ -250,6 +261,17 @@ class ResultHooks(FakeHooks):
         else:
             echoed = self._filtered(schema, plain)
         return echoed if echoed is not MISSING else super().leaf(schema, name, path)
+
+    def _found_file(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
+        """A file a search found, named after what it looked for: ``search_documents("budget
+        review")`` finds ``budget_review_report_2026.pdf``, not an unrelated ``resume_76.txt``."""
+        kind = self.kind_at(schema, name, path)
+        if kind is None or kind.family != "file" or kind.field not in _FOUND_FILES:
+            return MISSING
+        made = super().leaf(schema, name, path)
+        if not isinstance(made, str) or "." not in made or made.startswith(self.query):
+            return made
+        return first_fit([f"{self.query}_{made}"], schema)
 
     def _filtered(self, schema: Mapping[str, Any], plain: str) -> Any:
         """A listed item's value that the call's filters allow: ``listPets(tags=[a, b])`` lists

@@ -257,6 +257,23 @@ def test_listed_items_agree_with_the_calls_filters() -> None:
     assert seen_tags == {"urgent", "travel"}  # both tags asked for appear, not only the first
 
 
+def test_files_a_search_finds_are_named_for_what_it_looked_for() -> None:
+    search = Tool(
+        "search_documents",
+        "docs",
+        parameters={"type": "object", "properties": {"keyword": {"type": "string"}}},
+        output_parameters={
+            "type": "object",
+            "properties": {"documents": {"type": "array", "items": {"type": "string"}, "minItems": 2}},
+        },
+    )
+    for value, _ in _results(search, {"keyword": "Budget review Q3 2026"}):
+        for document in value["documents"]:
+            assert re.fullmatch(r"budget_review_q3_[a-z_]+_\d+(_\d+)?\.[a-z]+", document), document
+    # Without a query the names are the vocabulary's own.
+    assert not any("review" in d for value, _ in _results(search, {}) for d in value["documents"])
+
+
 def test_a_call_that_acted_reports_a_status_of_success() -> None:
     def tool(name: str, status: dict[str, Any]) -> Tool:
         output = {"type": "object", "properties": {"status": status}, "required": ["status"]}
