@@ -29,15 +29,13 @@ engine gives the same results in any process.
 from __future__ import annotations
 
 import functools
-import itertools
-import math
 import random
 import re
 from collections.abc import Mapping
-from datetime import datetime, timedelta
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.engines._agreement import order_dates, order_pairs, sky_fits_temperature
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
 from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, tokens
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
@@ -306,10 +304,10 @@ class ResultHooks(FakeHooks):
         """Paired bounds in order; dates sorted; dated items consecutive."""
         value = super().finish(schema, value, name, path)
         if isinstance(value, dict):
-            _order_pairs(value)
-            _sky_fits_temperature(value, schema, self.given)
+            order_pairs(value)
+            sky_fits_temperature(value, schema, self.given)
         elif isinstance(value, list) and value:
-            _order_dates(value, name)
+            order_dates(value, name)
         return value
 
 
@@ -354,177 +352,6 @@ def _scope(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Scop
         if kind is not None:
             scope.adopt(kind, value)
     return scope
-
-
-# ---------------------------------------------------------------- ordering
-
-_LOW_HIGH = {
-    "low": "high",
-    "lowest": "highest",
-    "min": "max",
-    "minimum": "maximum",
-    "start": "end",
-    "begin": "end",
-    "from": "to",
-    "earliest": "latest",
-    "in": "out",
-    "departure": "arrival",
-    "open": "close",
-    "first": "last",
-}
-
-
-def _order_pairs(value: dict[str, Any]) -> None:
-    """Swap the values of paired keys (``low``/``high``, ``check_in``/``check_out``) that are reversed."""
-    if len(value) < 2:
-        return
-    for low_key, high_key in _pairs(tuple(value)):
-        if _after(value[low_key], value[high_key]):
-            value[low_key], value[high_key] = value[high_key], value[low_key]
-
-
-@functools.lru_cache(maxsize=4096)
-def _pairs(keys: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """The (lower, upper) key pairs among ``keys``: ``temp_min``/``temp_max``, ``check_in``/``check_out``."""
-    by_words = {tokens(k): k for k in keys}
-    found = []
-    for words, low_key in by_words.items():
-        for i, word in enumerate(words):
-            partner = _LOW_HIGH.get(word)
-            high_key = by_words.get((*words[:i], partner, *words[i + 1 :])) if partner else None
-            if high_key is not None:
-                found.append((low_key, high_key))
-    return tuple(found)
-
-
-def _after(low: Any, high: Any) -> bool:
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
-    if numbers:
-        return bool(low > high)
-    if isinstance(low, str) and isinstance(high, str) and len(low) == len(high) and low[:1].isdigit():
-        return low > high
-    return False
-
-
-# Weather words by the temperatures they go with (Celsius): snow below freezing, no snow or
-# thunderstorms in the cold or heat they never come with.
-_SNOW = frozenset({"snow", "sleet", "blizzard", "snow showers", "light snow", "heavy snow"})
-_WARM_ONLY = frozenset({"thunderstorms", "thunderstorm", "showers"})
-_CONDITION_KEYS = frozenset({"condition", "conditions", "weather", "sky", "summary", "description"})
-_TEMPERATURE_KEYS = frozenset({"temperature", "temp", "celsius", "fahrenheit", "feels_like"})
-#: What a sky turns into when it does not fit: the first one the schema allows.
-_COLD_SKY = ("snow", "light snow", "fog", "overcast", "cloudy", "clouds")
-_MILD_SKY = ("light rain", "rain", "cloudy", "clouds", "overcast", "partly cloudy", "clear")
-
-
-def _sky_fits_temperature(value: dict[str, Any], schema: Mapping[str, Any], given: Mapping[str, Any]) -> None:
-    """A weather result agrees with itself and its call: a temperature made up for a call in
-    imperial units is in Fahrenheit, and a condition that contradicts the temperature (snow at
-    25 °C) becomes one that fits, among the ones the schema allows."""
-    heat_key = next((k for k in value if k.lower() in _TEMPERATURE_KEYS and _number(value[k])), None)
-    if heat_key is None:
-        return
-    celsius = float(value[heat_key])
-    if "fahrenheit" in heat_key.lower():
-        celsius = (celsius - 32) * 5 / 9
-    elif _plain(heat_key) not in given and any(str(v).lower() in _IMPERIAL for v in given.values()):
-        value[heat_key] = round(celsius * 9 / 5 + 32, 1)  # made up on the Celsius scale
-    sky_key = next((k for k in value if k.lower() in _CONDITION_KEYS and isinstance(value[k], str)), None)
-    if sky_key is None or not _wrong_sky(value[sky_key].lower(), celsius):
-        return
-    props = schema.get("properties") or {}
-    own = props.get(sky_key)
-    allowed = own.get("enum") if isinstance(own, Mapping) else None
-    fits = [c for c in (_COLD_SKY if celsius < 0 else _MILD_SKY) if allowed is None or c in allowed]
-    if fits:
-        value[sky_key] = fits[0]
-
-
-def _wrong_sky(sky: str, celsius: float) -> bool:
-    if sky in _SNOW:
-        return celsius > 3
-    if sky in _WARM_ONLY:
-        return celsius < 5
-    return celsius < -3 and sky in ("rain", "light rain", "showers", "drizzle")
-
-
-_IMPERIAL = frozenset({"imperial", "fahrenheit"})
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _order_dates(items: list[Any], name: str) -> None:
-    """Sort a list of dates; give a list of dated objects consecutive dates from the first."""
-    if all(isinstance(v, str) and _ISO_DATE.match(v) for v in items):
-        items.sort()
-        return
-    if not all(isinstance(v, dict) for v in items):
-        return
-    key = next((k for k, v in items[0].items() if isinstance(v, str) and _ISO_DATE.match(v)), None)
-    if key is None or not all(isinstance(v.get(key), str) and _ISO_DATE.match(v[key]) for v in items):
-        return
-    start = _parse(items[0][key])
-    if start is None:
-        return
-    hourly = bool({"hour", "hourly", "time"} & {*tokens(key), *tokens(name)}) and "T" in items[0][key]
-    step = timedelta(hours=1) if hourly else timedelta(days=1)
-    for i, item in enumerate(items):
-        item[key] = _render_like(start + i * step, item[key])
-    _gradual(items)
-
-
-#: The most a temperature of a dated series moves from one item to the next (a forecast's days).
-_STEP = 4.0
-
-
-def _gradual(items: list[dict[str, Any]]) -> None:
-    """Temperatures of consecutive days that change as weather does (a few degrees a day), not
-    from 0.6 to 32.4 overnight. Each value moves towards the one before it, so it stays between
-    values the schema already accepted; paired bounds are ordered again after."""
-    keys = [k for k, v in items[0].items() if _number(v) and _TEMPERATURE_WORDS & set(tokens(k))]
-    for item in items:
-        _narrow(item, keys)
-    for before, item in itertools.pairwise(items):
-        for key in keys:
-            if _number(before.get(key)) and _number(item.get(key)):
-                moved = item[key] - before[key]
-                if abs(moved) > _STEP:
-                    value = before[key] + math.copysign(_STEP, moved)
-                    item[key] = round(value) if isinstance(item[key], int) else round(value, 1)
-        _order_pairs(item)
-        _narrow(item, keys)
-
-
-#: The widest a day's low and high temperatures lie apart.
-_SPREAD = 15.0
-
-
-def _narrow(item: dict[str, Any], keys: list[str]) -> None:
-    """A day's low raised to within :data:`_SPREAD` of its high (towards it: a value between
-    two the schema accepted)."""
-    for low, high in _pairs(tuple(keys)):
-        if _number(item.get(low)) and _number(item.get(high)) and item[high] - item[low] > _SPREAD + 0.05:
-            value = item[high] - _SPREAD
-            item[low] = round(value) if isinstance(item[low], int) else round(value, 1)
-
-
-_TEMPERATURE_WORDS = frozenset({"temp", "temperature", "high", "low", "max", "min", "celsius", "fahrenheit"})
-
-
-def _parse(text: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text.replace("Z", "")[:19])
-    except ValueError:
-        return None
-
-
-def _render_like(moment: datetime, example: str) -> str:
-    if len(example) == 10:
-        return moment.date().isoformat()
-    rendered = moment.isoformat(timespec="seconds")
-    return rendered + ("Z" if example.endswith("Z") else "")
 
 
 # ---------------------------------------------------------------- tools without an output schema
