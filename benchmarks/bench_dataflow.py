@@ -69,8 +69,9 @@ def load_tools(sources: list[dict[str, Any]]) -> list[Any]:
     for source in sources:
         path = REPO / source["path"]
         if source.get("rest"):
+            tags = source.get("tags")
             loader: Any = RESTToolLoader(
-                path, namespace=source["namespace"], include={"tags": source["tags"]}
+                path, namespace=source["namespace"], include={"tags": tags} if tags else None
             )
         else:
             loader = FileToolLoader(path, namespace=source.get("namespace"))
