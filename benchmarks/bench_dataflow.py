@@ -2,9 +2,10 @@
 
 The gold edges are in ``benchmarks/data/dataflow_gold.yaml`` (how each was decided is written
 there): outputs of one tool wired into inputs of another, from the NESTFUL executable spec, the
-BFCL multi-turn function docs, the API-Bank tool catalogue and the bundled demo tools, split by
-family into ``tune`` and ``dev`` (used to set the scoring's constants; ``dev`` was labelled later)
-and ``held_out`` (not looked at while tuning).
+BFCL multi-turn function docs, the API-Bank tool catalogue, the bundled demo tools and OpenAPI
+specs of the corpus (REST sources may name the ``tags`` they take), split by family into ``tune``
+and ``dev`` (used to set the scoring's constants; ``dev`` was labelled later) and ``held_out``
+(not looked at while tuning).
 
 For each split it prints, over the graph built with the default settings (``max_neighbors: 8``):
 
@@ -15,7 +16,7 @@ For each split it prints, over the graph built with the default settings (``max_
   the labels are exhaustive), the share that is gold. Edges towards other families are not judged
   (their share is printed as "unjudged"), so this is a lower bound of what a person would accept.
 
-Pools: the gold tool sets alone (230 tools), and the same with about 4,400 distractor tools
+Pools: the gold tool sets alone (376 tools), and the same with about 4,440 distractor tools
 (``--distractors``: the ToolMind pools and the other BFCL docs) competing for every list.
 
 Baseline, measured in the same run: the package at ``--baseline`` (default: the last commit before
@@ -69,8 +70,9 @@ def load_tools(sources: list[dict[str, Any]]) -> list[Any]:
     for source in sources:
         path = REPO / source["path"]
         if source.get("rest"):
+            tags = source.get("tags")
             loader: Any = RESTToolLoader(
-                path, namespace=source["namespace"], include={"tags": source["tags"]}
+                path, namespace=source["namespace"], include={"tags": tags} if tags else None
             )
         else:
             loader = FileToolLoader(path, namespace=source.get("namespace"))

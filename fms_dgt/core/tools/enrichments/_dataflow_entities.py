@@ -31,6 +31,7 @@ __all__ = [
     "context_entity",
     "name_text",
     "parse_role",
+    "path_entity",
     "role",
     "singular",
     "words",
@@ -58,6 +59,7 @@ _MODIFIERS = frozenset(
         "secondary", "from", "to", "the", "a", "an", "of", "unique", "external", "internal", "main",
         "default", "my", "your", "its", "their", "this", "that", "each", "any", "given", "specific",
         "selected", "first", "last", "next", "previous", "other", "same", "own", "public", "private",
+        "short",
     }
 )  # fmt: skip
 #: Container words that name no entity (``results[].id``, ``data.id``).
@@ -208,12 +210,15 @@ def _description_entity(description: str, id_word: str) -> str:
                 return found
         if i > 0 and tokens[i - 1] not in _MODIFIERS and tokens[i - 1] not in _GENERIC:
             previous = tokens[i - 1]
-            if previous not in _PHRASE_END and not previous.isdigit():
+            # "The object id, uuid or short uuid": an id word before another names no entity.
+            if previous not in _PHRASE_END and previous not in marks and not previous.isdigit():
                 return singular(previous)
     return ""
 
 
-def context_entity(tool_name: str, holders: Sequence[str] = (), titles: Sequence[str] = ()) -> str:
+def context_entity(
+    tool_name: str, holders: Sequence[str] = (), titles: Sequence[str] = (), path: str = ""
+) -> str:
     """The entity an identifier without one in its name belongs to, from where it sits.
 
     Args:
@@ -221,12 +226,34 @@ def context_entity(tool_name: str, holders: Sequence[str] = (), titles: Sequence
         holders: names of the properties holding it, outermost first (``("author",)`` for
             ``author[].id``).
         titles: schema ``title`` or ``$ref`` names of the objects holding it, outermost first.
+        path: the tool's REST path, if any: what its result is about (:func:`path_entity`) says
+            more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
     """
     for name in (*reversed(titles), *reversed(holders)):
         tokens = [w for w in words(name) if w not in _GENERIC and w not in _MODIFIERS]
         if tokens:
             return singular(tokens[-1])
-    return _tool_entity(words(tool_name))
+    return (path_entity(path) if path else "") or _tool_entity(words(tool_name))
+
+
+def path_entity(path: str, param: str = "") -> str:
+    """The entity a REST path names for ``{param}``, or for its result when ``param`` is empty.
+
+    A path parameter belongs to the collection before it (``/videos/{id}/comments`` gives ``video``
+    for ``id``); a result is what the path's last collection holds (``comment``). Version and
+    generic segments (``/api/v1``) name nothing.
+    """
+    segments = [s for s in path.split("/") if s]
+    if param:
+        where = f"{{{param}}}"
+        segments = segments[: segments.index(where)] if where in segments else []
+    for segment in reversed(segments):
+        if segment.startswith("{"):
+            continue
+        nouns = [w for w in words(segment) if _noun(w) and w not in _VERBS]
+        if nouns:
+            return singular(nouns[-1])
+    return ""
 
 
 def api_prefix(tool_name: str) -> str:
@@ -245,7 +272,7 @@ def api_prefix(tool_name: str) -> str:
 
 def _tool_entity(tokens: Sequence[str]) -> str:
     """The entity a tool's name is about: the first noun after its verb, else its last noun."""
-    nouns = [w for w in tokens if w not in _GENERIC and w not in _MODIFIERS and not w.isdigit()]
+    nouns = [w for w in tokens if _noun(w)]
     for i, word in enumerate(tokens):
         if word in _VERBS:
             after = [w for w in tokens[i + 1 :] if w in nouns and w not in _VERBS and w not in _ID_WORDS]
@@ -253,6 +280,11 @@ def _tool_entity(tokens: Sequence[str]) -> str:
                 return singular(after[0])
     rest = [w for w in nouns if w not in _VERBS and w not in _ID_WORDS]
     return singular(rest[-1]) if rest else ""
+
+
+def _noun(word: str) -> bool:
+    """Whether a word of a tool's name may be its entity (not ``v`` of ``get_api_v1_videos``)."""
+    return len(word) > 1 and word not in _GENERIC and word not in _MODIFIERS and not word.isdigit()
 
 
 def role(

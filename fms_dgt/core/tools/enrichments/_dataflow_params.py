@@ -23,6 +23,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     context_entity,
     name_text,
+    path_entity,
     role,
     singular,
 )
@@ -136,9 +137,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     reads ``location name``; an input's ``name`` reads with its tool's entity).
     """
     kind = type_key(found.schema)
-    label = role(
-        found.leaf, found.schema, kind, lambda: context_entity(tool.name, found.holders, found.titles), output
-    )
+    label = role(found.leaf, found.schema, kind, lambda: _context(tool, found, output), output)
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
     if output and found.name.endswith(ITEM):  # an item of "user_ids" is a "user id"
         head, _, last = text.rpartition(" ")
@@ -146,9 +145,28 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     if label.startswith("id:|") and len(label) > 4:
         text = f"{label[4:]} {text}"
     elif bare_label(found.leaf):  # a location's name reads "location name"
-        entity = context_entity(tool.name, found.holders, found.titles)
+        entity = context_entity(tool.name, found.holders, found.titles, _route_path(tool))
         text = f"{entity} {text}".strip()
     return text, str(found.schema.get("description", "")), kind, label
+
+
+def _context(tool: Tool, found: Field, output: bool) -> str:
+    """The entity where a parameter sits; a REST path parameter's is the collection before it."""
+    path = _route_path(tool)
+    if not output and path:
+        argument = tool.metadata["route"].get("arguments", {}).get(found.name)
+        if isinstance(argument, dict) and argument.get("in") == "path":
+            entity = path_entity(path, str(argument.get("name", found.name)))
+            if entity:
+                return entity
+    return context_entity(tool.name, found.holders, found.titles, path)
+
+
+def _route_path(tool: Tool) -> str:
+    """The REST path of a tool loaded from an OpenAPI spec (``""`` for other tools)."""
+    route = tool.metadata.get("route")
+    path = route.get("path") if isinstance(route, dict) else None
+    return path if isinstance(path, str) else ""
 
 
 Signature = tuple[str, str, str, str]

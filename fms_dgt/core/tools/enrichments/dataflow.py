@@ -178,8 +178,10 @@ class DataflowEnrichment(ToolEnrichment):
         # catalogue namespace (memos of version 2 hold other signatures).
         # Version 4: each input's best feeder in its API (the memo's local candidates include
         # the feeders' candidates).
+        # Version 5: identifiers of REST path parameters and results read their entity from the
+        # path; version words (``v1``) and a second id word ("id, uuid") name no entity.
         self.settings = {
-            "version": 4,
+            "version": 5,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -518,3 +518,54 @@ def test_bare_labels_read_with_the_entity_where_they_sit() -> None:
         name="Get_Country_Details_By_Country_Name", namespace="ns", description="", parameters=params
     )
     assert signature(country, input_fields(country)[0], False)[0] == "country name"
+
+
+def _rest_tool(name: str, path: str, inputs: dict[str, Any], outputs: dict[str, Any] | None = None) -> Tool:
+    arguments = {n: {"in": "path", "name": n} for n in inputs if "{" + n + "}" in path}
+    return Tool(
+        name=name,
+        namespace="tube",
+        description="",
+        parameters=schema(**inputs),
+        output_parameters=outputs or {},
+        metadata={"kind": "rest", "route": {"method": "GET", "path": path, "arguments": arguments}},
+    )
+
+
+def test_rest_path_parameters_and_results_take_the_entity_of_their_path() -> None:
+    threads = _rest_tool(
+        "get_api_v1_videos_by_id_comment_threads",
+        "/api/v1/videos/{id}/comment-threads",
+        {"id": {"type": "integer", "description": "The object id, uuid or short uuid"}},
+        schema(data={"type": "array", "items": schema(id="integer", videoId="integer")}),
+    )
+    [video_id] = input_fields(threads)
+    assert signature(threads, video_id, False)[3] == "id:|video"
+    thread_id = next(f for f in output_fields(threads) if f.name == "data[].id")
+    assert signature(threads, thread_id, True)[3] == "id:|thread"
+    # the same tool without its route: its name still gives the video (not "v" of "v1")
+    plain = dataclasses.replace(threads, metadata={})
+    assert signature(plain, thread_id, True)[3] == "id:|video"
+    # so the video's id feeds the path parameter and the thread's id does not
+    thread = _rest_tool(
+        "get_thread", "/videos/{id}/threads/{threadId}", {"id": "integer", "threadId": "integer"}
+    )
+    found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([threads, thread])))
+    assert (
+        "tube::get_api_v1_videos_by_id_comment_threads",
+        "data[].videoId",
+        "tube::get_thread",
+        "id",
+    ) in found
+    assert (
+        "tube::get_api_v1_videos_by_id_comment_threads",
+        "data[].id",
+        "tube::get_thread",
+        "threadId",
+    ) in found
+    assert (
+        "tube::get_api_v1_videos_by_id_comment_threads",
+        "data[].id",
+        "tube::get_thread",
+        "id",
+    ) not in found

@@ -9,6 +9,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     context_entity,
     name_text,
     parse_role,
+    path_entity,
     role,
     singular,
     words,
@@ -44,6 +45,8 @@ def test_words_split_snake_camel_acronyms_and_digits() -> None:
         ("cik", "Central Index Key (CIK)", "id:cik|index"),
         ("user_ids", "", "id:user|"),
         ("key", "The key under which the value is stored. The key must be case-sensitive.", "id:|CTX"),
+        # a list of id forms names no entity: the context decides
+        ("id", "The object id, uuid or short uuid", "id:|CTX"),
     ],
 )
 def test_identifiers_carry_the_entity_they_name(name: str, description: str, expected: str) -> None:
@@ -100,3 +103,24 @@ def test_bare_labels_and_text_inputs() -> None:
     assert role("src", text, "string", output=False) == "query"
     assert role("src", {"description": "The source file."}, "string", output=False) == ""
     assert role("transcript", {}, "string") == "label"
+
+
+def test_path_entity_reads_the_collection_a_parameter_or_result_belongs_to() -> None:
+    path = "/api/v1/videos/{id}/comment-threads/{threadId}"
+    assert path_entity(path, "id") == "video"
+    assert path_entity(path, "threadId") == "thread"
+    assert path_entity(path) == "thread"  # the result: what the last collection holds
+    assert path_entity("/pools/{pool_name}", "pool_name") == "pool"
+    assert path_entity("/api/v1/videos") == "video"
+    assert path_entity("/pets/{petId}", "other") == ""  # not a parameter of the path
+    assert path_entity("/{id}", "id") == path_entity("/api/v1") == ""
+
+
+def test_version_words_name_no_entity_of_a_tool() -> None:
+    assert context_entity("get_api_v1_videos_by_id_comment_threads") == "video"
+    # a REST path says what the result is about better than a name made from it
+    assert (
+        context_entity("get_api_v1_videos_by_id_comment_threads", path="/api/v1/videos/{id}/comment-threads")
+        == "thread"
+    )
+    assert context_entity("x", ("account",), path="/videos") == "account"  # where it sits comes first
