@@ -56,6 +56,8 @@ _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 _WORDS = re.compile(r"[a-z0-9]+")
 #: Plain names of the argument that holds what a search looks for.
 _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
+#: Words a file name leaves out ("flight to the conference" -> flight_conference).
+_STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "in", "on", "at", "by", "with", "from"})
 #: File kinds a search finds by their name.
 _FOUND_FILES = frozenset({"document", "image", "data", "file", "audio", "video", "name"})
 # A plain name (see _plain) that names an identifier: id, petid, user_key, uuid, isbn...
@@ -238,7 +240,7 @@ class ResultHooks(FakeHooks):
         self.done = _PAST.get(words[0]) if words else None
         asked = next((v for k, v in self.given.items() if k in _QUERY_NAMES and isinstance(v, str)), "")
         # The words a search looked for, as a file name's stem ("budget review" -> budget_review).
-        self.query = "_".join(_WORDS.findall(asked.lower())[:3])
+        self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in _STOP_WORDS][:3])
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         """A pinned value, an echoed argument, a value the call's filters allow, or a leaf from

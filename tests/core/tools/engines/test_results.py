@@ -267,6 +267,8 @@ def test_files_a_search_finds_are_named_for_what_it_looked_for() -> None:
             "properties": {"documents": {"type": "array", "items": {"type": "string"}, "minItems": 2}},
         },
     )
+    for value, _ in _results(search, {"keyword": "Review of the budget"}):
+        assert all(d.startswith("review_budget_") for d in value["documents"]), value
     for value, _ in _results(search, {"keyword": "Budget review Q3 2026"}):
         for document in value["documents"]:
             assert re.fullmatch(r"budget_review_q3_[a-z_]+_\d+(_\d+)?\.[a-z]+", document), document
