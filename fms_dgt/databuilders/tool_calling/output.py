@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from fms_dgt.core.tools._json import COMPACT_SORTED
 from fms_dgt.databuilders.tool_calling.manifest import MANIFEST, differences
 from fms_dgt.errors import OutputError
 from fms_dgt.secrets import redact, redact_value
@@ -46,7 +47,7 @@ def line_of(item: Mapping[str, Any]) -> str:
 
     The last exit of every record: no configured secret leaves in it, whatever echoed one.
     """
-    return json.dumps(redact_value(item), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    return COMPACT_SORTED(redact_value(item)) + "\n"
 
 
 class OutputFolder:

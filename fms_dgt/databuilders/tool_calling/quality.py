@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fms_dgt.core.tools._json import STABLE
 from fms_dgt.core.tools.wire import Message, NameCodec, WireFormat, get_wire_format
 from fms_dgt.core.tools.wire.openai import OpenAIChat
 from fms_dgt.errors import WireError
@@ -146,12 +147,7 @@ class QualityReport:
 
     def _duplicate(self, facts: RecordFacts, offered: Sequence[str]) -> None:
         """Same offered tools, turns, calls and answer as an earlier record (metadata aside)."""
-        key = json.dumps(
-            [offered, facts.user_turns, facts.calls, facts.final],
-            sort_keys=True,
-            ensure_ascii=False,
-            default=str,
-        )
+        key = STABLE([offered, facts.user_turns, facts.calls, facts.final])
         digest = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
         if digest in self.contents:
             self.duplicates += 1
