@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from fms_dgt.core.tools._json import SORTED
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.wire.names import NameCodec
+from fms_dgt.core.tools.wire.names import NameCodec, codec_of
 from fms_dgt.errors import WireError
 
 __all__ = [
@@ -96,8 +96,8 @@ class WireFormat(ABC):
         """A conversation in the provider's request layout (the keys beside ``tools``)."""
 
     def codec(self, qualified_names: Iterable[str]) -> NameCodec:
-        """The name codec of a record offering these tools."""
-        return NameCodec(qualified_names)
+        """The name codec of a record offering these tools (shared by records offering the same)."""
+        return codec_of(frozenset(qualified_names))
 
     def assemble(self, tools: Any, body: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
         """One record: the projected ``tools``, the conversation ``body`` and the ``metadata``."""
