@@ -107,9 +107,26 @@ def export_record(
 #: never mutated (families and layouts build new objects).
 _PROJECTED: dict[tuple[str, bool, str, Tool, str], dict[str, Any]] = {}
 _PROJECTED_MAX = 50_000
+#: The same entries by the tool object itself: the text of a tool's schema is made once per tool,
+#: not once per record offering it. Tools are immutable (the fingerprint and validators memoised on
+#: them count on it too); a tool a refresh brings is another object. An entry holds its tool, so
+#: the tool's id is not given to another object while the entry lives.
+_BY_TOOL: dict[tuple[int, str, bool, str], tuple[Tool, dict[str, Any]]] = {}
 
 
 def _projected(wire: WireFormat, fmt: str, tool: Tool, name: str, strict: bool) -> dict[str, Any]:
+    key = (id(tool), fmt, strict, name)
+    known = _BY_TOOL.get(key)
+    if known is not None and known[0] is tool:
+        return known[1]
+    projected = _projected_schema(wire, fmt, tool, name, strict)
+    if len(_BY_TOOL) >= _PROJECTED_MAX:
+        _BY_TOOL.clear()
+    _BY_TOOL[key] = (tool, projected)
+    return projected
+
+
+def _projected_schema(wire: WireFormat, fmt: str, tool: Tool, name: str, strict: bool) -> dict[str, Any]:
     key = (fmt, strict, name, tool, COMPACT(tool.parameters))
     projected = _PROJECTED.get(key)
     if projected is None:
