@@ -9,6 +9,6 @@ the circular-reference check is what they leave out). They are made in
 
 from __future__ import annotations
 
-from fms_dgt.core.tools._json import COMPACT, PLAIN, SORTED, encoder
+from fms_dgt.core.tools._json import COMPACT, COMPACT_SORTED, PLAIN, SORTED, encoder
 
-__all__ = ["COMPACT", "PLAIN", "SORTED", "encoder"]
+__all__ = ["COMPACT", "COMPACT_SORTED", "PLAIN", "SORTED", "encoder"]
