@@ -3,47 +3,12 @@
 ``json.dumps(value, ...)`` with any option builds a new encoder (and its C encoder) on every call;
 an export encodes every argument, result and record of a run, so the encoders here are built once.
 Each gives the text ``json.dumps(value, ensure_ascii=False, ...)`` gives, for JSON data (no cycles:
-the circular-reference check is what they leave out).
+the circular-reference check is what they leave out). They are made in
+:mod:`fms_dgt.core.tools._json`, which the engines and wire formats use too.
 """
 
 from __future__ import annotations
 
-import json
-import json.encoder
-from collections.abc import Callable
-from typing import Any
+from fms_dgt.core.tools._json import COMPACT, COMPACT_SORTED, PLAIN, SORTED, encoder
 
-__all__ = ["COMPACT", "PLAIN", "SORTED", "encoder"]
-
-
-def encoder(*, separators: tuple[str, str] = (", ", ": "), sort_keys: bool = False) -> Callable[[Any], str]:
-    """``json.dumps(value, ensure_ascii=False, separators=separators, sort_keys=sort_keys)`` as a function."""
-    reference = json.JSONEncoder(ensure_ascii=False, separators=separators, sort_keys=sort_keys)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # an interpreter without the C accelerator
-        return reference.encode
-    # The arguments JSONEncoder.iterencode gives it, without the markers of the circular check.
-    fast = make(
-        None,
-        reference.default,
-        json.encoder.encode_basestring,
-        None,
-        separators[1],
-        separators[0],
-        sort_keys,
-        False,
-        True,
-    )
-
-    def encode(value: Any) -> str:
-        return "".join(fast(value, 0))
-
-    return encode
-
-
-#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``: a line of an export.
-COMPACT = encoder(separators=(",", ":"))
-#: ``json.dumps(value, ensure_ascii=False, sort_keys=True)``: arguments and results as OpenAI text.
-SORTED = encoder(sort_keys=True)
-#: ``json.dumps(value, ensure_ascii=False)``: the JSON text xLAM and ShareGPT keep in a column.
-PLAIN = encoder()
+__all__ = ["COMPACT", "COMPACT_SORTED", "PLAIN", "SORTED", "encoder"]

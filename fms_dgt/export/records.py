@@ -20,7 +20,7 @@ from fms_dgt.core.tools.wire.families import Family
 from fms_dgt.core.tools.wire.names import NameCodec
 from fms_dgt.core.tools.wire.schemas import input_schema
 from fms_dgt.errors import ToolDefinitionError, WireError
-from fms_dgt.export.encoders import COMPACT
+from fms_dgt.export.encoders import COMPACT, COMPACT_SORTED
 from fms_dgt.export.layout import ARROW_SAFE, from_arrow_safe, to_arrow_safe
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "project",
     "read_record",
     "record_tool",
+    "shared_text",
 ]
 
 #: Metadata keys a writer sets itself (they describe the layout, not the scenario).
@@ -107,9 +108,26 @@ def export_record(
 #: never mutated (families and layouts build new objects).
 _PROJECTED: dict[tuple[str, bool, str, Tool, str], dict[str, Any]] = {}
 _PROJECTED_MAX = 50_000
+#: The same entries by the tool object itself: the text of a tool's schema is made once per tool,
+#: not once per record offering it. Tools are immutable (the fingerprint and validators memoised on
+#: them count on it too); a tool a refresh brings is another object. An entry holds its tool, so
+#: the tool's id is not given to another object while the entry lives.
+_BY_TOOL: dict[tuple[int, str, bool, str], tuple[Tool, dict[str, Any]]] = {}
 
 
 def _projected(wire: WireFormat, fmt: str, tool: Tool, name: str, strict: bool) -> dict[str, Any]:
+    key = (id(tool), fmt, strict, name)
+    known = _BY_TOOL.get(key)
+    if known is not None and known[0] is tool:
+        return known[1]
+    projected = _projected_schema(wire, fmt, tool, name, strict)
+    if len(_BY_TOOL) >= _PROJECTED_MAX:
+        _BY_TOOL.clear()
+    _BY_TOOL[key] = (tool, projected)
+    return projected
+
+
+def _projected_schema(wire: WireFormat, fmt: str, tool: Tool, name: str, strict: bool) -> dict[str, Any]:
     key = (fmt, strict, name, tool, COMPACT(tool.parameters))
     projected = _PROJECTED.get(key)
     if projected is None:
@@ -117,7 +135,29 @@ def _projected(wire: WireFormat, fmt: str, tool: Tool, name: str, strict: bool) 
             _PROJECTED.clear()
         projected = project(wire, tool, name, strict)
         _PROJECTED[key] = projected
+        if len(_SHARED) >= _PROJECTED_MAX:
+            _SHARED.clear()
+        _SHARED[id(projected)] = (projected, None)
     return projected
+
+
+#: Every projected tool shared between records, by the object, with its text once a line needed it
+#: (the entry holds the object, so its id is not given to another one while the entry lives).
+_SHARED: dict[int, tuple[dict[str, Any], str | None]] = {}
+
+
+def shared_text(value: Any) -> str | None:
+    """``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))`` when
+    ``value`` is a projected tool this module shares between records (never changed: its text is
+    made once), else None."""
+    known = _SHARED.get(id(value))
+    if known is None or known[0] is not value:
+        return None
+    text = known[1]
+    if text is None:
+        text = COMPACT_SORTED(value)
+        _SHARED[id(value)] = (value, text)
+    return text
 
 
 def project(wire: WireFormat, tool: Tool, name: str, strict: bool) -> dict[str, Any]:

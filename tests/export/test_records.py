@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,17 @@ def test_each_record_is_written_with_its_own_tools_whatever_was_exported_before(
     assert again["description"] == "Add, described again."
     assert list(again["parameters"]) == list(changed["parameters"]), "the schema's own key order"
     assert convert_record(first, fmt="openai") == first
+
+
+def test_a_tool_a_refresh_rebuilds_is_written_anew_after_the_one_it_replaces() -> None:
+    first = export_record(TOOLS, conversation(), {}, fmt="openai")
+    assert export_record(TOOLS, conversation(), {}, fmt="openai") == first
+    schema = {**TOOLS[1].parameters, "description": "the sum's terms"}
+    rebuilt = [
+        TOOLS[0],
+        dataclasses.replace(TOOLS[1], description="Add again.", parameters=schema),
+        *TOOLS[2:],
+    ]
+    again = export_record(rebuilt, conversation(), {}, fmt="openai")["tools"][1]["function"]
+    assert again["description"] == "Add again." and again["parameters"]["description"] == "the sum's terms"
+    assert export_record(TOOLS, conversation(), {}, fmt="openai") == first

@@ -38,13 +38,15 @@ if TYPE_CHECKING:
 __all__ = ["RecordExecutor", "call_id", "read_output"]
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+#: Each byte value's character (``_ALPHABET[byte % 62]``), for ``bytes.translate``.
+_CHARACTERS = bytes(ord(_ALPHABET[b % len(_ALPHABET)]) for b in range(256))
 
 
 def call_id(seed: int, index: int, position: int) -> str:
     """A call id of 9 letters and digits (what every provider and chat template accepts),
     the same for the same run seed, record and position in every process."""
     digest = hashlib.sha256(f"{seed}:{index}:{position}".encode()).digest()
-    return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:9])
+    return digest[:9].translate(_CHARACTERS).decode("ascii")
 
 
 def read_output(result: ToolResult | None, path: str) -> Any:

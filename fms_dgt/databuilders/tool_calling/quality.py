@@ -26,6 +26,7 @@ loses nothing, else from the layout's turns).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -35,9 +36,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fms_dgt.core.tools._json import STABLE
+from fms_dgt.core.tools.data_objects import split_qualified_name
 from fms_dgt.core.tools.wire import Message, NameCodec, WireFormat, get_wire_format
+from fms_dgt.core.tools.wire.hf import HFChat
 from fms_dgt.core.tools.wire.openai import OpenAIChat
-from fms_dgt.errors import WireError
+from fms_dgt.errors import ToolDefinitionError, WireError
 from fms_dgt.export.layout import from_arrow_safe
 
 __all__ = ["QualityReport", "RecordFacts", "facts_of", "gini"]
@@ -133,12 +137,17 @@ class QualityReport:
 
     def _arguments(self, facts: RecordFacts, meta: Mapping[str, Any]) -> None:
         self.arguments += sum(len(args) for _, args in facts.calls)
-        self.wired += sum(len(w) for w in meta.get("wired") or [] if isinstance(w, Mapping))
+        self.wired += sum(len(w) for w in meta.get("wired") or [] if _is_mapping(w))
 
     def _text(self, facts: RecordFacts) -> None:
         request = facts.user_turns[0] if facts.user_turns else ""
         self.user_turns[request] += 1
-        words = [w.lower() for w in _WORD.findall(request)]
+        # ASCII words lower-cased are the lower-cased text's words (not so for every letter).
+        words = (
+            _WORD.findall(request.lower())
+            if request.isascii()
+            else [w.lower() for w in _WORD.findall(request)]
+        )
         pairs = list(itertools.pairwise(words))
         self.bigram_count += len(pairs)
         self.bigrams.update(pairs)
@@ -146,12 +155,7 @@ class QualityReport:
 
     def _duplicate(self, facts: RecordFacts, offered: Sequence[str]) -> None:
         """Same offered tools, turns, calls and answer as an earlier record (metadata aside)."""
-        key = json.dumps(
-            [offered, facts.user_turns, facts.calls, facts.final],
-            sort_keys=True,
-            ensure_ascii=False,
-            default=str,
-        )
+        key = STABLE([offered, facts.user_turns, facts.calls, facts.final])
         digest = hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
         if digest in self.contents:
             self.duplicates += 1
@@ -228,17 +232,28 @@ def entity_conflicts(calls: Sequence[tuple[str, dict[str, Any]]], wired: Sequenc
     seen: dict[str, Any] = {}
     clashes: list[str] = []
     for position, (_, arguments) in enumerate(calls):
-        from_results = (
-            wired[position] if position < len(wired) and isinstance(wired[position], Mapping) else {}
-        )
+        from_results = wired[position] if position < len(wired) and _is_mapping(wired[position]) else {}
         for name, value in arguments.items():
-            key = _CAMEL.sub("_", name).lower()
-            if name in from_results or not _ENTITY.search(key) or isinstance(value, (dict, list)):
+            key = _entity_key(name)
+            if name in from_results or key is None or isinstance(value, (dict, list)):
                 continue
             if key in seen and seen[key] != value:
                 clashes.append(name)
             seen.setdefault(key, value)
     return clashes
+
+
+def _is_mapping(value: Any) -> bool:
+    """``isinstance(value, Mapping)``, without the ABC check for the dicts records are made of."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+@functools.lru_cache(maxsize=4096)
+def _entity_key(name: str) -> str | None:
+    """The entity an argument name denotes (``userId`` -> ``user_id``), None for other names
+    (records use the same few names again and again)."""
+    key = _CAMEL.sub("_", name).lower()
+    return key if _ENTITY.search(key) else None
 
 
 # --------------------------------------------------------------------------- reading records
@@ -258,8 +273,12 @@ def facts_of(record: Mapping[str, Any]) -> RecordFacts:
     except WireError:
         wire = None
     if wire is not None and not wire.lossy and not meta.get("template_family") and names:
+        codec = NameCodec.from_name_map(names)
+        read = _chat_facts(plain, codec, wire)
+        if read is not None:
+            return read
         try:
-            _, messages = wire.read(_turns_only(plain, wire), NameCodec.from_name_map(names))
+            _, messages = wire.read(_turns_only(plain, wire), codec)
             return _canonical(messages)
         except WireError:
             pass  # fall through to the layout's turns
@@ -272,6 +291,127 @@ def _turns_only(record: dict[str, Any], wire: WireFormat) -> dict[str, Any]:
     """The record without its tools for a chat layout's reader, which then reads only the turns:
     the report counts no tool definition, and reading them back costs half as much as the turns."""
     return {**record, "tools": None} if isinstance(wire, OpenAIChat) else record
+
+
+# ------------------------------------------------------------------ the chat layout, read for facts
+
+
+def _chat_facts(record: Mapping[str, Any], codec: NameCodec, wire: WireFormat) -> RecordFacts | None:
+    """What reading a chat-layout record back (``openai``, ``hf``) and :func:`_canonical` give,
+    without building the turns or decoding results that cannot be errors: the report reads every
+    record a run writes. None for another format, and wherever the reader could find something
+    amiss (it then reads the record and says what)."""
+    kind = type(wire)
+    messages = record.get("messages")
+    if (kind is not OpenAIChat and kind is not HFChat) or type(messages) is not list:
+        return None
+    out = _facts()
+    ids: set[str | None] = set()
+    for m in messages:
+        if not _is_mapping(m) or not _chat_turn(m, codec, ids, out, kind is OpenAIChat):
+            return None
+    return out
+
+
+def _chat_turn(
+    m: Mapping[str, Any], codec: NameCodec, ids: set[str | None], out: RecordFacts, text_arguments: bool
+) -> bool:
+    """Count one turn into ``out``; False where the reader could refuse it."""
+    role = m.get("role")
+    if not isinstance(role, str):
+        return False
+    if role == "tool":
+        return _chat_result(m, codec, ids, out)
+    content = m.get("content")
+    if content is not None and not isinstance(content, str):
+        return False
+    calls = _chat_calls(m.get("tool_calls") or [], codec, ids, text_arguments)
+    if calls is None:
+        return False
+    if role == "user":
+        out.user_turns.append(content or "")
+    elif role == "assistant":
+        out.calls.extend(calls)
+        if not calls:
+            out.final = content or ""
+    return True
+
+
+def _chat_calls(
+    calls: Any, codec: NameCodec, ids: set[str | None], text_arguments: bool
+) -> list[tuple[str, dict[str, Any]]] | None:
+    """A turn's calls (qualified name, arguments), the ids remembered; None where the reader
+    could refuse one."""
+    if type(calls) is not list:
+        return None
+    out = []
+    for call in calls:
+        function = call.get("function") if _is_mapping(call) else None
+        if not isinstance(function, dict) or "arguments" not in function:
+            return None
+        arguments = _arguments_of(function["arguments"], text_arguments)
+        name = _qualified(codec, function.get("name"))
+        call_id = call.get("id")
+        if arguments is None or name is None or not (call_id is None or isinstance(call_id, str)):
+            return None
+        ids.add(call_id)
+        out.append((name, dict(arguments)))
+    return out
+
+
+def _arguments_of(raw: Any, text: bool) -> dict[str, Any] | None:
+    if text:
+        if not isinstance(raw, str):
+            return None
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return None
+    return raw if isinstance(raw, dict) else None
+
+
+def _chat_result(m: Mapping[str, Any], codec: NameCodec, ids: set[str | None], out: RecordFacts) -> bool:
+    """Count one result; False where the reader could refuse it (no content, no known tool)."""
+    if "content" not in m:
+        return False
+    name, call_id = m.get("name"), m.get("tool_call_id")
+    if name is not None:
+        if _qualified(codec, name) is None:
+            return False
+    elif not (call_id is None or isinstance(call_id, str)) or call_id not in ids:
+        return False
+    out.results += 1
+    out.error_results += _error_result(m["content"])
+    return True
+
+
+def _qualified(codec: NameCodec, name: Any) -> str | None:
+    """The qualified name a provider name decodes to, None where reading the call would fail."""
+    if not isinstance(name, str):
+        return None
+    try:
+        qualified = codec.decode(name)
+        if not isinstance(qualified, str):
+            return None
+        split_qualified_name(qualified)
+    except (WireError, ToolDefinitionError):
+        return None
+    return qualified
+
+
+def _error_result(content: Any) -> bool:
+    """Whether the reader takes a result's content for a failed call (``{"error": text}``, see
+    ``read_result``). A text whose JSON could not hold the key ``error`` is not decoded."""
+    if isinstance(content, str):
+        if not content.lstrip(" \t\n\r").startswith("{") or (
+            '"error"' not in content and "\\u" not in content
+        ):
+            return False
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return False
+    return isinstance(content, dict) and len(content) == 1 and isinstance(content.get("error"), str)
 
 
 def _canonical(messages: Sequence[Message]) -> RecordFacts:

@@ -12,7 +12,6 @@ assistant's final answer. A no-call record is the request and the assistant's an
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.wire import Message, NameCodec, WireError
+from fms_dgt.core.tools.wire.names import codec_of
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
 from fms_dgt.databuilders.tool_calling.text import RecordText
 from fms_dgt.errors import RejectedRecord
@@ -67,7 +67,7 @@ class Record:
     def codec(self) -> NameCodec:
         """The provider names of the offered tools."""
         if self._codec is None:
-            self._codec = _codec(frozenset(t.qualified_name for t in self.plan.offered))
+            self._codec = codec_of(frozenset(t.qualified_name for t in self.plan.offered))
         return self._codec
 
     def export(
@@ -106,12 +106,6 @@ class Record:
             if name not in offered:
                 raise RejectedRecord(f"call {call.name} is not one of the record's offered tools")
             match(ToolCall(name, call.arguments))
-
-
-@functools.lru_cache(maxsize=4096)
-def _codec(names: frozenset[str]) -> NameCodec:
-    """The codec of a set of tools (it depends on the set alone; records offer the same sets often)."""
-    return NameCodec(names)
 
 
 def metadata(

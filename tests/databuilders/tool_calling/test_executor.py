@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +16,7 @@ from fms_dgt.core.tools.engines.multi import MultiToolEngine
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSample
 from fms_dgt.databuilders.tool_calling.config import GenerationConfig
-from fms_dgt.databuilders.tool_calling.executor import RecordExecutor
+from fms_dgt.databuilders.tool_calling.executor import RecordExecutor, call_id
 from fms_dgt.databuilders.tool_calling.plan import RecordPlan
 from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, feeds_of, levels
 
@@ -79,3 +80,13 @@ def test_one_result_feeding_an_argument_is_taken_as_before(executor: RecordExecu
     deleted = planned.plan.calls[1]
     assert deleted.call.arguments["petId"] == "pet-11111"
     assert deleted.wired["petId"].source == "pets::listPets"
+
+
+def test_call_ids_are_nine_characters_of_the_alphabet_by_the_digests_bytes() -> None:
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    for seed in (0, 7, 2**63 - 1, -5):
+        for index in range(200):
+            for position in range(4):
+                digest = hashlib.sha256(f"{seed}:{index}:{position}".encode()).digest()
+                expected = "".join(alphabet[b % 62] for b in digest[:9])
+                assert call_id(seed, index, position) == expected

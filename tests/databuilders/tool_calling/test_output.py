@@ -8,11 +8,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fms_dgt.cli import main
-from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder
+from fms_dgt.databuilders.tool_calling.output import RECORDS, REJECTS, SUMMARY, OutputFolder, line_of
 from fms_dgt.errors import OutputError
 
 REPO = Path(__file__).resolve().parents[3]
@@ -213,3 +214,26 @@ def test_no_registered_secret_reaches_the_output(tmp_path: Path) -> None:
     for name in (RECORDS, REJECTS, SUMMARY):
         text = (tmp_path / "o" / name).read_text()
         assert "sk-output-secret-42" not in text and "***" in text, name
+
+
+def _dumped(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def test_a_line_is_the_records_json_its_shared_tools_written_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from support.canonical import TOOLS, conversation
+
+    from fms_dgt import secrets
+    from fms_dgt.export import export_record
+
+    monkeypatch.setattr(secrets, "SECRETS", secrets.Redactor())
+    record = export_record(TOOLS, conversation(), {"index": 0}, fmt="openai")
+    assert line_of(record) == _dumped(record) == line_of(record)
+    # A record's own tool definitions (not the exporter's shared ones) are written as they are now.
+    own = json.loads(json.dumps(record))
+    line_of(own)
+    own["tools"][0]["function"]["description"] = "Changed after a first line."
+    assert line_of(own) == _dumped(own) and "Changed after" in line_of(own)
+    # A secret in a shared tool's definition is hidden like any other.
+    secrets.SECRETS.add("knowledge base")
+    assert "knowledge base" not in line_of(record) and "knowledge base" in _dumped(record)

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fms_dgt.core.tools.wire import NameCodec, get_wire_format
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
-from fms_dgt.databuilders.tool_calling.quality import QualityReport, entity_conflicts, facts_of, gini
+from fms_dgt.databuilders.tool_calling.quality import (
+    QualityReport,
+    _canonical,
+    _chat_facts,
+    entity_conflicts,
+    facts_of,
+    gini,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -128,3 +137,58 @@ def test_a_summary_merged_from_shards_counts_their_refreshes_too(tmp_path: Path)
         merged.merge(shard)
     assert merged.refreshes == 3
     assert merged.written == len(records[:12])
+
+
+def _read_back(record: dict[str, Any]) -> Any:
+    """The facts of a chat-layout record as its format's reader gives them, or what it raised."""
+    meta = record["metadata"]
+    try:
+        _, messages = get_wire_format(meta["format"]).read(
+            {**record, "tools": None}, NameCodec.from_name_map(meta["name_map"])
+        )
+    except Exception as exc:
+        return type(exc)
+    return _canonical(messages)
+
+
+def _mutants(record: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    """The record spoiled in one place each: what a hand-edited or foreign file may hold."""
+    replacements: list[Any] = [
+        None, 3, "", "text", [], {}, ["x"], {"a": 1}, '{"error": "gone"}', ' \n{"error": "gone"} ',
+        '{"\\u0065rror": "gone"}', '{"error": 5}', '{"error": "a", "b": 1}', {"error": "gone"},
+        '{"error"', "[[1]]", "not::known", "weather::nothing", "unqualified", "call_0", "call_9",
+        "user", "assistant", "tool", "system", '{"a": 1}', "[1]",
+    ]  # fmt: skip
+    out = []
+    for _ in range(60):
+        mutant = json.loads(json.dumps(record))
+        turn = rng.choice(mutant["messages"])
+        calls = turn.get("tool_calls") or []
+        target = rng.choice([turn, *calls, *(c.get("function", {}) for c in calls)])
+        key = rng.choice([*target, "role", "content", "name", "tool_call_id", "id", "tool_calls"])
+        if rng.random() < 0.2:
+            target.pop(key, None)
+        else:
+            target[key] = rng.choice(replacements)
+        out.append(mutant)
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["openai", "hf"])
+def test_chat_records_give_the_facts_their_reader_gives(tmp_path: Path, fmt: str) -> None:
+    """The report reads chat records without building their turns: the same facts, and no facts
+    (the reader decides) wherever the reader refuses the record."""
+    wire = get_wire_format(fmt)
+    rng = random.Random(3)
+    read = errors = 0
+    records = _records(tmp_path, fmt)
+    for record in records:
+        codec = NameCodec.from_name_map(record["metadata"]["name_map"])
+        assert _chat_facts(record, codec, wire) == _read_back(record) == facts_of(record)
+        for mutant in _mutants(record, rng):
+            expected, facts = _read_back(mutant), _chat_facts(mutant, codec, wire)
+            assert facts is None or facts == expected, mutant
+            read += facts is not None
+            errors += facts is not None and facts.error_results > 0
+    assert 200 < read < len(records) * 60 - 200, "mutants both read and left to the reader"
+    assert errors > 10, "results read as failed calls"

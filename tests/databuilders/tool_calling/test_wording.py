@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -104,6 +105,81 @@ def test_the_notes_found_are_those_of_the_patterns_in_turn() -> None:
     for text in texts:
         assert implementation_notes(text) == _plain_notes(text)
     assert len(implementation_notes(texts[0])) >= 12 and not implementation_notes(texts[1])
+
+
+# One text per pattern that it matches (in another case, or with other spacing, where it allows).
+_NOTE_EXAMPLES = [
+    "Uses Celsius BY DEFAULT.",
+    "The unit defaults to metric.",
+    "Pick a default.",
+    "It FALLS BACK to Lisbon.",
+    "The key belongs to the owner.",
+    "Calls the APIs of X.",
+    "Other CITIES get a mild value.",
+    "Note : read this.",
+    "Done.  note that it rains.",
+    "IMPORTANT: be brief.",
+    "a city, e. G. Lisbon",
+    "the place, I.e. Porto",
+    "For Instance Lisbon.",
+    "EXAMPLES: Lisbon",
+    "It is used INTERNALLY.",
+    "The Implementation varies.",
+    "Deprecated since 2020.",
+    "Hosted on Rapid API.",
+    "From ToolBench data.",
+    "The Endpoint answers.",
+    "Pass an API key.",
+    "Mind the rate-limit and the rate limits.",
+    "This Method adds.",
+    "The Tool adds.",
+    "It raises an Exception then returns error.",
+    "The agent MUST ask.",
+    "Explicit user confirmation needed.",
+    "Only be called once.",
+    "It can only be called twice.",
+    "Be Careful here.",
+    "When the City is not Found, nothing.",
+    "See HTTPS://x.io.",
+    "Path /v1/pets/{id} here.",
+    "Dates as %y.",
+    "Answers in .csv format today.",
+    "Ready after approximately 5 s.",
+    "Waits for approx 3 s.",
+    "The Output will be a list.",
+    "Gives MOCK results and mocked ones.",
+    "All Simulated.",
+]
+
+
+def test_every_note_pattern_finds_the_same_notes_with_its_words_first() -> None:
+    """The words beside each pattern are in every text it matches: a text without them is not scanned."""
+    for pattern in _NOTE_PATTERNS:
+        matched = [t for t in _NOTE_EXAMPLES if re.search(pattern, t, re.IGNORECASE)]
+        assert matched, f"no example for {pattern}: the test could not fail for it"
+        for text in matched:
+            assert implementation_notes(text) == _plain_notes(text) != [], text
+
+
+def test_notes_are_the_patterns_notes_in_random_texts() -> None:
+    """Texts made of note fragments, plain words and letters that fold case unlike ASCII."""
+    pieces = [
+        *(w for t in _NOTE_EXAMPLES for w in t.split()),
+        *["note", ":", ".", "!", "?", ",", "e.", "g.", "i.", "e.", "/", "%", "-", "the", "a", "is", "are"],
+        *["not", "found", "given", "by", "for", "of", "to", "in", "json", "API", "Api", "rate", "limit"],
+        *["other", "get", "NOTE", "dEfAuLt", "café", "Lisbon", "10:30", "2024-05-01"],
+        # A dotless i, a dotted capital I and a long s fold to ASCII letters without case.
+        *["\u0131nternal", "\u0130mportant", "\u017fimulated"],
+        *["\n", "\t", "", "  "],
+    ]
+    rng = random.Random(5)
+    found = 0
+    for _ in range(4000):
+        text = " ".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        expected = _plain_notes(text)
+        assert implementation_notes(text) == expected, text
+        found += bool(expected)
+    assert 500 < found < 3500, "the texts hold notes and texts without any"
 
 
 def test_a_description_without_a_purpose_falls_back_to_the_name() -> None:

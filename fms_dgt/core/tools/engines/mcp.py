@@ -48,6 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from fms_dgt.core.tools._json import encoder
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, RetryableError, ToolEngine
 from fms_dgt.core.tools.engines.runner import error_info
@@ -303,6 +304,10 @@ def map_call_result(call: ToolCall, raw: Mapping[str, Any], *, server: str | Non
     return ToolResult(call.call_id, call.name, result=_decode_texts(texts), metadata=metadata)
 
 
+#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)``: a result's size.
+_SIZED = encoder(separators=(",", ":"), default=str)
+
+
 def result_refusal(raw: Mapping[str, Any], max_bytes: int) -> tuple[str, str] | None:
     """Why a ``CallToolResult`` may not become a record, and the limit it broke; None when it may.
 
@@ -311,7 +316,7 @@ def result_refusal(raw: Mapping[str, Any], max_bytes: int) -> tuple[str, str] | 
     ``DEFAULT_LIMITS.max_depth``.
     """
     try:
-        size = len(json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+        size = len(_SIZED(raw).encode())
     except RecursionError:
         return _depth_refusal()
     if size > max_bytes:

@@ -30,6 +30,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
+from fms_dgt.core.tools._json import SORTED, STABLE
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.engines.base import CallPolicy, ToolEngine
 from fms_dgt.core.tools.engines.results import mock_result
@@ -100,12 +101,12 @@ def _lookup(path: str, arguments: Mapping[str, Any], template: str, fields: Coll
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value if isinstance(value, str) else SORTED(value)
 
 
 def call_seed(*parts: Any) -> int:
     """A seed from stable parts (independent of ``PYTHONHASHSEED``)."""
-    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    text = STABLE(parts)  # json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 

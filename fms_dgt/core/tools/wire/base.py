@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from fms_dgt.core.tools._json import SORTED
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
-from fms_dgt.core.tools.wire.names import NameCodec
+from fms_dgt.core.tools.wire.names import NameCodec, codec_of
 from fms_dgt.errors import WireError
 
 __all__ = [
@@ -95,8 +96,8 @@ class WireFormat(ABC):
         """A conversation in the provider's request layout (the keys beside ``tools``)."""
 
     def codec(self, qualified_names: Iterable[str]) -> NameCodec:
-        """The name codec of a record offering these tools."""
-        return NameCodec(qualified_names)
+        """The name codec of a record offering these tools (shared by records offering the same)."""
+        return codec_of(frozenset(qualified_names))
 
     def assemble(self, tools: Any, body: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
         """One record: the projected ``tools``, the conversation ``body`` and the ``metadata``."""
@@ -144,7 +145,7 @@ def result_value(result: ToolResult) -> Any:
 def result_text(result: ToolResult) -> str:
     """A result as the text providers put in a tool message (JSON unless it is a string)."""
     value = result_value(result)
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value if isinstance(value, str) else SORTED(value)
 
 
 def read_result(value: Any, call_id: str | None, name: str, *, text: bool = True) -> ToolResult:
@@ -171,7 +172,7 @@ def call_id(call: ToolCall, index: int) -> str:
 
 def arguments_text(call: ToolCall) -> str:
     """A call's arguments as the JSON string OpenAI's layouts carry."""
-    return json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+    return SORTED(call.arguments)
 
 
 def split_system(messages: Sequence[Message]) -> tuple[str, list[Message]]:

@@ -10,13 +10,14 @@ exactly one registry tool.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Mapping
 
 from fms_dgt.errors import WireError
 
-__all__ = ["NameCodec"]
+__all__ = ["NameCodec", "codec_of"]
 
 _MAX_LEN = 64
 _INVALID = re.compile(r"[^a-zA-Z0-9_-]")
@@ -113,3 +114,10 @@ class NameCodec:
         codec._decode = dict(name_map)
         codec._encode = {v: k for k, v in name_map.items()}
         return codec
+
+
+@functools.lru_cache(maxsize=4096)
+def codec_of(qualified_names: frozenset[str]) -> NameCodec:
+    """The codec of a set of names, built once per set: a codec depends on the set alone and
+    never changes, and a run's records offer the same sets again and again."""
+    return NameCodec(qualified_names)

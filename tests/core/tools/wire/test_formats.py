@@ -15,6 +15,7 @@ from fms_dgt.core.tools.wire import (
     apply_bindings,
     convert_messages,
     gemini_schema,
+    get_wire_format,
     project_tools,
     strict_schema,
 )
@@ -48,6 +49,14 @@ def test_codec_is_readable_reversible_and_collision_free() -> None:
 def test_codec_of_one_name_does_not_depend_on_unrelated_names() -> None:
     alone = NameCodec(["a::t"]).encode("a::t")
     assert NameCodec(["a::t", "b::u", "c::v"]).encode("a::t") == alone
+
+
+def test_a_format_shares_one_codec_per_set_of_names() -> None:
+    names = ["weather_api::get_weather", "bfcl::math.gcd", "bfcl::math_gcd"]
+    codec = get_wire_format("openai").codec(names)
+    assert get_wire_format("anthropic").codec(reversed(names)) is codec
+    assert codec.name_map == NameCodec(names).name_map
+    assert get_wire_format("openai").codec(names[:2]) is not codec
 
 
 def test_codec_scales_without_collisions() -> None:

@@ -1,0 +1,38 @@
+"""The encoders built once give json.dumps's text for every option set a run uses."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from typing import Any
+
+import pytest
+
+from fms_dgt.core.tools import _json
+
+VALUES: list[Any] = [
+    {"b": [1, 2.5, -0.0, 1e300, 10**30, True, None], "a": {"z": 'é\n\t"\\\x01\u2028', "y": []}},
+    [float("nan"), float("inf"), "🙂", "\ud800", {"k": {}}, (1, "tuple")],
+    (7, "session", None, "ns::tool", {"b": 1, "a": [2, 3]}),
+    "just text",
+    12,
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_each_encoder_gives_the_text_of_json_dumps(value: Any) -> None:
+    compact = (",", ":")
+    assert _json.COMPACT(value) == json.dumps(value, ensure_ascii=False, separators=compact)
+    assert _json.COMPACT_SORTED(value) == json.dumps(
+        value, ensure_ascii=False, separators=compact, sort_keys=True
+    )
+    assert _json.SORTED(value) == json.dumps(value, ensure_ascii=False, sort_keys=True)
+    assert _json.STABLE(value) == json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    assert _json.PLAIN(value) == json.dumps(value, ensure_ascii=False)
+
+
+def test_a_default_writes_what_json_cannot_as_json_dumps_does() -> None:
+    value = {"when": datetime.date(2024, 5, 1), "set": {1}, "n": [b"x"]}
+    assert _json.STABLE(value) == json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _json.SORTED(value)
