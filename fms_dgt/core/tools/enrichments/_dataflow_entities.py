@@ -7,9 +7,10 @@ An *identifier* is a parameter whose value names one thing: ``ticket_id``, ``pet
 1. its own name (``event_id`` -> ``event``, ``originSkyId`` -> ``sky``);
 2. its description (``"User ID of the user to send the message to"`` -> ``user``,
    ``"Unique identifier for the location"`` -> ``location``, ``"Hotel ID"`` -> ``hotel``);
-3. when the name has none (a bare ``id``): the object it sits in (its schema ``title`` or ``$ref``
-   name, or the property holding it: ``author[].id`` -> ``author``), else the tool's name
-   (``createPet`` -> ``pet``).
+3. when the name has none (a bare ``id``): the nearest object it sits in that names something
+   (its schema ``title`` or ``$ref`` name, else the property holding it: ``author[].id`` ->
+   ``author``; ``children[].comment.id`` -> ``comment``), else the tool's name (``createPet`` ->
+   ``pet``).
 
 The name gives slot ``a``, the rest slot ``b``. Two identifiers name *different* entities when both
 have a known entity and no slot of one equals a slot of the other; the scorer then gives their edge
@@ -216,20 +217,21 @@ def _description_entity(description: str, id_word: str) -> str:
     return ""
 
 
-def context_entity(
-    tool_name: str, holders: Sequence[str] = (), titles: Sequence[str] = (), path: str = ""
-) -> str:
+def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -> str:
     """The entity an identifier without one in its name belongs to, from where it sits.
+
+    The nearest object that names something gives it: a leaf of ``children[].comment`` in a
+    ``VideoCommentThreadTree`` belongs to the comment, not to the tree.
 
     Args:
         tool_name: the tool's name (``getPet``, ``Spotify_Scraper_Get_Artist_Overview``).
-        holders: names of the properties holding it, outermost first (``("author",)`` for
-            ``author[].id``).
-        titles: schema ``title`` or ``$ref`` names of the objects holding it, outermost first.
+        places: the names of the properties holding it and the ``title`` or ``$ref`` names of
+            the objects holding it, outermost first (``("author", "Person")`` for
+            ``author[].id``: a field's ``places``).
         path: the tool's REST path, if any: what its result is about (:func:`path_entity`) says
             more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
     """
-    for name in (*reversed(titles), *reversed(holders)):
+    for name in reversed(places):
         tokens = [w for w in words(name) if w not in _GENERIC and w not in _MODIFIERS]
         if tokens:
             return singular(tokens[-1])

@@ -180,8 +180,10 @@ class DataflowEnrichment(ToolEnrichment):
         # the feeders' candidates).
         # Version 5: identifiers of REST path parameters and results read their entity from the
         # path; version words (``v1``) and a second id word ("id, uuid") name no entity.
+        # Version 6: a nested identifier or label reads the entity of the nearest object holding
+        # it (``children[].comment.id`` is a comment's), not the whole result's title.
         self.settings = {
-            "version": 5,
+            "version": 6,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -520,6 +520,34 @@ def test_bare_labels_read_with_the_entity_where_they_sit() -> None:
     assert signature(country, input_fields(country)[0], False)[0] == "country name"
 
 
+def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None:
+    comment = schema(id="integer", text="string")
+    tree = {
+        "$ref": "#/$defs/Tree",
+        "$defs": {
+            "Tree": {
+                "type": "object",
+                "title": "Tree",
+                "properties": {
+                    "comment": comment,
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
+                    "owner": {"$ref": "#/$defs/Account"},
+                },
+            },
+            "Account": schema(id="integer", name="string"),
+        },
+    }
+    thread = Tool("get_thread", "tube", parameters=schema(threadId="integer"), output_parameters=tree)
+    roles = {f.name: signature(thread, f, True) for f in output_fields(thread)}
+    # inside the tree, each comment's id is a comment's and the owner's is an account's
+    assert roles["comment.id"][3] == roles["children[].comment.id"][3] == "id:|comment"
+    assert roles["owner.id"][3] == "id:|account" and roles["owner.name"][0] == "account name"
+    reply = Tool("delete_comment", "tube", parameters=schema(commentId="integer"))
+    found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([thread, reply])))
+    assert ("tube::get_thread", "children[].comment.id", "tube::delete_comment", "commentId") in found
+    assert ("tube::get_thread", "owner.id", "tube::delete_comment", "commentId") not in found
+
+
 def _rest_tool(name: str, path: str, inputs: dict[str, Any], outputs: dict[str, Any] | None = None) -> Tool:
     arguments = {n: {"in": "path", "name": n} for n in inputs if "{" + n + "}" in path}
     return Tool(

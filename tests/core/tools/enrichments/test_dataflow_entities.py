@@ -74,7 +74,11 @@ def test_labels_and_search_inputs() -> None:
 def test_context_entity_from_holders_titles_and_tool_names() -> None:
     assert context_entity("Goodreads_Search_Book", ("author",)) == "author"
     assert context_entity("x", ("matching_tweets",)) == "tweet"
-    assert context_entity("x", (), ("Forecast",)) == "forecast"
+    assert context_entity("x", ("Forecast",)) == "forecast"
+    # The nearest holder that names something wins: the tree's comment, not the tree.
+    tree = ("VideoCommentThreadTree", "children", "VideoCommentThreadTree", "comment")
+    assert context_entity("x", tree) == "comment"
+    assert context_entity("x", ("Forecast", "data")) == "forecast"  # "data" names nothing
     assert context_entity("getPet") == context_entity("listPets") == "pet"
     assert context_entity("TripadvisorSearchLocation") == "location"
     assert context_entity("Spotify_Scraper_Get_Artist_Overview") == "artist"

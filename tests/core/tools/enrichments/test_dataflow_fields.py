@@ -79,7 +79,7 @@ def test_refs_allof_and_nullable_objects_are_followed() -> None:
     }
     assert names(wrapped) == ["owner", "owner.id"]
     owner_id = find_field(tool(wrapped), "owner.id", output=True)
-    assert owner_id is not None and owner_id.titles == ("Owner",)
+    assert owner_id is not None and owner_id.places == ("owner", "Owner")
 
 
 def test_depth_and_count_are_bounded() -> None:
