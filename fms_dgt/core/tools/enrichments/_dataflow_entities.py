@@ -153,11 +153,16 @@ class Role:
     Attributes:
         identifier: the parameter names one thing.
         a, b: the entity from the name, and from the description or context ("" when unknown).
+        kind: ``"id"``, ``"label"``, ``"query"`` or ``""`` (a plain value).
+        place: for a bare label (``name``, ``title``), the entity it sits in ("" when unknown):
+            a pool's ``name`` is not a role's ``name``.
     """
 
     identifier: bool
     a: str = ""
     b: str = ""
+    kind: str = ""
+    place: str = ""
 
 
 def _id_word(tokens: Sequence[str]) -> str | None:
@@ -300,14 +305,15 @@ def role(
 
     ``"id:<a>|<b>"`` for an identifier; ``"label"`` for a text output that labels something (a
     title, a name, a city); ``"query"`` for a search input (``query``, ``q``, ``keyword``); else
-    ``""``.
+    ``""``. A bare label (:func:`bare_label`) adds the entity it sits in: ``"label@pool"`` for a
+    pool's ``name`` output, ``"@role"`` for the ``name`` input of a tool creating a role.
 
     Args:
         name: the parameter's own name (the last step of an output path).
         schema: its schema (the description is read).
         type_key: its type key; objects and booleans are never identifiers.
         context: the entity where it sits (:func:`context_entity`), or a function giving it,
-            used when neither the name nor the description names one.
+            used when neither the name nor the description names one, and for bare labels.
         output: whether the parameter is an output (labels) or an input (queries).
     """
     if type_key.startswith(("object", "boolean", "array<object")):
@@ -315,7 +321,11 @@ def role(
     tokens = words(name)
     id_word = _id_word(tokens)
     if id_word is None:
-        return _plain_kind(tokens, type_key, output, str(schema.get("description", "")))
+        kind = _plain_kind(tokens, type_key, output, str(schema.get("description", "")))
+        if not bare_label(name):
+            return kind
+        place = context() if callable(context) else context
+        return f"{kind}@{place}" if place else kind
     a = _name_entity(tokens)
     b = _description_entity(str(schema.get("description", "")), id_word)
     if not a and not b:
@@ -344,6 +354,7 @@ def _first_noun(description: str) -> str:
 def parse_role(text: str) -> Role:
     """The :class:`Role` of a role string made by :func:`role`."""
     if not text.startswith("id:"):
-        return Role(identifier=False)
+        kind, _, place = text.partition("@")
+        return Role(identifier=False, kind=kind, place=place)
     a, _, b = text[3:].partition("|")
-    return Role(identifier=True, a=a, b=b)
+    return Role(identifier=True, a=a, b=b, kind="id")

@@ -181,7 +181,8 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 5: identifiers of REST path parameters and results read their entity from the
         # path; version words (``v1``) and a second id word ("id, uuid") name no entity.
         # Version 6: a nested identifier or label reads the entity of the nearest object holding
-        # it (``children[].comment.id`` is a comment's), not the whole result's title.
+        # it (``children[].comment.id`` is a comment's), not the whole result's title; bare
+        # labels carry that entity in their role and match exactly only within one entity.
         self.settings = {
             "version": 6,
             "threshold": self.threshold,

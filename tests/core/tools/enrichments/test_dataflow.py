@@ -179,7 +179,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     fit = {k: role_compatibility(k[0], _kind(k[1]), k[2], _kind(k[3])) for k in fits}
     compat = np.array([[fit[(o[2][2], o[2][3], i[2][2], i[2][3])] for i in ins] for o in outs], np.float32)
     scores = (dots * compat).astype(np.float32)
-    searchable = np.outer([r == "label" for r in out_roles], [r == "query" for r in in_roles])
+    searchable = np.outer([_kind(r) == "label" for r in out_roles], [_kind(r) == "query" for r in in_roles])
     scores = np.where(searchable, np.maximum(scores, np.float32(QUERY_FLOOR) * compat), scores)
     apart_pairs = {p for p in pairs if _entities_apart(*p)}
     apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
@@ -197,6 +197,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9
                 and not apart[o, i]
+                and _same_place(out_roles[o], in_roles[i])
                 for i, (it, ifield, _, itool) in enumerate(ins)
             ]
             for o, (ot, ofield, _, otool) in enumerate(outs)
@@ -273,7 +274,13 @@ def _api_ids(tools: list[Tool]) -> list[int]:
 
 
 def _kind(role: str) -> str:
-    return "id" if role.startswith("id:") else role
+    return parse_role(role).kind
+
+
+def _same_place(out_role: str, in_role: str) -> bool:
+    """Bare labels (``name``) match exactly only within one entity (when both are known)."""
+    mine, theirs = parse_role(out_role).place, parse_role(in_role).place
+    return not (mine and theirs and mine != theirs)
 
 
 def _leaf(path: str) -> str | None:
@@ -546,6 +553,23 @@ def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None
     found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([thread, reply])))
     assert ("tube::get_thread", "children[].comment.id", "tube::delete_comment", "commentId") in found
     assert ("tube::get_thread", "owner.id", "tube::delete_comment", "commentId") not in found
+
+
+def test_bare_labels_match_exactly_only_within_one_entity() -> None:
+    tools = [
+        Tool(
+            "get_pool", "flow", parameters=schema(pool_name="string"), output_parameters=schema(name="string")
+        ),
+        Tool("rename_pool", "flow", parameters=schema(name="string")),
+        Tool("create_role", "flow", parameters=schema(name="string")),
+    ]
+    scores = {
+        (e[2], e[3]): e[4]
+        for e in graph_edges(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools)))
+        if e[0] == 0
+    }
+    assert scores[(1, "name")] == 1.0  # a pool's name into a pool's name: the API's own wiring
+    assert scores.get((2, "name"), 0.0) < 1.0  # a pool's name is no name for a new role
 
 
 def _rest_tool(name: str, path: str, inputs: dict[str, Any], outputs: dict[str, Any] | None = None) -> Tool:
