@@ -217,7 +217,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
             if exact[o, i] or scores[o, i] >= threshold or fed:
                 tier = 0 if exact[o, i] else 1 if api[ot] == api[it] else 2
                 tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
-                cands.append([tier, -score, tie, i, score, fed])
+                cands.append([tier, -score, tie, i, score, fed, _kin(osig[3], ins[i][2][3])])
         for i, score in _kept(cands, max_neighbors):
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
@@ -247,11 +247,11 @@ def _feeders(
 
 def _kept(cands: list[list[Any]], max_neighbors: int) -> list[tuple[int, float]]:
     """The inputs an output keeps: by tier and score, the namespace's places beyond LOCAL_SLOTS
-    competing by score, and its first fed inputs in the last feed_places() places (never in the
-    place of an exact match)."""
+    competing by score (except identifiers of the output's entity), and its first fed inputs in
+    the last feed_places() places (never in the place of an exact match)."""
     cands.sort()
     for rank, cand in enumerate(cands):
-        if cand[0] == 1 and rank >= LOCAL_SLOTS:
+        if cand[0] == 1 and rank >= LOCAL_SLOTS and not cand[6]:  # ids of its entity keep theirs
             cand[0] = 2
     cands.sort(key=lambda c: c[:4])
     front, back, fed, places = [], [], 0, feed_places(max_neighbors)
@@ -275,6 +275,12 @@ def _api_ids(tools: list[Tool]) -> list[int]:
 
 def _kind(role: str) -> str:
     return parse_role(role).kind
+
+
+def _kin(out_role: str, in_role: str) -> bool:
+    """Identifiers sharing a known entity."""
+    o, i = parse_role(out_role), parse_role(in_role)
+    return o.identifier and i.identifier and bool({o.a, o.b} & {i.a, i.b} - {""})
 
 
 def _same_place(out_role: str, in_role: str) -> bool:
@@ -480,6 +486,25 @@ def test_the_outputs_own_namespace_keeps_places_in_a_crowded_pool() -> None:
     graph = DataflowEnrichment(max_neighbors=8).enrich(ToolRegistry([user, send, *crowd]))
     targets = [e.target.qualified_name for e in graph.edges_from(graph.node(user))]
     assert "chat::send_message" in targets and len(targets) == 8
+
+
+def test_identifiers_of_the_outputs_entity_in_its_api_keep_their_places_beyond_the_reserved_ones() -> None:
+    video = Tool(
+        "get_video", "tube", parameters=schema(q="string"), output_parameters=schema(videoId="integer")
+    )
+    own = [
+        Tool(
+            f"video_op{i}",
+            "tube",
+            parameters=schema(id={"type": "integer", "description": "ID of the video"}),
+        )
+        for i in range(LOCAL_SLOTS + 2)
+    ]
+    crowd = [Tool(f"t{i}", f"api{i}", parameters=schema(video_id="integer")) for i in range(20)]
+    graph = DataflowEnrichment(max_neighbors=8).enrich(ToolRegistry([video, *own, *crowd]))
+    targets = [e.target.qualified_name for e in graph.edges_from(graph.node(video))]
+    assert sorted(t for t in targets if t.startswith("tube::")) == [f"tube::{t.name}" for t in own]
+    assert len(targets) == 8
 
 
 def test_labels_feed_search_inputs() -> None:
