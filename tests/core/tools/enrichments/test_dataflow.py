@@ -488,25 +488,6 @@ def test_the_outputs_own_namespace_keeps_places_in_a_crowded_pool() -> None:
     assert "chat::send_message" in targets and len(targets) == 8
 
 
-def test_identifiers_of_the_outputs_entity_in_its_api_keep_their_places_beyond_the_reserved_ones() -> None:
-    video = Tool(
-        "get_video", "tube", parameters=schema(q="string"), output_parameters=schema(videoId="integer")
-    )
-    own = [
-        Tool(
-            f"video_op{i}",
-            "tube",
-            parameters=schema(id={"type": "integer", "description": "ID of the video"}),
-        )
-        for i in range(LOCAL_SLOTS + 2)
-    ]
-    crowd = [Tool(f"t{i}", f"api{i}", parameters=schema(video_id="integer")) for i in range(20)]
-    graph = DataflowEnrichment(max_neighbors=8).enrich(ToolRegistry([video, *own, *crowd]))
-    targets = [e.target.qualified_name for e in graph.edges_from(graph.node(video))]
-    assert sorted(t for t in targets if t.startswith("tube::")) == [f"tube::{t.name}" for t in own]
-    assert len(targets) == 8
-
-
 def test_labels_feed_search_inputs() -> None:
     news = Tool(
         "top_posts", "reddit", parameters=schema(sub="string"), output_parameters=schema(title="string")
@@ -550,51 +531,6 @@ def test_bare_labels_read_with_the_entity_where_they_sit() -> None:
         name="Get_Country_Details_By_Country_Name", namespace="ns", description="", parameters=params
     )
     assert signature(country, input_fields(country)[0], False)[0] == "country name"
-
-
-def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None:
-    comment = schema(id="integer", text="string")
-    tree = {
-        "$ref": "#/$defs/Tree",
-        "$defs": {
-            "Tree": {
-                "type": "object",
-                "title": "Tree",
-                "properties": {
-                    "comment": comment,
-                    "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
-                    "owner": {"$ref": "#/$defs/Account"},
-                },
-            },
-            "Account": schema(id="integer", name="string"),
-        },
-    }
-    thread = Tool("get_thread", "tube", parameters=schema(threadId="integer"), output_parameters=tree)
-    roles = {f.name: signature(thread, f, True) for f in output_fields(thread)}
-    # inside the tree, each comment's id is a comment's and the owner's is an account's
-    assert roles["comment.id"][3] == roles["children[].comment.id"][3] == "id:|comment"
-    assert roles["owner.id"][3] == "id:|account" and roles["owner.name"][0] == "account name"
-    reply = Tool("delete_comment", "tube", parameters=schema(commentId="integer"))
-    found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([thread, reply])))
-    assert ("tube::get_thread", "children[].comment.id", "tube::delete_comment", "commentId") in found
-    assert ("tube::get_thread", "owner.id", "tube::delete_comment", "commentId") not in found
-
-
-def test_bare_labels_match_exactly_only_within_one_entity() -> None:
-    tools = [
-        Tool(
-            "get_pool", "flow", parameters=schema(pool_name="string"), output_parameters=schema(name="string")
-        ),
-        Tool("rename_pool", "flow", parameters=schema(name="string")),
-        Tool("create_role", "flow", parameters=schema(name="string")),
-    ]
-    scores = {
-        (e[2], e[3]): e[4]
-        for e in graph_edges(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools)))
-        if e[0] == 0
-    }
-    assert scores[(1, "name")] == 1.0  # a pool's name into a pool's name: the API's own wiring
-    assert scores.get((2, "name"), 0.0) < 1.0  # a pool's name is no name for a new role
 
 
 def _rest_tool(name: str, path: str, inputs: dict[str, Any], outputs: dict[str, Any] | None = None) -> Tool:
