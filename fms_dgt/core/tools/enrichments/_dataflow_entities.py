@@ -7,9 +7,10 @@ An *identifier* is a parameter whose value names one thing: ``ticket_id``, ``pet
 1. its own name (``event_id`` -> ``event``, ``originSkyId`` -> ``sky``);
 2. its description (``"User ID of the user to send the message to"`` -> ``user``,
    ``"Unique identifier for the location"`` -> ``location``, ``"Hotel ID"`` -> ``hotel``);
-3. when the name has none (a bare ``id``): the object it sits in (its schema ``title`` or ``$ref``
-   name, or the property holding it: ``author[].id`` -> ``author``), else the tool's name
-   (``createPet`` -> ``pet``).
+3. when the name has none (a bare ``id``): the nearest object it sits in that names something
+   (its schema ``title`` or ``$ref`` name, else the property holding it: ``author[].id`` ->
+   ``author``; ``children[].comment.id`` -> ``comment``), else the tool's name (``createPet`` ->
+   ``pet``).
 
 The name gives slot ``a``, the rest slot ``b``. Two identifiers name *different* entities when both
 have a known entity and no slot of one equals a slot of the other; the scorer then gives their edge
@@ -152,11 +153,16 @@ class Role:
     Attributes:
         identifier: the parameter names one thing.
         a, b: the entity from the name, and from the description or context ("" when unknown).
+        kind: ``"id"``, ``"label"``, ``"query"`` or ``""`` (a plain value).
+        place: for a bare label (``name``, ``title``), the entity it sits in ("" when unknown):
+            a pool's ``name`` is not a role's ``name``.
     """
 
     identifier: bool
     a: str = ""
     b: str = ""
+    kind: str = ""
+    place: str = ""
 
 
 def _id_word(tokens: Sequence[str]) -> str | None:
@@ -216,20 +222,21 @@ def _description_entity(description: str, id_word: str) -> str:
     return ""
 
 
-def context_entity(
-    tool_name: str, holders: Sequence[str] = (), titles: Sequence[str] = (), path: str = ""
-) -> str:
+def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -> str:
     """The entity an identifier without one in its name belongs to, from where it sits.
+
+    The nearest object that names something gives it: a leaf of ``children[].comment`` in a
+    ``VideoCommentThreadTree`` belongs to the comment, not to the tree.
 
     Args:
         tool_name: the tool's name (``getPet``, ``Spotify_Scraper_Get_Artist_Overview``).
-        holders: names of the properties holding it, outermost first (``("author",)`` for
-            ``author[].id``).
-        titles: schema ``title`` or ``$ref`` names of the objects holding it, outermost first.
+        places: the names of the properties holding it and the ``title`` or ``$ref`` names of
+            the objects holding it, outermost first (``("author", "Person")`` for
+            ``author[].id``: a field's ``places``).
         path: the tool's REST path, if any: what its result is about (:func:`path_entity`) says
             more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
     """
-    for name in (*reversed(titles), *reversed(holders)):
+    for name in reversed(places):
         tokens = [w for w in words(name) if w not in _GENERIC and w not in _MODIFIERS]
         if tokens:
             return singular(tokens[-1])
@@ -298,14 +305,15 @@ def role(
 
     ``"id:<a>|<b>"`` for an identifier; ``"label"`` for a text output that labels something (a
     title, a name, a city); ``"query"`` for a search input (``query``, ``q``, ``keyword``); else
-    ``""``.
+    ``""``. A bare label (:func:`bare_label`) adds the entity it sits in: ``"label@pool"`` for a
+    pool's ``name`` output, ``"@role"`` for the ``name`` input of a tool creating a role.
 
     Args:
         name: the parameter's own name (the last step of an output path).
         schema: its schema (the description is read).
         type_key: its type key; objects and booleans are never identifiers.
         context: the entity where it sits (:func:`context_entity`), or a function giving it,
-            used when neither the name nor the description names one.
+            used when neither the name nor the description names one, and for bare labels.
         output: whether the parameter is an output (labels) or an input (queries).
     """
     if type_key.startswith(("object", "boolean", "array<object")):
@@ -313,7 +321,11 @@ def role(
     tokens = words(name)
     id_word = _id_word(tokens)
     if id_word is None:
-        return _plain_kind(tokens, type_key, output, str(schema.get("description", "")))
+        kind = _plain_kind(tokens, type_key, output, str(schema.get("description", "")))
+        if not bare_label(name):
+            return kind
+        place = context() if callable(context) else context
+        return f"{kind}@{place}" if place else kind
     a = _name_entity(tokens)
     b = _description_entity(str(schema.get("description", "")), id_word)
     if not a and not b:
@@ -342,6 +354,7 @@ def _first_noun(description: str) -> str:
 def parse_role(text: str) -> Role:
     """The :class:`Role` of a role string made by :func:`role`."""
     if not text.startswith("id:"):
-        return Role(identifier=False)
+        kind, _, place = text.partition("@")
+        return Role(identifier=False, kind=kind, place=place)
     a, _, b = text[3:].partition("|")
-    return Role(identifier=True, a=a, b=b)
+    return Role(identifier=True, a=a, b=b, kind="id")

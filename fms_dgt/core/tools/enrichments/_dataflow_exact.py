@@ -5,7 +5,8 @@ Within one namespace (one API), an output and an input of two tools that have th
 types (type compatibility at least :data:`EXACT_FIT`; two identifiers of the same entity always
 fit) are the wiring the API's author meant. Such a pair scores 1.0 and ranks before every other
 candidate of its output, whatever the text similarity of the descriptions says. Identifiers of
-different entities never match, even under one name (a pet's ``id`` and a thing's ``id``).
+different entities never match, even under one name (a pet's ``id`` and a thing's ``id``), nor do
+bare labels of different entities (a pool's ``name`` and the ``name`` of a new role).
 
 Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
 (a sorted join, linear in the number of parameters plus the pairs found), not cached with the
@@ -97,6 +98,7 @@ def exact_pairs(
     out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
     keep &= scorer.table[scorer.out_type[out_sig], scorer.in_type[in_sig]] >= EXACT_FIT
     keep &= _entities_agree(scorer, out_sig, in_sig)
+    keep &= _places_agree(scorer, out_sig, in_sig)
     return out_inst[keep], in_inst[keep]
 
 
@@ -105,4 +107,11 @@ def _entities_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.
     ia, ib = (e[in_sig] for e in scorer.in_entity)
     unknown = ((oa < 0) & (ob < 0)) | ((ia < 0) & (ib < 0))
     agree: npt.NDArray[np.bool_] = unknown | same_entity(oa, ob, ia, ib)
+    return agree
+
+
+def _places_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
+    """Whether two bare labels sit in the same entity (or either's is unknown)."""
+    mine, theirs = scorer.out_place[out_sig], scorer.in_place[in_sig]
+    agree: npt.NDArray[np.bool_] = (mine < 0) | (theirs < 0) | (mine == theirs)
     return agree

@@ -40,14 +40,17 @@ class Field:
             ``airports[]``; the tool's name for the whole result).
         schema: its schema (references followed).
         holders: names of the properties it sits in, outermost first.
-        titles: ``title`` or ``$ref`` names of the objects it sits in, outermost first.
+        places: where it sits, outermost first: for each object holding it, the property's name
+            and then the object's ``title`` or ``$ref`` name, when it has them (``("author",
+            "Person")`` for ``author[].id`` when the items are a ``Person``; the whole result's
+            title comes first). Its entity is read from the last one that names something.
     """
 
     name: str
     leaf: str
     schema: Mapping[str, Any]
     holders: tuple[str, ...] = ()
-    titles: tuple[str, ...] = field(default=())
+    places: tuple[str, ...] = field(default=())
 
 
 def input_fields(tool: Tool) -> list[Field]:
@@ -71,10 +74,10 @@ def output_fields(tool: Tool) -> list[Field]:
         return []
     walk = _Walk(defs)
     if _properties(schema):
-        walk.children("", schema, (), (title,) if title else (), 0)
+        walk.children("", schema, (), _named((), title), 0)
     else:
         walk.fields.append(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema))
-        walk.expand(WHOLE_RESULT, tool.name, schema, (), (title,) if title else (), 0)
+        walk.expand(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema), title, 0)
     return walk.run()
 
 
@@ -92,88 +95,82 @@ class _Walk:
     def __init__(self, defs: Mapping[str, Any]) -> None:
         self.defs = defs
         self.fields: list[Field] = []
-        self.queue: deque[tuple[Field, int]] = deque()
+        # Each field with its own title (or ``$ref`` name), for what is inside it, and its depth.
+        self.queue: deque[tuple[Field, str, int]] = deque()
         self.nested = 0
 
     def run(self) -> list[Field]:
         while self.queue:
-            found, depth = self.queue.popleft()
+            found, title, depth = self.queue.popleft()
             if depth > 0:
                 if self.nested >= MAX_NESTED:
                     break
                 self.nested += 1
             self.fields.append(found)
             if depth < MAX_DEPTH:
-                self.expand(found.name, found.leaf, found.schema, found.holders, found.titles, depth)
+                self.expand(found, title, depth)
         return self.fields
 
-    def expand(
-        self,
-        path: str,
-        leaf: str,
-        schema: Mapping[str, Any],
-        holders: tuple[str, ...],
-        titles: tuple[str, ...],
-        depth: int,
-    ) -> None:
-        """Queue what is inside ``schema``: its properties, or its array items.
+    def expand(self, found: Field, title: str, depth: int) -> None:
+        """Queue what is inside ``found`` (titled ``title``): its properties, or its array items.
 
-        The properties of an object (or of an array's items) sit in it, so its name is one of
-        their holders; an item of an array of scalars is the array's own kind of value
+        The properties of an object (or of an array's items) sit in it, so its name and title are
+        among their places; an item of an array of scalars is the array's own kind of value
         (``keys[]`` is a key), so its holders are the array's. An array without an ``items``
         schema has items of any type; an item without a description takes the array's.
         """
-        outer = holders
-        holders = (*holders, leaf) if path else holders
+        path, schema = found.name, found.schema
+        holders = (*found.holders, found.leaf) if path else found.holders
+        places = _named((*found.places, found.leaf) if path else found.places, title)
         if _properties(schema):
-            self.children(path, schema, holders, titles, depth + 1)
+            self.children(path, schema, holders, places, depth + 1)
             return
         items = schema.get("items")
         if not isinstance(items, dict):
             if schema.get("type") != "array":
                 return
             items = {}  # a list of unknown items (``"type": "list"``): one item is still a value
-        resolved, title = _resolve(items, self.defs)
+        resolved, inner = _resolve(items, self.defs)
         if "description" not in resolved and schema.get("description"):
             # An item says what its list says ("List of post IDs."), unless it says more itself.
             resolved = {**resolved, "description": schema["description"]}
-        inner_titles = (*titles, title) if title else titles
         if _properties(resolved):
-            self.children(item_path(path), resolved, holders, inner_titles, depth + 1)
-        else:
-            self.queue.append(
-                (
-                    Field(
-                        name=item_path(path), leaf=leaf, schema=resolved, holders=outer, titles=inner_titles
-                    ),
-                    depth + 1,
-                )
-            )
+            self.children(item_path(path), resolved, holders, _named(places, inner), depth + 1)
+            return
+        item = Field(
+            name=item_path(path),
+            leaf=found.leaf,
+            schema=resolved,
+            holders=found.holders,
+            places=_named(_named(found.places, title), inner),
+        )
+        self.queue.append((item, "", depth + 1))
 
     def children(
         self,
         path: str,
         schema: Mapping[str, Any],
         holders: tuple[str, ...],
-        titles: tuple[str, ...],
+        places: tuple[str, ...],
         depth: int,
     ) -> None:
-        """Queue each property of the object ``schema`` (at ``path``).
+        """Queue each property of the object ``schema`` (at ``path``), which sits in ``places``.
 
-        An object property carries its own title or ``$ref`` name among its ``titles``, for what
-        is inside it; a scalar's title is only a label of itself.
+        An object or array property keeps its own title or ``$ref`` name for what is inside it;
+        a scalar's title is only a label of itself.
         """
         for name, sub in _properties(schema).items():
             resolved, title = _resolve(sub, self.defs)
-            holder = bool(title) and bool(_properties(resolved) or isinstance(resolved.get("items"), dict))
-            child = Field(
-                name=join_path(path, str(name)),
-                leaf=str(name),
-                schema=resolved,
-                holders=holders,
-                titles=(*titles, title) if holder else titles,
-            )
-            self.queue.append((child, depth))
+            holder = bool(_properties(resolved) or isinstance(resolved.get("items"), dict))
+            leaf = str(name)
+            path_of = join_path(path, leaf)
+            child = Field(name=path_of, leaf=leaf, schema=resolved, holders=holders, places=places)
+            self.queue.append((child, title if holder else "", depth))
+
+
+def _named(places: tuple[str, ...], name: str) -> tuple[str, ...]:
+    """``places`` and ``name`` after them, when there is a name."""
+    return (*places, name) if name else places
 
 
 def _definitions(root: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -2,7 +2,9 @@
 
 A person wiring a call sequence looks in the same API first. So :data:`LOCAL_SLOTS` places of
 each output's list are kept for inputs of tools of its own namespace (exact matches first, then
-by score), and the rest go to the best inputs of the whole pool, by score. In a large pool the
+by score), and the rest go to the best inputs of the whole pool, by score. Identifiers of the
+output's own entity in its API (a video's ``id`` path parameter for a ``videoId`` output) keep
+their place after those too: the API takes that value wherever it asks for a video. In a large pool the
 global candidate lists (cut per output signature over every namespace) may hold no input of the
 output's own namespace at all, so each namespace's outputs are also scored against the same
 namespace's inputs (:func:`score_namespace`). Those signature-level lists depend only on the
@@ -26,7 +28,7 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_feeders import feed_places
-from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
+from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, same_entity, tie_break
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.data_objects import Tool
@@ -223,19 +225,23 @@ def rank_edges(
     sides: tuple[Side, Side],
     namespace: IntArray,
     max_neighbors: int,
+    scorer: Scorer,
 ) -> Pairs:
     """Each output instance's ``max_neighbors`` best inputs from its candidate lists.
 
     Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
-    places (counting the exact matches), then the rest by score; equal scores by the tie-break.
-    An input the output is the best feeder of (:mod:`._dataflow_feeders`) takes one of the last
-    :func:`~._dataflow_feeders.feed_places` places when it does not rank higher.
+    places (counting the exact matches; identifiers of the output's own entity do not count:
+    a video's id feeds every input of its API taking a video's id), then the rest by score;
+    equal scores by the tie-break. An input the output is the best feeder of
+    (:mod:`._dataflow_feeders`) takes one of the last :func:`~._dataflow_feeders.feed_places`
+    places when it does not rank higher.
 
     Args:
         lists: exact matches (scored 1.0), feeders, local candidates and global candidates.
         sides: the output and input sides.
         namespace: per tool, its namespace id.
         max_neighbors: inputs kept per output instance.
+        scorer: gives the entities of the signatures.
     """
     outs, ins = sides
     out_inst = np.concatenate([part[0] for part in lists])
@@ -263,6 +269,7 @@ def rank_edges(
     # rows of the outputs that have such inputs (each output's rows are contiguous).
     rank = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left")
     late = (tier == 1) & (rank >= LOCAL_SLOTS)
+    late[late] = ~_kin(scorer, outs.sig[out_inst[late]], ins.sig[in_inst[late]])
     if late.any():
         tier[late] = 2
         rows = np.flatnonzero(np.isin(out_inst, np.unique(out_inst[late])))
@@ -273,6 +280,13 @@ def rank_edges(
         in_inst, score = in_inst[order], score[order]
     kept = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left") < max_neighbors
     return out_inst[kept], in_inst[kept], score[kept]
+
+
+def _kin(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
+    """Whether each output and input are identifiers sharing a known entity."""
+    oa, ob = (e[out_sig] for e in scorer.out_entity)
+    ia, ib = (e[in_sig] for e in scorer.in_entity)
+    return same_entity(oa, ob, ia, ib)
 
 
 def _promote(

@@ -23,6 +23,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     context_entity,
     name_text,
+    parse_role,
     path_entity,
     role,
     singular,
@@ -145,8 +146,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     if label.startswith("id:|") and len(label) > 4:
         text = f"{label[4:]} {text}"
     elif bare_label(found.leaf):  # a location's name reads "location name"
-        entity = context_entity(tool.name, found.holders, found.titles, _route_path(tool))
-        text = f"{entity} {text}".strip()
+        text = f"{parse_role(label).place} {text}".strip()
     return text, str(found.schema.get("description", "")), kind, label
 
 
@@ -159,7 +159,7 @@ def _context(tool: Tool, found: Field, output: bool) -> str:
             entity = path_entity(path, str(argument.get("name", found.name)))
             if entity:
                 return entity
-    return context_entity(tool.name, found.holders, found.titles, path)
+    return context_entity(tool.name, found.places, path)
 
 
 def _route_path(tool: Tool) -> str:

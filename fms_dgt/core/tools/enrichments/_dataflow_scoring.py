@@ -64,7 +64,8 @@ def role_kind(text: str) -> int:
     """The index in :data:`KINDS` of a role string."""
     if text.startswith("id:"):
         return 1
-    return KINDS.index(text) if text in KINDS else 0
+    kind = text.partition("@")[0]  # a bare label's entity follows its kind
+    return KINDS.index(kind) if kind in KINDS else 0
 
 
 def _opaque(key: str) -> bool:
@@ -109,18 +110,19 @@ def class_table(type_keys: Sequence[str]) -> FloatArray:
     return np.block(blocks).astype(np.float32) if count else np.zeros((0, 0), np.float32)
 
 
-def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArray]:
-    """Per role id: its kind (index in :data:`KINDS`) and its two entities as ids (-1 when unknown)."""
+def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Per role id: its kind (index in :data:`KINDS`), its two entities and, for a bare label, the
+    entity it sits in, as ids (-1 when unknown)."""
     entities: dict[str, int] = {}
     kinds = np.zeros(max(len(role_names), 1), dtype=np.int64)
-    slots = np.full((2, max(len(role_names), 1)), -1, dtype=np.int64)
+    slots = np.full((3, max(len(role_names), 1)), -1, dtype=np.int64)
     for number, text in enumerate(role_names):
         kinds[number] = role_kind(text)
         parsed = parse_role(text)
-        for slot, entity in enumerate((parsed.a, parsed.b)):
+        for slot, entity in enumerate((parsed.a, parsed.b, parsed.place)):
             if entity:
                 slots[slot, number] = entities.setdefault(entity, len(entities))
-    return kinds, slots[0], slots[1]
+    return kinds, slots[0], slots[1], slots[2]
 
 
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
@@ -176,7 +178,7 @@ class Scorer:
         type_keys, role_names = labels
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
         self.in_vec, self.in_inv = ins.vectors, ins.inverse
-        kinds, first, second = entity_table(role_names)
+        kinds, first, second, place = entity_table(role_names)
         count = len(type_keys)
         self.table = class_table(type_keys)
         self.out_type = outs.types + count * kinds[outs.roles]
@@ -185,6 +187,7 @@ class Scorer:
         self.in_query = kinds[ins.roles] == KINDS.index("query")
         self.out_entity = (first[outs.roles], second[outs.roles])
         self.in_entity = (first[ins.roles], second[ins.roles])
+        self.out_place, self.in_place = place[outs.roles], place[ins.roles]
         self.threshold = threshold
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:

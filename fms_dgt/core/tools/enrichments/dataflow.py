@@ -180,8 +180,12 @@ class DataflowEnrichment(ToolEnrichment):
         # the feeders' candidates).
         # Version 5: identifiers of REST path parameters and results read their entity from the
         # path; version words (``v1``) and a second id word ("id, uuid") name no entity.
+        # Version 6: a nested identifier or label reads the entity of the nearest object holding
+        # it (``children[].comment.id`` is a comment's), not the whole result's title; bare
+        # labels carry that entity in their role and match exactly only within one entity;
+        # identifiers of the output's own entity in its API are not limited to its reserved places.
         self.settings = {
-            "version": 5,
+            "version": 6,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -226,7 +230,8 @@ class DataflowEnrichment(ToolEnrichment):
         first: Pairs = (exact[0], exact[1], np.ones(len(exact[0]), np.float32))
         feeds = unmatched(feeds, exact[1])
         wide = self._expand(cands, qid, outs, ins, width)
-        ranked = rank_edges((first, feeds, local, wide), (outs, ins), places[0], self.max_neighbors)
+        lists = (first, feeds, local, wide)
+        ranked = rank_edges(lists, (outs, ins), places[0], self.max_neighbors, scorer)
         edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
             update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels, by_group)

@@ -81,7 +81,7 @@ def explain(edge: Edge) -> Why:
 
 
 def _kind(role: str) -> str:
-    return "id" if role.startswith("id:") else role
+    return parse_role(role).kind
 
 
 def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
@@ -90,7 +90,7 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     if same_space and steps and same_name(steps[-1]) == same_name(edge.input) and edge.score == 1.0:
         return "exact name, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0
-    if roles == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:
+    if tuple(_kind(r) for r in roles) == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:
         return "label into a search input"
     where = ", same namespace" if same_space else ""
     return f"text similarity {similarity:.2f}{where}"

@@ -179,7 +179,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     fit = {k: role_compatibility(k[0], _kind(k[1]), k[2], _kind(k[3])) for k in fits}
     compat = np.array([[fit[(o[2][2], o[2][3], i[2][2], i[2][3])] for i in ins] for o in outs], np.float32)
     scores = (dots * compat).astype(np.float32)
-    searchable = np.outer([r == "label" for r in out_roles], [r == "query" for r in in_roles])
+    searchable = np.outer([_kind(r) == "label" for r in out_roles], [_kind(r) == "query" for r in in_roles])
     scores = np.where(searchable, np.maximum(scores, np.float32(QUERY_FLOOR) * compat), scores)
     apart_pairs = {p for p in pairs if _entities_apart(*p)}
     apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
@@ -197,6 +197,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9
                 and not apart[o, i]
+                and _same_place(out_roles[o], in_roles[i])
                 for i, (it, ifield, _, itool) in enumerate(ins)
             ]
             for o, (ot, ofield, _, otool) in enumerate(outs)
@@ -216,7 +217,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
             if exact[o, i] or scores[o, i] >= threshold or fed:
                 tier = 0 if exact[o, i] else 1 if api[ot] == api[it] else 2
                 tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
-                cands.append([tier, -score, tie, i, score, fed])
+                cands.append([tier, -score, tie, i, score, fed, _kin(osig[3], ins[i][2][3])])
         for i, score in _kept(cands, max_neighbors):
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
     return found
@@ -246,11 +247,11 @@ def _feeders(
 
 def _kept(cands: list[list[Any]], max_neighbors: int) -> list[tuple[int, float]]:
     """The inputs an output keeps: by tier and score, the namespace's places beyond LOCAL_SLOTS
-    competing by score, and its first fed inputs in the last feed_places() places (never in the
-    place of an exact match)."""
+    competing by score (except identifiers of the output's entity), and its first fed inputs in
+    the last feed_places() places (never in the place of an exact match)."""
     cands.sort()
     for rank, cand in enumerate(cands):
-        if cand[0] == 1 and rank >= LOCAL_SLOTS:
+        if cand[0] == 1 and rank >= LOCAL_SLOTS and not cand[6]:  # ids of its entity keep theirs
             cand[0] = 2
     cands.sort(key=lambda c: c[:4])
     front, back, fed, places = [], [], 0, feed_places(max_neighbors)
@@ -273,7 +274,19 @@ def _api_ids(tools: list[Tool]) -> list[int]:
 
 
 def _kind(role: str) -> str:
-    return "id" if role.startswith("id:") else role
+    return parse_role(role).kind
+
+
+def _kin(out_role: str, in_role: str) -> bool:
+    """Identifiers sharing a known entity."""
+    o, i = parse_role(out_role), parse_role(in_role)
+    return o.identifier and i.identifier and bool({o.a, o.b} & {i.a, i.b} - {""})
+
+
+def _same_place(out_role: str, in_role: str) -> bool:
+    """Bare labels (``name``) match exactly only within one entity (when both are known)."""
+    mine, theirs = parse_role(out_role).place, parse_role(in_role).place
+    return not (mine and theirs and mine != theirs)
 
 
 def _leaf(path: str) -> str | None:

@@ -74,7 +74,11 @@ def test_labels_and_search_inputs() -> None:
 def test_context_entity_from_holders_titles_and_tool_names() -> None:
     assert context_entity("Goodreads_Search_Book", ("author",)) == "author"
     assert context_entity("x", ("matching_tweets",)) == "tweet"
-    assert context_entity("x", (), ("Forecast",)) == "forecast"
+    assert context_entity("x", ("Forecast",)) == "forecast"
+    # The nearest holder that names something wins: the tree's comment, not the tree.
+    tree = ("VideoCommentThreadTree", "children", "VideoCommentThreadTree", "comment")
+    assert context_entity("x", tree) == "comment"
+    assert context_entity("x", ("Forecast", "data")) == "forecast"  # "data" names nothing
     assert context_entity("getPet") == context_entity("listPets") == "pet"
     assert context_entity("TripadvisorSearchLocation") == "location"
     assert context_entity("Spotify_Scraper_Get_Artist_Overview") == "artist"
@@ -87,8 +91,17 @@ def test_context_entity_from_holders_titles_and_tool_names() -> None:
 
 def test_parse_role_reads_what_role_writes() -> None:
     parsed = parse_role("id:user|contact")
-    assert parsed.identifier and (parsed.a, parsed.b) == ("user", "contact")
+    assert parsed.identifier and (parsed.a, parsed.b, parsed.kind) == ("user", "contact", "id")
     assert not parse_role("label").identifier
+
+
+def test_bare_labels_carry_the_entity_they_sit_in() -> None:
+    assert role("name", {}, "string", "pool", output=True) == "label@pool"
+    assert role("name", {}, "string", lambda: "role", output=False) == "@role"
+    assert role("pool_name", {}, "string", "x", output=True) == "label"  # not bare: no entity
+    assert role("name", {}, "string", "", output=True) == "label"
+    parsed = parse_role("label@pool")
+    assert not parsed.identifier and (parsed.kind, parsed.place) == ("label", "pool")
 
 
 def test_abbreviations_read_as_the_words_they_stand_for() -> None:

@@ -13,6 +13,9 @@ from fms_dgt.core.tools.enrichments._dataflow_fields import (
     input_fields,
     output_fields,
 )
+from fms_dgt.core.tools.enrichments._dataflow_params import signature
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+from fms_dgt.core.tools.registry import ToolRegistry
 
 
 def tool(output: dict[str, Any], name: str = "t") -> Tool:
@@ -79,7 +82,7 @@ def test_refs_allof_and_nullable_objects_are_followed() -> None:
     }
     assert names(wrapped) == ["owner", "owner.id"]
     owner_id = find_field(tool(wrapped), "owner.id", output=True)
-    assert owner_id is not None and owner_id.titles == ("Owner",)
+    assert owner_id is not None and owner_id.places == ("owner", "Owner")
 
 
 def test_depth_and_count_are_bounded() -> None:
@@ -127,3 +130,38 @@ def test_an_array_without_items_schema_has_items_of_any_type() -> None:
     assert item is not None and dict(item.schema) == {"description": "List of post IDs."}
     tag = find_field(tool(output), "tags[]", output=True)
     assert tag is not None and tag.schema["description"] == "A tag."  # its own description wins
+
+
+def schema(**props: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
+    }
+
+
+def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None:
+    comment = schema(id="integer", text="string")
+    tree = {
+        "$ref": "#/$defs/Tree",
+        "$defs": {
+            "Tree": {
+                "type": "object",
+                "title": "Tree",
+                "properties": {
+                    "comment": comment,
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
+                    "owner": {"$ref": "#/$defs/Account"},
+                },
+            },
+            "Account": schema(id="integer", name="string"),
+        },
+    }
+    thread = Tool("get_thread", "tube", parameters=schema(threadId="integer"), output_parameters=tree)
+    roles = {f.name: signature(thread, f, True) for f in output_fields(thread)}
+    # inside the tree, each comment's id is a comment's and the owner's is an account's
+    assert roles["comment.id"][3] == roles["children[].comment.id"][3] == "id:|comment"
+    assert roles["owner.id"][3] == "id:|account" and roles["owner.name"][0] == "account name"
+    reply = Tool("delete_comment", "tube", parameters=schema(commentId="integer"))
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([thread, reply]))
+    found = {(e.output, e.input) for e in graph.edges_from(0)}
+    assert ("children[].comment.id", "commentId") in found and ("owner.id", "commentId") not in found
