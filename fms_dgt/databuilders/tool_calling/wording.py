@@ -90,6 +90,11 @@ _NOTE_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (r"\bmocked\b|\bmock (?:data|results?|responses?)\b", ("mock",)),
     (r"\bsimulated\b", ("simulated",)),
+    (
+        r"\b(?:since|until) the (?:server|service|process|program|app|application|system|session) "
+        r"(?:started|was started|launched|began|restarted|stops|ends|exits|restarts)\b",
+        ("since the ", "until the "),
+    ),
 )
 _NOTE_PATTERNS = tuple(pattern for pattern, _ in _NOTE_RULES)
 _NOTE_WORDS = tuple(dict.fromkeys(word for _, words in _NOTE_RULES for word in words))

@@ -149,6 +149,7 @@ _NOTE_EXAMPLES = [
     "The Output will be a list.",
     "Gives MOCK results and mocked ones.",
     "All Simulated.",
+    "Every note stored Since The Server started.",
 ]
 
 
