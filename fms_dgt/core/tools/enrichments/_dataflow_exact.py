@@ -1,12 +1,14 @@
 """Exact matches of the ``dataflow`` enrichment: same name and type within one namespace.
 
-Within one namespace (one API), an output and an input of two tools that have the same name
-(``product_id`` and ``product_id``; ``artistId`` and ``artist_id`` count as the same) and fitting
-types (type compatibility at least :data:`EXACT_FIT`; two identifiers of the same entity always
-fit) are the wiring the API's author meant. Such a pair scores 1.0 and ranks before every other
-candidate of its output, whatever the text similarity of the descriptions says. Identifiers of
-different entities never match, even under one name (a pet's ``id`` and a thing's ``id``), nor do
-bare labels of different entities (a pool's ``name`` and the ``name`` of a new role).
+Within one namespace (every API of a catalogue namespace included), an output and an input of
+two tools that have the same name (``product_id`` and ``product_id``; ``artistId`` and
+``artist_id`` count as the same, and so do ``lat`` and ``latitude``: abbreviations are spelled
+out) and fitting types (type compatibility at least :data:`EXACT_FIT`; two identifiers of the
+same entity always fit) are the wiring the tool set's author meant. Such a pair scores 1.0 and
+ranks before every other candidate of its output, whatever the text similarity of the
+descriptions says. Identifiers of different entities never match, even under one name (a pet's
+``id`` and a thing's ``id``), nor do bare labels of different entities (a pool's ``name`` and
+the ``name`` of a new role).
 
 Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
 (a sorted join, linear in the number of parameters plus the pairs found), not cached with the
@@ -23,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
+from fms_dgt.core.tools.enrichments._dataflow_entities import name_text
 from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
 
 if TYPE_CHECKING:
@@ -40,8 +43,9 @@ EXACT_FIT = 0.9
 
 
 def same_name(name: str) -> str:
-    """``name`` without case and separators: ``artistId``, ``artist_id`` and ``ArtistID`` agree."""
-    return _SEPARATORS.sub("", name.lower())
+    """``name`` without case and separators, abbreviations spelled out: ``artistId``,
+    ``artist_id`` and ``ArtistID`` agree, and so do ``lat`` and ``latitude``."""
+    return _SEPARATORS.sub("", name_text(name).lower())
 
 
 def _last_name(path: str) -> str | None:
@@ -78,7 +82,8 @@ def exact_pairs(
     Args:
         outs, ins: the two sides.
         leaf: :func:`leaf_keys` of the pool's parameter names.
-        places: per tool, its namespace id and its qualified-name id (overloads share one).
+        places: per tool, its namespace id (not its API's: the APIs of a catalogue namespace
+            were put together to be used together) and its qualified-name id (overloads share one).
         scorer: gives the type classes and entities of the signatures.
     """
     namespace, qid = places

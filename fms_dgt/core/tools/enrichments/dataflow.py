@@ -15,9 +15,9 @@ The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of paramete
   vectors; ``hashed`` by default).
 
 Each output keeps its ``max_neighbors`` best inputs of *other* tools (another overload of the same
-name counts as the same tool): exact name matches within its API first (:mod:`._dataflow_exact`;
-an API is its namespace, or a part of a catalogue namespace), then up to
-:data:`~._dataflow_local.LOCAL_SLOTS` places for the best inputs of its own API, then the rest by
+name counts as the same tool): exact name matches within its namespace first
+(:mod:`._dataflow_exact`), then up to :data:`~._dataflow_local.LOCAL_SLOTS` places for the best
+inputs of its own API (an API is its namespace, or a part of a catalogue namespace), then the rest by
 score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Looking the other way,
 an input's best output in its API (its *feeder*, :mod:`._dataflow_feeders`) keeps the input in
 the last place of its list, so that an input no output ranks first still has a source. Equal scores are
@@ -184,8 +184,10 @@ class DataflowEnrichment(ToolEnrichment):
         # it (``children[].comment.id`` is a comment's), not the whole result's title; bare
         # labels carry that entity in their role and match exactly only within one entity;
         # identifiers of the output's own entity in its API are not limited to its reserved places.
+        # Version 7: exact matches span the APIs of a catalogue namespace, and exact names spell
+        # abbreviations out (``lat`` is ``latitude``).
         self.settings = {
-            "version": 6,
+            "version": 7,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -225,7 +227,8 @@ class DataflowEnrichment(ToolEnrichment):
         used, remap = _used_names(names.names, outs, ins)
         apis = [api_groups(tools, rows) for _, rows in groups]
         places = (place_ids(len(tools), apis), qid)
-        exact = exact_pairs(outs, ins, leaf_keys(names.names), places, scorer)
+        spaces = place_ids(len(tools), [[rows] for _, rows in groups])
+        exact = exact_pairs(outs, ins, leaf_keys(names.names), (spaces, qid), scorer)
         local, feeds, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
         first: Pairs = (exact[0], exact[1], np.ones(len(exact[0]), np.float32))
         feeds = unmatched(feeds, exact[1])

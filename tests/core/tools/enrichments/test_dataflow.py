@@ -192,7 +192,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
         [
             [
                 itool.qualified_name != otool.qualified_name
-                and api[ot] == api[it]
+                and otool.namespace == itool.namespace
                 and ofield.name != ""
                 and _leaf(ofield.name) == same_name(ifield.name)
                 and compat[o, i] >= 0.9

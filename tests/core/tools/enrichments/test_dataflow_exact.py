@@ -1,10 +1,11 @@
-"""Tests for fms_dgt/core/tools/enrichments/_dataflow_exact.py: exact matches within one API."""
+"""Tests for fms_dgt/core/tools/enrichments/_dataflow_exact.py: exact matches within one namespace."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.registry import ToolRegistry
 
@@ -28,3 +29,27 @@ def test_bare_labels_match_exactly_only_within_one_entity() -> None:
     scores = {(e.target.name, e.input): e.score for e in graph.edges_from(0)}
     assert scores[("rename_pool", "name")] == 1.0  # a pool's name into a pool's name: the API's own wiring
     assert scores.get(("create_role", "name"), 0.0) < 1.0  # a pool's name is no name for a new role
+
+
+def test_abbreviations_are_spelled_out_in_exact_names() -> None:
+    assert same_name("lat") == same_name("latitude") == same_name("Latitude")
+    assert same_name("originLng") == same_name("origin_longitude")
+    assert same_name("lat") != same_name("late")
+
+
+def test_exact_names_match_across_the_apis_of_a_catalogue_namespace() -> None:
+    described = {"type": "number", "description": "Latitude of the place, in degrees."}
+    hub = [
+        Tool("Tripadvisor_searchLocation", "hub", output_parameters=schema(latitude=described)),
+        Tool("Tripadvisor_getHotels", "hub", parameters=schema(geoId="string")),
+        Tool("LocalBusiness_search", "hub", parameters=schema(lat={"type": "number", "description": "Lat"})),
+        Tool("LocalBusiness_reviews", "hub", parameters=schema(business_id="string")),
+        Tool("Weather_now", "hub", parameters=schema(city="string")),
+        Tool("Weather_forecast", "hub", parameters=schema(city="string")),
+    ]
+    crowd = [Tool(f"find_near_{n}", "other", parameters=schema(latitude=described)) for n in range(6)]
+    graph = DataflowEnrichment(max_neighbors=2).enrich(ToolRegistry(hub + crowd))
+    edges = [(e.target.qualified_name, e.input, e.score) for e in graph.edges_from(0)]
+    # Two APIs of one catalogue were put together to be used together: LocalBusiness's lat is
+    # Tripadvisor's latitude, ahead of the better-described latitude inputs of another namespace.
+    assert edges[0] == ("hub::LocalBusiness_search", "lat", 1.0)
