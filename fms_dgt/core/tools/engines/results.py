@@ -58,6 +58,9 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
 #: Words a file name leaves out ("flight to the conference" -> flight_conference).
 _STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "in", "on", "at", "by", "with", "from"})
+#: Plain names of the fields that name a listed item; and the draws tried for one unlisted yet.
+_NAMES = frozenset({"name", "title", "label", "displayname", "fullname", "username", "subject"})
+_REDRAWS = 4
 #: File kinds a search finds by their name.
 _FOUND_FILES = frozenset({"document", "image", "data", "file", "audio", "video", "name"})
 # A plain name (see _plain) that names an identifier: id, petid, user_key, uuid, isbn...
@@ -241,6 +244,8 @@ class ResultHooks(FakeHooks):
         asked = next((v for k, v in self.given.items() if k in _QUERY_NAMES and isinstance(v, str)), "")
         # The words a search looked for, as a file name's stem ("budget review" -> budget_review).
         self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in _STOP_WORDS][:3])
+        # The names given so far to the items of each list (by field and path without indexes).
+        self._listed: dict[tuple[str, tuple[Any, ...]], set[str]] = {}
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         """A pinned value, an echoed argument, a value the call's filters allow, or a leaf from
@@ -260,7 +265,25 @@ class ResultHooks(FakeHooks):
             echoed = first_fit([self.given[plain]], schema) if plain in self.given else MISSING
         else:
             echoed = self._filtered(schema, plain)
-        return echoed if echoed is not MISSING else super().leaf(schema, name, path)
+        if echoed is not MISSING:
+            return echoed
+        if plain in _NAMES and _in_array(path):
+            return self._unlisted(schema, name, path, plain)
+        return super().leaf(schema, name, path)
+
+    def _unlisted(self, schema: Mapping[str, Any], name: str, path: Path, plain: str) -> Any:
+        """A listed item's name or title that no earlier item of the list has: three events are
+        not "Project kickoff, Year-end retrospective and Year-end retrospective". A few draws,
+        then whatever comes (a vocabulary may hold fewer names than the list needs)."""
+        listed = self._listed.setdefault((plain, tuple(p for p in path if type(p) is not int)), set())
+        value = super().leaf(schema, name, path)
+        for _ in range(_REDRAWS):
+            if not isinstance(value, str) or value not in listed:
+                break
+            value = super().leaf(schema, name, path)
+        if isinstance(value, str):
+            listed.add(value)
+        return value
 
     def _found_file(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         """A file a search found, named after what it looked for: ``search_documents("budget

@@ -276,6 +276,23 @@ def test_files_a_search_finds_are_named_for_what_it_looked_for() -> None:
     assert not any("review" in d for value, _ in _results(search, {}) for d in value["documents"])
 
 
+def test_the_items_of_a_list_have_names_of_their_own() -> None:
+    tools = {t.name: t for t in FileToolLoader(REPO / "data" / "weather_tools.yaml").load()}
+    pet = {"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "string"}}}
+    lister = Tool(
+        "list_pets",
+        "petstore",
+        parameters={"type": "object", "properties": {"limit": {"type": "integer"}}},
+        output_parameters={"type": "array", "items": pet, "maxItems": 20},
+    )
+    for value, _ in _results(tools["list_events"], {"date": "2026-03-15"}, range(100)):
+        titles = [event["title"] for event in value["events"]]
+        assert len(titles) == len(set(titles)), titles
+    for value, _ in _results(lister, {"limit": 8}, range(100)):
+        names = [p["name"] for p in value]
+        assert len(names) == 8 and len(names) == len(set(names)), names
+
+
 def test_a_call_that_acted_reports_a_status_of_success() -> None:
     def tool(name: str, status: dict[str, Any]) -> Tool:
         output = {"type": "object", "properties": {"status": status}, "required": ["status"]}
