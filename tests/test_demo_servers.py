@@ -116,6 +116,7 @@ def test_the_default_run_writes_the_same_records_with_either_server(
     ("line", "code", "words"),
     [
         ("not json", -32700, "Parse error"),
+        ("[" * 100_000 + "]" * 100_000, -32700, "Parse error"),
         ("[1, 2]", -32600, "Invalid request"),
         ('{"jsonrpc": "2.0", "id": 4}', -32600, "Invalid request"),
         ('{"jsonrpc": "2.0", "id": 4, "method": "resources/list"}', -32601, "Method not found"),
@@ -130,6 +131,7 @@ def test_the_default_run_writes_the_same_records_with_either_server(
             "params must be an object",
         ),
     ],
+    ids=["not-json", "nested-100k", "batch", "no-method", "unknown-method", "unknown-tool", "bad-params"],
 )
 def test_the_light_server_answers_a_broken_message_with_an_error(line: str, code: int, words: str) -> None:
     [answer] = _talk("demo_server.py", [line])

@@ -258,7 +258,7 @@ def serve(lines: Any, out: Any) -> None:
             continue
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's stack
             reply: dict[str, Any] | None = _error(
                 None, -32700, "Parse error: a message must be one line of JSON"
             )
