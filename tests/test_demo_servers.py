@@ -139,6 +139,20 @@ def test_the_light_server_answers_a_broken_message_with_an_error(line: str, code
     assert words in answer["error"]["message"]
 
 
+def test_the_light_server_answers_bytes_that_are_not_utf8_and_goes_on() -> None:
+    ping = b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}\n'
+    done = subprocess.run(
+        [sys.executable, "demo_server.py"],
+        cwd=SERVERS,
+        input=b"\xff\xfe{\n" + ping,
+        capture_output=True,
+        timeout=20,
+    )
+    broken, answered = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert broken["error"]["code"] == -32700
+    assert answered == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
 def test_the_light_server_says_what_is_wrong_with_arguments() -> None:
     call = {
         "jsonrpc": "2.0",

@@ -270,4 +270,7 @@ def serve(lines: Any, out: Any) -> None:
 
 
 if __name__ == "__main__":
+    # A line that is not UTF-8 reads with replacement characters, then fails as JSON: an error
+    # answer, not a crash of the server.
+    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
     serve(sys.stdin, sys.stdout)
