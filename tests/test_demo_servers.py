@@ -5,6 +5,7 @@ serves, so that the default run writes the same records with either."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -141,12 +142,14 @@ def test_the_light_server_answers_a_broken_message_with_an_error(line: str, code
 
 def test_the_light_server_answers_bytes_that_are_not_utf8_and_goes_on() -> None:
     ping = b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}\n'
+    strict = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}  # a locale that allows no stray byte
     done = subprocess.run(
         [sys.executable, "demo_server.py"],
         cwd=SERVERS,
         input=b"\xff\xfe{\n" + ping,
         capture_output=True,
         timeout=20,
+        env=strict,
     )
     broken, answered = [json.loads(line) for line in done.stdout.decode().splitlines()]
     assert broken["error"]["code"] == -32700
