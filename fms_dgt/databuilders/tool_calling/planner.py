@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.samplers.base import ToolSample, ToolSampler
     from fms_dgt.databuilders.tool_calling.config import GenerationConfig
 
-__all__ = ["Feed", "PlannedRecord", "Planner", "feeds_of", "levels"]
+__all__ = ["Feed", "PlannedRecord", "Planner", "feeds_of", "is_copy", "levels"]
 
 #: ``(source position, output path, input name)``: one argument of a sampled tool fed by another.
 Feed = tuple[int, str, str]
@@ -94,7 +94,7 @@ class Planner:
         scenarios = self.settings.scenarios
         position = _weighted(rng, [s.weight for s in scenarios])
         scenario = scenarios[position]
-        sample = self.samplers[position].sample(seed=f"{self.settings.seed}:{index}")
+        sample = self._sample(self.samplers[position], index)
         kind = self._kind(sample, rng)
         plan = RecordPlan(index=index, scenario=scenario.name, kind=kind)
         if kind == "irrelevant":
@@ -110,6 +110,17 @@ class Planner:
         steps = levels(len(sample.tools), feeds)
         plan.steps = [[] for _ in steps]
         return PlannedRecord(plan=plan, sample=sample, levels=steps, feeds=feeds, sampler=scenario.sampler)
+
+    def _sample(self, sampler: ToolSampler, index: int) -> ToolSample:
+        """The record's tool sample without edges that copy an item into a new one (see
+        :func:`is_copy`). A sample whose tools only those edges joined is drawn again, a few
+        times at most, each from its own seed, so the run stays reproducible."""
+        sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}"))
+        for attempt in range(1, _REDRAWS + 1):
+            if sample is not None:
+                return sample
+            sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}:{attempt}"))
+        return sample if sample is not None else sampler.sample(seed=f"{self.settings.seed}:{index}")
 
     # ------------------------------------------------------------------ kind
 
@@ -188,6 +199,46 @@ class Planner:
                 near.add(tool.qualified_name)
                 chosen.append(tool)
         return chosen
+
+
+# --------------------------------------------------------------------------- copies
+
+#: Samples drawn again at most, while each copies an item into a new one.
+_REDRAWS = 3
+_READS = frozenset({"get", "list", "find", "search", "show", "fetch", "retrieve", "lookup", "query", "read"})
+_CREATES = frozenset({"create", "add", "post", "new", "insert", "register", "make"})
+_LABELS = frozenset({"name", "title", "tag", "label", "subject", "tags", "labels"})
+
+
+def is_copy(edge: Edge) -> bool:
+    """An edge that hands a label of an item read (a pet's name, an event's title) to the
+    creation of another item of the same API: a new pet named like the one just looked up. The
+    dataflow graph rightly holds it (the values fit), but no one asks for that."""
+    if edge.source.namespace != edge.target.namespace:
+        return False
+    source, target = _first_word(edge.source.name), _first_word(edge.target.name)
+    label = edge.input.rsplit(".", 1)[-1].replace("[]", "").lower()
+    return source in _READS and target in _CREATES and label in _LABELS
+
+
+def _without_copies(sample: ToolSample) -> ToolSample | None:
+    """``sample`` without its copying edges; None when a pair of its tools had no other edge."""
+    kept = [edge for edge in sample.edges if not is_copy(edge)]
+    if len(kept) == len(sample.edges):
+        return sample
+    joined = {(id(e.source), id(e.target)) for e in kept}
+    if any((id(e.source), id(e.target)) not in joined for e in sample.edges):
+        return None
+    return type(sample)(sample.tools, kept, sample.seed)
+
+
+def _first_word(name: str) -> str:
+    word = ""
+    for char in name.rsplit(".", 1)[-1]:
+        if (char.isupper() and word) or char in "_-. ":
+            break
+        word += char.lower()
+    return word
 
 
 # --------------------------------------------------------------------------- topology

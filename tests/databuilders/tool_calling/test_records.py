@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from fms_dgt.cli import main
+from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
+from fms_dgt.databuilders.tool_calling.planner import is_copy
 
 REPO = Path(__file__).resolve().parents[3]
 WEATHER = str(REPO / "data" / "weather_tools.yaml")
@@ -72,6 +74,31 @@ def test_records_offer_distractors_that_are_not_called(tmp_path: Path) -> None:
     assert summary["quality"]["distractor_ratio"] >= 0.95
     # The offered order is shuffled: called tools are not always first.
     assert any(r["metadata"]["tools"][0] not in r["metadata"]["called"] for r in with_calls)
+
+
+def test_no_chain_copies_an_item_it_read_into_a_new_one() -> None:
+    tools = {t.name: t for t in ToolRegistry.from_config(_config(Path("."))).tools()}
+    listed, create = tools["list_events"], tools["create_event"]
+    assert is_copy(Edge(listed, "events[].title", create, "title", 1.0))
+    assert not is_copy(Edge(listed, "events[].date", create, "start", 1.0))  # the same day: a plan
+    assert not is_copy(Edge(create, "event_id", listed, "date", 1.0))
+    search = tools["SearchEngine"]
+    assert not is_copy(Edge(listed, "events[].title", search, "keyword", 1.0))  # looking it up
+
+
+def test_records_hold_no_copy_of_an_item_into_a_new_one(tmp_path: Path) -> None:
+    records, _ = _run(
+        _config(tmp_path, count=300, scenarios=[{"name": "chain", "sampler": {"type": "tc/chain", "k": 2}}])
+    )
+    chains = [r for r in records if r["metadata"]["kind"] == "calls"]
+    pairs = {(e["source"], e["target"]) for r in chains for e in r["metadata"]["edges"]}
+    # Listed events still feed other tools (a title searched for); only the copy is gone.
+    assert ("calendar::list_events", "api_bank::SearchEngine") in pairs
+    assert ("calendar::list_events", "calendar::create_event") not in pairs
+    for record in chains:
+        for edge in record["metadata"]["edges"]:
+            copied = edge["target"] == "calendar::create_event" and edge["input"] == "title"
+            assert not (copied and edge["source"] == "calendar::list_events"), record["messages"][0]
 
 
 def test_distractors_zero_offers_only_the_called_tools(tmp_path: Path) -> None:
