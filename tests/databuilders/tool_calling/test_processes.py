@@ -58,7 +58,16 @@ def test_worker_processes_write_the_bytes_and_summary_of_a_local_run(tmp_path: P
         job.settings.output_dir = tmp_path / "again"
         job.run()
         assert job._processes is workers and [w.process for w in workers.workers] == processes
-    assert all(p.exitcode == 0 for p in processes)
+        ready = [w.ready for w in workers.workers]
+    # Closing the job stops them: a worker that built its job closes it and exits cleanly; one
+    # still starting (spawned on a busy machine, still importing) is ended by the SIGTERM.
+    exits = [p.exitcode for p in processes]
+    assert all(
+        code == 0 or (code == -signal.SIGTERM and not built) for code, built in zip(exits, ready, strict=True)
+    ), (
+        exits,
+        ready,
+    )
     assert _records(tmp_path / "procs") == local
     assert _records(tmp_path / "again") == local
     assert _summary(tmp_path / "procs") == _summary(tmp_path / "local")
