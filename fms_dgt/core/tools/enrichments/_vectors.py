@@ -99,17 +99,6 @@ class TextEncoder(ABC):
         """The size of a vector (encoders that know it without encoding override this)."""
         return int(self.encode(["dimension probe"]).shape[1])
 
-    @property
-    def edge_threshold(self) -> float:
-        """The least score of a dataflow edge with these vectors (the enrichment's default
-        ``threshold``).
-
-        Set on the tune and dev splits of ``benchmarks/data/dataflow_gold.yaml``: 0.3 for word
-        vectors, where unrelated parameters score about 0.05; a sentence model, which puts
-        unrelated short texts closer (about 0.2), overrides it.
-        """
-        return 0.3
-
 
 # --------------------------------------------------------------------------- hashed encoder
 
@@ -388,12 +377,6 @@ class MiniLMEncoder(TextEncoder):
     def dim(self) -> int:
         return 384
 
-    @property
-    def edge_threshold(self) -> float:
-        # 0.35: the same recall as 0.3 on the tune and dev splits, fewer edges nobody would draw
-        # (precision +2.2% on tune); 0.33 cut fewer of them, 0.37 lost recall.
-        return 0.35
-
     def identity(self) -> dict[str, Any]:
         return {
             "encoder": "minilm",
@@ -440,11 +423,6 @@ class CombinedEncoder(TextEncoder):
     @property
     def dim(self) -> int:
         return sum(part.dim for part in self.parts)
-
-    @property
-    def edge_threshold(self) -> float:
-        """The mean of the parts' thresholds, as a cosine is the mean of the parts' cosines."""
-        return sum(p.edge_threshold for p in self.parts) / len(self.parts) if self.parts else 0.3
 
     def identity(self) -> dict[str, Any]:
         return {"encoder": "combined", "parts": [part.identity() for part in self.parts]}

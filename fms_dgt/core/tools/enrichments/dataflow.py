@@ -131,8 +131,7 @@ class DataflowEnrichment(ToolEnrichment):
     """Build the parameter-level dataflow graph.
 
     Args:
-        threshold: minimum edge score, in ``(0, 1]``; by default the encoder's
-            (:attr:`~._vectors.TextEncoder.edge_threshold`: 0.3, ``minilm`` 0.35).
+        threshold: minimum edge score, in ``(0, 1]``.
         max_neighbors: input parameters kept per output parameter.
         dim: size of the text vectors of parameters (8 to 1024; ``wordllama``: 64, 128 or 256).
         encoder: ``hashed`` (default), ``wordllama`` (extra ``fms_dgt[semantic]``), ``minilm``
@@ -155,7 +154,7 @@ class DataflowEnrichment(ToolEnrichment):
     def __init__(
         self,
         *,
-        threshold: float | None = None,
+        threshold: float = 0.3,
         max_neighbors: int = 8,
         dim: int = 256,
         encoder: str | TextEncoder | None = None,
@@ -166,6 +165,7 @@ class DataflowEnrichment(ToolEnrichment):
         force: bool = False,
     ) -> None:
         _check_settings(threshold, max_neighbors, dim)
+        self.threshold = float(threshold)
         self.max_neighbors = int(max_neighbors)
         self.encoder: TextEncoder = (
             encoder
@@ -174,7 +174,6 @@ class DataflowEnrichment(ToolEnrichment):
                 encoder, dim=dim, model=model, base_url=base_url, api_key_env=api_key_env, batch_size=64
             )
         )
-        self.threshold = float(self.encoder.edge_threshold if threshold is None else threshold)
         self.force = force
         # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
         # Version 3: items of untyped arrays, abbreviations, bare labels, text inputs, APIs of a
@@ -189,10 +188,8 @@ class DataflowEnrichment(ToolEnrichment):
         # identifiers of the output's own entity in its API are not limited to its reserved places.
         # Version 7: exact matches span the APIs of a catalogue namespace, and exact names spell
         # abbreviations out (``lat`` is ``latitude``).
-        # Version 8: the default threshold is the encoder's (``minilm`` 0.35), and ``minilm``
-        # gives a parameter without a description no description vector.
         self.settings = {
-            "version": 8,
+            "version": 7,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -489,8 +486,8 @@ def _used_names(names: Sequence[str], outs: Side, ins: Side) -> tuple[list[str],
     return [names[i] for i in ids], name_map
 
 
-def _check_settings(threshold: float | None, max_neighbors: int, dim: int) -> None:
-    if threshold is not None and not 0 < threshold <= 1:
+def _check_settings(threshold: float, max_neighbors: int, dim: int) -> None:
+    if not 0 < threshold <= 1:
         raise ConfigError(
             f"invalid threshold {threshold!r} for the dataflow enrichment: it must be in (0, 1]. Try 0.3."
         )

@@ -151,13 +151,6 @@ def test_invalid_settings(key: str, value: Any) -> None:
         DataflowEnrichment(**{key: value})
 
 
-def test_the_default_threshold_is_the_encoders() -> None:
-    assert DataflowEnrichment().threshold == 0.3
-    assert DataflowEnrichment(encoder="minilm").threshold == 0.35  # the model loads only to encode
-    assert DataflowEnrichment(encoder="minilm", threshold=0.3).threshold == 0.3
-    assert DataflowEnrichment(encoder="minilm").settings["threshold"] == 0.35  # keys the cache
-
-
 def test_empty_registry_gives_an_empty_graph() -> None:
     graph = DataflowEnrichment().enrich(ToolRegistry([]))
     assert len(graph) == 0 and graph.tools == ()

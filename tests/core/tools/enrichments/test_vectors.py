@@ -13,7 +13,6 @@ import pytest
 from fms_dgt.core.tools.enrichments._vectors import (
     CombinedEncoder,
     HashedEncoder,
-    MiniLMEncoder,
     OpenAIEncoder,
     SentenceTransformerEncoder,
     WordLlamaEncoder,
@@ -136,11 +135,3 @@ def test_combined_encoder_concatenates_normalised_parts() -> None:
     vectors = encoder.encode(["user id", "customer"])
     assert np.allclose(np.linalg.norm(vectors, axis=1), np.sqrt(2))
     assert encoder.identity()["parts"] == [HashedEncoder(16).identity()] * 2
-
-
-def test_each_encoder_says_its_edge_threshold() -> None:
-    hashed, minilm = HashedEncoder(dim=64), MiniLMEncoder()  # no model is loaded for this
-    assert hashed.edge_threshold == 0.3 and WordLlamaEncoder().edge_threshold == 0.3
-    assert minilm.edge_threshold == 0.35  # a sentence model puts unrelated texts closer
-    assert CombinedEncoder([hashed, minilm]).edge_threshold == pytest.approx(0.325)
-    assert CombinedEncoder([]).edge_threshold == 0.3
