@@ -378,19 +378,31 @@ class MiniLMEncoder(TextEncoder):
         return 384
 
     def identity(self) -> dict[str, Any]:
-        return {"encoder": "minilm", "model": "all-MiniLM-L6-v2", "package": f"{MINILM_PACKAGE}==0.1.0"}
+        return {
+            "encoder": "minilm",
+            "model": "all-MiniLM-L6-v2",
+            "package": f"{MINILM_PACKAGE}==0.1.0",
+            "blank": "zero",
+        }
 
     def encode(self, texts: Sequence[str]) -> FloatMatrix:
+        """One row per text; a blank text gets a zero row.
+
+        The model gives an empty text a vector of its own (that of its two special tokens), so two
+        parameters without a description would share one, as closely as two copies of a text.
+        The other encoders give a blank text no vector; so does this one.
+        """
         if self._loaded is None:
             self._loaded = load_minilm()
         tokenizer, config, weights = self._loaded
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        encodings = tokenizer.encode_batch(list(texts)) if texts else []
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        filled = [i for i, text in enumerate(texts) if text.strip()]
+        encodings = tokenizer.encode_batch([texts[i] for i in filled]) if filled else []
+        order = sorted(range(len(filled)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            ids, mask = padded([encodings[i].ids[:MAX_TOKENS] for i in rows])
-            out[rows] = bert_embed(weights, config, ids, mask)
+            batch = order[start : start + self.batch_size]
+            ids, mask = padded([encodings[i].ids[:MAX_TOKENS] for i in batch])
+            out[[filled[i] for i in batch]] = bert_embed(weights, config, ids, mask)
         return out
 
 

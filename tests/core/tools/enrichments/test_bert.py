@@ -113,3 +113,15 @@ def test_minilm_with_the_exact_gelu_gives_the_same_vectors() -> None:
     fast, exact = bert_embed(weights, config, ids, mask), bert_embed(weights, config, ids, mask, gelu_exact)
     cosines = (fast * exact).sum(axis=1) / np.linalg.norm(fast, axis=1) / np.linalg.norm(exact, axis=1)
     assert cosines.min() > 0.9999
+
+
+@needs_minilm
+def test_minilm_gives_blank_texts_no_vector() -> None:
+    encoder = MiniLMEncoder(batch_size=2)
+    vectors = encoder.encode(["", "artist id", "  ", "the id of the artist"])
+    norms = np.linalg.norm(vectors, axis=1)
+    assert norms[0] == 0 and norms[2] == 0  # two missing descriptions are not alike
+    assert norms[1] > 0 and norms[3] > 0
+    alone = encoder.encode(["artist id"])[0]
+    assert np.allclose(vectors[1], alone, atol=1e-5)  # a blank neighbour changes nothing
+    assert encoder.identity()["blank"] == "zero"
