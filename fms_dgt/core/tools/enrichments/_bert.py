@@ -10,7 +10,7 @@ changed or tampered file is refused), ``config.json`` and ``tokenizer.json`` are
 The forward pass is the BERT encoder's, written here with numpy (embeddings, 6 layers of
 self-attention and feed-forward, mean pooling over the real tokens). GELU uses its tanh form,
 which numpy computes fast; the vectors it gives are within a 1e-4 cosine of the exact form's (a
-test measures it). About 100 short texts a second per core: fine for a few thousand tools
+test measures it). About 300 short texts a second on 2 cores: fine for a few thousand tools
 (vectors are cached), slow for tens of thousands, where ``hashed`` or ``wordllama`` fit better.
 """
 
