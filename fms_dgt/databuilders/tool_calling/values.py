@@ -82,13 +82,19 @@ class EntityContext:
 
         Two calls giving different values for one entity (two user ids, two check-in dates), a
         city and a country code of different countries, or an end before its start are listed.
+        A value wired from an earlier result counts only when it names a person (a user id, an
+        email): the record has one user, whatever call found them. Other wired values are what a
+        call returned (the booking just made, the amount just converted) and may rightly differ
+        from the ones the user stated.
         """
-        pairs = [(c.tool, c.call.arguments) if isinstance(c, PlannedCall) else c for c in calls]
-        seen: list[_Seen] = [
-            _Seen(i, tool.qualified_name, kind, value)
-            for i, (tool, args) in enumerate(pairs)
-            for kind, value in _walk(tool, args, tool.parameters, "")
-        ]
+        seen: list[_Seen] = []
+        for i, call in enumerate(calls):
+            tool, args = (call.tool, call.call.arguments) if isinstance(call, PlannedCall) else call
+            wired = call.wired if isinstance(call, PlannedCall) else {}
+            for name, value in args.items():
+                for kind, found in _walk(tool, {name: value}, tool.parameters, ""):
+                    if name not in wired or _names_a_person(kind):
+                        seen.append(_Seen(i, tool.qualified_name, kind, found))
         found = [*_disagreements(seen), *_places_apart(seen), *_ends_before_starts(seen)]
         return list(dict.fromkeys(found))
 
@@ -260,6 +266,14 @@ def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = ""
         fmt=str(schema.get("format") or ""),
         kind=kind if isinstance(kind, str) else "",
     )
+
+
+#: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).
+_PEOPLE_IDS = frozenset({"user", "customer", "account", "member", "person", "client", "patient", "employee"})
+
+
+def _names_a_person(kind: Kind) -> bool:
+    return kind.family == "person" or (kind.family == "id" and kind.field in _PEOPLE_IDS)
 
 
 def _walk(

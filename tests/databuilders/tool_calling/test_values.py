@@ -17,7 +17,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall
 from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import SynthesisError
-from fms_dgt.databuilders.tool_calling.plan import PlannedCall
+from fms_dgt.databuilders.tool_calling.plan import PlannedCall, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
 
 REPO = Path(__file__).resolve().parents[3]
@@ -140,6 +140,21 @@ def test_conflicts_name_the_calls_and_the_disagreement() -> None:
     planned = [PlannedCall(tool=t, call=ToolCall(t.qualified_name, a)) for t, a in calls]
     assert context.conflicts(planned) == found
     assert context.conflicts([(BOOK, {"user_id": "usr-0001"}), (PAY, {"user_id": 1})]) == [], "one id"
+
+
+def test_a_value_wired_from_a_result_may_differ_unless_it_names_a_person() -> None:
+    context = EntityContext.for_record(1, 1)
+    pay = PlannedCall(tool=PAY, call=ToolCall(PAY.qualified_name, {"amount": 12.5, "user_id": 7}))
+    charged = PlannedCall(
+        tool=PAY,
+        call=ToolCall(PAY.qualified_name, {"amount": 69.41, "user_id": 8}),
+        wired={"amount": Wire("t::convert", "converted_amount"), "user_id": Wire("t::find_user", "user_id")},
+    )
+    found = context.conflicts([pay, charged])
+    # The amount converted is another amount; a user found is still the record's one user.
+    assert found == ["call 0 (t::charge_card) and call 1 (t::charge_card): id.user@ is 7 and 8"], found
+    charged.wired.pop("amount")
+    assert len(context.conflicts([pay, charged])) == 2  # a stated amount must agree
 
 
 @pytest.mark.corpus
