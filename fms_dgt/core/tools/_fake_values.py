@@ -506,6 +506,9 @@ def _adopt_place(scope: Scope, kind: Kind, value: Any) -> Site | None:
     return scope._new_site(place) if place is not None else None
 
 
+_EMAIL_NAME = re.compile(r"([a-z]{2,})[._]([a-z]{2,})@", re.IGNORECASE)
+
+
 def _adopt_person(scope: Scope, kind: Kind, value: Any) -> Person | None:
     person = scope._new_person()
     text = str(value)
@@ -517,6 +520,10 @@ def _adopt_person(scope: Scope, kind: Kind, value: Any) -> Person | None:
         person.last = text
     elif kind.field == "email" and "@" in text:
         person.email = text
+        # "omar.booker@example.net" is Omar Booker's: the account found by it bears that name.
+        named = _EMAIL_NAME.match(text)
+        if named is not None:
+            person.first, person.last = named.group(1).title(), named.group(2).title()
     elif kind.field == "username":
         person.username = text
     else:

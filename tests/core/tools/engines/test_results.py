@@ -276,6 +276,23 @@ def test_files_a_search_finds_are_named_for_what_it_looked_for() -> None:
     assert not any("review" in d for value, _ in _results(search, {}) for d in value["documents"])
 
 
+def test_an_account_found_by_email_bears_the_name_in_it() -> None:
+    text = {"type": "string"}
+    find = Tool(
+        "find_user",
+        "accounts",
+        parameters={"type": "object", "properties": {"email": {"type": "string", "format": "email"}}},
+        output_parameters={
+            "type": "object",
+            "properties": {"user_id": text, "full_name": text, "email": text},
+        },
+    )
+    for value, _ in _results(find, {"email": "omar.booker@example.net"}):
+        assert value["full_name"] == "Omar Booker" and value["email"] == "omar.booker@example.net"
+    names = {value["full_name"] for value, _ in _results(find, {"email": "jsmith42@example.net"})}
+    assert len(names) > 1  # no name in the address: any name
+
+
 def test_the_items_of_a_list_have_names_of_their_own() -> None:
     tools = {t.name: t for t in FileToolLoader(REPO / "data" / "weather_tools.yaml").load()}
     pet = {"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "string"}}}
