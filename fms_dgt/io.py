@@ -299,6 +299,14 @@ def parse_yaml_text(text: str, source: str, limits: ParseLimits = DEFAULT_LIMITS
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
+        if "nesting depth" in str(exc.problem):
+            # PyYAML 6.0.4's scanner counts flow levels ahead of the events, past our own limit.
+            raise LoadError(
+                f"document nested too deeply (more than {limits.max_depth} levels): no tool file, "
+                "spec or config needs that; it looks hostile or broken",
+                source=source,
+                line=line,
+            ) from exc
         raise LoadError(f"invalid YAML: {exc.problem or exc}", source=source, line=line) from exc
     except yaml.YAMLError as exc:
         raise LoadError(f"invalid YAML: {exc}", source=source) from exc

@@ -41,11 +41,22 @@ def test_scalars_merge_keys_and_anchors_resolve_as_the_safe_loader_does() -> Non
         "base: &b {name: a, description: x, n: 1}\n"
         "more: &m {description: z, extra: true}\n"
         "one: {<<: *b, description: y}\n"
-        "two: {<<: [*m, *b]}\n"
         "values: [1, 1.5, 0x10, .inf, ~, yes, 'yes', 2024-01-02, '007', 1e3]\n"
         "200: status code key\n"
     )
     assert parse_yaml_text(text, "t.yaml") == [yaml.safe_load(text)]
+
+
+def test_merged_maps_earlier_in_the_list_win_as_the_merge_key_spec_says() -> None:
+    # The YAML 1.1 merge key: of the maps listed, an earlier one's keys win over a later one's.
+    # PyYAML up to 6.0.3 agrees; the safe_load of 6.0.4 lets the later map win.
+    text = (
+        "base: &b {name: a, description: x, n: 1}\n"
+        "more: &m {description: z, extra: true}\n"
+        "two: {<<: [*m, *b]}\n"
+    )
+    [document] = parse_yaml_text(text, "t.yaml")
+    assert document["two"] == {"description": "z", "extra": True, "name": "a", "n": 1}
 
 
 def test_a_yaml_stream_keeps_every_document() -> None:
