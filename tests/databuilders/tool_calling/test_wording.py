@@ -77,6 +77,7 @@ def test_purposes_are_a_verb_and_its_object(description: str, verb: str, core: s
         "Get the forecast for a city.",
         "Get the forecast for a city using the Toolbench RapidAPI service, e.g. Lisbon.",
         "Get the forecast for a city. If the city is not found, the function will return an error message.",
+        "Get the forecast for a city. Forecasts are kept since the server started.",
     ],
 )
 def test_implementation_notes_never_reach_the_purpose(description: str) -> None:
