@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools
+from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
 
 if TYPE_CHECKING:
@@ -233,12 +234,8 @@ def _without_copies(sample: ToolSample) -> ToolSample | None:
 
 
 def _first_word(name: str) -> str:
-    word = ""
-    for char in name.rsplit(".", 1)[-1]:
-        if (char.isupper() and word) or char in "_-. ":
-            break
-        word += char.lower()
-    return word
+    words = tokens(name.rsplit(".", 1)[-1])
+    return words[0] if words else ""
 
 
 # --------------------------------------------------------------------------- topology

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from fms_dgt.core.tools.data_objects import Tool, ToolCall
+from fms_dgt.core.tools.engines.results import asks_fahrenheit
 from fms_dgt.databuilders.tool_calling import templates
 from fms_dgt.databuilders.tool_calling.checks import (
     ChatModel,
@@ -372,9 +373,9 @@ def _heat(call: PlannedCall) -> str:
     imperial units or Fahrenheit (the mock engine makes them so too), none when it asks for
     Kelvin ("standard"), else Celsius for a weather tool; none for other tools (a thermostat's
     number is said as it is)."""
-    asked = {v.lower() for v in call.call.arguments.values() if isinstance(v, str)}
-    if asked & {"imperial", "fahrenheit"}:
+    if asks_fahrenheit(call.call.arguments):
         return " °F"
+    asked = {v.lower() for v in call.call.arguments.values() if isinstance(v, str)}
     if asked & {"standard", "kelvin"}:
         return ""
     tool = call.tool

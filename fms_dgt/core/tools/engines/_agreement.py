@@ -14,7 +14,7 @@ from typing import Any
 
 from fms_dgt.core.tools.fakes import tokens
 
-__all__ = ["order_dates", "order_pairs", "sky_fits_temperature"]
+__all__ = ["asks_fahrenheit", "order_dates", "order_pairs", "sky_fits_temperature"]
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
@@ -89,7 +89,7 @@ def sky_fits_temperature(value: dict[str, Any], schema: Mapping[str, Any], given
     celsius = float(value[heat_key])
     if "fahrenheit" in heat_key.lower():
         celsius = (celsius - 32) * 5 / 9
-    elif _plain(heat_key) not in given and any(str(v).lower() in _IMPERIAL for v in given.values()):
+    elif _plain(heat_key) not in given and asks_fahrenheit(given):
         value[heat_key] = round(celsius * 9 / 5 + 32, 1)  # made up on the Celsius scale
     sky_key = next((k for k in value if k.lower() in _CONDITION_KEYS and isinstance(value[k], str)), None)
     if sky_key is None or not _wrong_sky(value[sky_key].lower(), celsius):
@@ -111,6 +111,12 @@ def _wrong_sky(sky: str, celsius: float) -> bool:
 
 
 _IMPERIAL = frozenset({"imperial", "fahrenheit"})
+
+
+def asks_fahrenheit(arguments: Mapping[str, Any]) -> bool:
+    """Whether a call asks for Fahrenheit: a value ``imperial`` or ``fahrenheit`` (a unit, not a
+    grade "F" or a country "us"). The mock engine makes temperatures so, and answers say so."""
+    return any(isinstance(v, str) and v.lower() in _IMPERIAL for v in arguments.values())
 
 
 def _number(value: Any) -> bool:

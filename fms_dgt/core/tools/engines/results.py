@@ -35,12 +35,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.engines._agreement import order_dates, order_pairs, sky_fits_temperature
+from fms_dgt.core.tools.engines._agreement import (
+    asks_fahrenheit,
+    order_dates,
+    order_pairs,
+    sky_fits_temperature,
+)
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
 from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, tokens
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 
-__all__ = ["EXAMPLE_KEYS", "SIZE_ARGUMENTS", "SOURCES", "ResultHooks", "examples_of", "mock_result"]
+__all__ = [
+    "EXAMPLE_KEYS",
+    "SIZE_ARGUMENTS",
+    "SOURCES",
+    "ResultHooks",
+    "asks_fahrenheit",
+    "examples_of",
+    "mock_result",
+]
 
 #: ``metadata["mock"]`` of a result, by step.
 SOURCES = ("implementation", "example", "synthesised", "shaped")
@@ -56,8 +69,6 @@ _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 _WORDS = re.compile(r"[a-z0-9]+")
 #: Plain names of the argument that holds what a search looks for.
 _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
-#: Words a file name leaves out ("flight to the conference" -> flight_conference).
-_STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "and", "in", "on", "at", "by", "with", "from"})
 #: Plain names of the fields that name a listed item; and the draws tried for one unlisted yet.
 _NAMES = frozenset({"name", "title", "label", "displayname", "fullname", "username", "subject"})
 _REDRAWS = 4
@@ -243,7 +254,7 @@ class ResultHooks(FakeHooks):
         self.done = _PAST.get(words[0]) if words else None
         asked = next((v for k, v in self.given.items() if k in _QUERY_NAMES and isinstance(v, str)), "")
         # The words a search looked for, as a file name's stem ("budget review" -> budget_review).
-        self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in _STOP_WORDS][:3])
+        self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in _QUERY_FILLER][:3])
         # The names given so far to the items of each list (by field and path without indexes).
         self._listed: dict[tuple[str, tuple[Any, ...]], set[str]] = {}
 
@@ -434,8 +445,12 @@ _QUERIES = frozenset(
     | {"analyse", "show", "view", "read", "translate", "generate", "identify", "detect", "validate"}
 )
 _LISTING = frozenset({"list", "search", "find", "recommend", "suggest"})
-_FILLER = frozenset({"by", "for", "of", "the", "a", "an", "and", "to", "from", "in", "on", "with", "up"})
-_FILLER |= {"info", "information", "details", "data", "api", "v1", "v2", "all", "new", "my"}
+_SMALL_WORDS = frozenset({"by", "for", "of", "the", "a", "an", "and", "to", "from", "in", "on", "with"})
+#: Words a tool's name holds that name no result ("get_weather_info" -> weather).
+_FILLER = _SMALL_WORDS | {"up", "info", "information", "details", "data", "api", "v1", "v2", "all"}
+_FILLER |= {"new", "my"}
+#: Words a found file's name leaves out ("flight to the conference" -> flight_conference).
+_QUERY_FILLER = _SMALL_WORDS | {"at"}
 #: Nouns whose value is a number (``calculate_area`` -> ``area``).
 _QUANTITIES = frozenset(
     {"area", "sum", "total", "price", "cost", "distance", "volume", "probability", "rate", "score", "count"}
