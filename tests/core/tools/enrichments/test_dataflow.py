@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.schemas import schema
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
@@ -399,13 +400,6 @@ def test_matches_the_dense_reference_and_the_cold_run_on_a_replicated_corpus_poo
     warm = DataflowEnrichment(cache_dir=tmp_path, threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
     cold = DataflowEnrichment(threshold=0.25, max_neighbors=5).enrich(ToolRegistry(grown))
     assert arrays(warm) == arrays(cold)
-
-
-def schema(**props: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
-    }
 
 
 def test_an_id_never_feeds_an_id_of_another_entity() -> None:

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from support.schemas import schema
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.registry import ToolRegistry
-
-
-def schema(**props: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
-    }
 
 
 def test_bare_labels_match_exactly_only_within_one_entity() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.schemas import schema
+
 from fms_dgt.core.tools.artifacts import read_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_fields import (
@@ -130,13 +132,6 @@ def test_an_array_without_items_schema_has_items_of_any_type() -> None:
     assert item is not None and dict(item.schema) == {"description": "List of post IDs."}
     tag = find_field(tool(output), "tags[]", output=True)
     assert tag is not None and tag.schema["description"] == "A tag."  # its own description wins
-
-
-def schema(**props: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
-    }
 
 
 def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None:

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from support.schemas import schema
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.registry import ToolRegistry
-
-
-def schema(**props: Any) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {n: p if isinstance(p, dict) else {"type": p} for n, p in props.items()},
-    }
 
 
 def test_identifiers_of_the_outputs_entity_in_its_api_keep_their_places_beyond_the_reserved_ones() -> None:
