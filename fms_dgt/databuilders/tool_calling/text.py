@@ -396,11 +396,12 @@ def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "") -
         )
     if isinstance(value, list):
         return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
+    colon = "; " if ":" in clause else ": "  # not "I searched: there are 2 documents: a and b"
     if purpose.kind != GET:
-        return rng.choice((f"I {did}: {clause}.", f"I {did}; {clause}."))
+        return rng.choice((f"I {did}{colon}{clause}.", f"I {did}; {clause}."))
     if isinstance(value, dict):
         found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
-        return rng.choice((f"For {topic}, {clause}.", f"{found}: {clause}.", f"{topic}: {clause}."))
+        return rng.choice((f"For {topic}, {clause}.", f"{found}{colon}{clause}.", f"{topic}{colon}{clause}."))
     if topic.startswith("the "):
         return rng.choice((f"{topic} is {clause}.", f"I got {clause} for {topic}."))
     return rng.choice((f"I got {clause} for {topic}.", f"The answer is {clause}."))

@@ -164,6 +164,30 @@ def test_temperatures_are_said_in_the_unit_the_call_asked_for() -> None:
             assert ("°" in final) == bool(unit.strip()), final
 
 
+def test_a_listed_result_after_a_colon_is_not_a_second_colon() -> None:
+    search = Tool(
+        "SearchEngine",
+        "api_bank",
+        description="Search for documents.",
+        parameters={"type": "object", "properties": {"keyword": {"type": "string"}}},
+    )
+    found = {"documents": ["budget_2026.pdf", "plan_2026.docx"]}
+    lookup = Tool(
+        "get_folder",
+        "files",
+        description="Get a folder.",
+        parameters={"type": "object", "properties": {"name": {"type": "string"}}},
+    )
+    for tool in (search, lookup):
+        plan = RecordPlan(
+            index=0, scenario="x", offered=[tool], steps=[[_call(tool, {"keyword": "budget"}, found)]]
+        )
+        for seed in range(20):
+            final = WRITER.write(plan, random.Random(seed)).final
+            assert "budget_2026.pdf" in final, final
+            assert not any(part.count(": ") > 1 for part in final.split(". ")), final
+
+
 def test_a_value_that_picks_one_of_the_purposes_alternatives_settles_it() -> None:
     convert = Tool(
         "convert_temperature",
