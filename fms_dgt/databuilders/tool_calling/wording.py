@@ -64,7 +64,6 @@ _NOTE_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\brapid\s?api\b", ("rapid",)),
     (r"\btoolbench\b", ("toolbench",)),
     (r"\bendpoint\b", ("endpoint",)),
-    (r"\bapi key\b", ("api key",)),
     (r"\brate[- ]limit", ("rate-", "rate ")),
     (
         r"\bthis (?:api|tool|function|method|endpoint)\b",
@@ -133,9 +132,13 @@ def _notes_for(text: str) -> re.Pattern[str] | None:
     if not text.isascii():
         return _NOTES
     lowered = text.lower()
-    found = [word for word in _NOTE_WORDS if word in lowered]
-    if not found:
-        return None
+    found = tuple(word for word in _NOTE_WORDS if word in lowered)
+    return _notes_with(found) if found else None
+
+
+@lru_cache(maxsize=256)
+def _notes_with(found: tuple[str, ...]) -> re.Pattern[str]:
+    """The patterns one of whose words is among ``found``, worked out once per set of words."""
     return _some_notes(tuple(i for i, (_, words) in enumerate(_NOTE_RULES) if any(w in found for w in words)))
 
 

@@ -62,9 +62,7 @@ KINDS = ("", "id", "label", "query")
 
 def role_kind(text: str) -> int:
     """The index in :data:`KINDS` of a role string."""
-    if text.startswith("id:"):
-        return 1
-    kind = text.partition("@")[0]  # a bare label's entity follows its kind
+    kind = parse_role(text).kind  # "id" for an identifier; a bare label's entity follows its kind
     return KINDS.index(kind) if kind in KINDS else 0
 
 

@@ -31,7 +31,6 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.enrichments._bert import (
-    MAX_TOKENS,
     MINILM_PACKAGE,
     MiniLMModel,
     bert_embed,
@@ -401,7 +400,7 @@ class MiniLMEncoder(TextEncoder):
         order = sorted(range(len(filled)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            ids, mask = padded([encodings[i].ids[:MAX_TOKENS] for i in batch])
+            ids, mask = padded([encodings[i].ids for i in batch])
             out[[filled[i] for i in batch]] = bert_embed(weights, config, ids, mask)
         return out
 
