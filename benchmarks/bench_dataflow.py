@@ -3,9 +3,9 @@
 The gold edges are in ``benchmarks/data/dataflow_gold.yaml`` (how each was decided is written
 there): outputs of one tool wired into inputs of another, from the NESTFUL executable spec, the
 BFCL multi-turn function docs, the API-Bank tool catalogue, the bundled demo tools and OpenAPI
-specs of the corpus (REST sources may name the ``tags`` they take), split by family into ``tune``
-and ``dev`` (used to set the scoring's constants; ``dev`` was labelled later) and ``held_out``
-(not looked at while tuning).
+specs of the corpus (REST sources may name the ``tags`` they take, or an ``include`` filter),
+split by family into ``tune`` and ``dev`` (used to set the scoring's constants; ``dev`` was
+labelled later) and ``held_out`` (not looked at while tuning).
 
 For each split it prints, over the graph built with the default settings (``max_neighbors: 8``):
 
@@ -70,10 +70,10 @@ def load_tools(sources: list[dict[str, Any]]) -> list[Any]:
     for source in sources:
         path = REPO / source["path"]
         if source.get("rest"):
-            tags = source.get("tags")
-            loader: Any = RESTToolLoader(
-                path, namespace=source["namespace"], include={"tags": tags} if tags else None
-            )
+            include = dict(source.get("include") or {})
+            if source.get("tags"):
+                include["tags"] = source["tags"]
+            loader: Any = RESTToolLoader(path, namespace=source["namespace"], include=include or None)
         else:
             loader = FileToolLoader(path, namespace=source.get("namespace"))
         tools += loader.load()
