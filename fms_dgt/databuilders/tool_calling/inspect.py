@@ -32,10 +32,7 @@ def inspect_folder(path: str | Path) -> dict[str, Any]:
     reader = OutputFolder(folder)
     summary = RunSummary()
     summary.quality.pool = _pool(folder / MANIFEST)
-    for record in reader.records():
-        summary.add_record(record)
-    for reject in reader.rejects():
-        summary.add_reject(reject)
+    reader.tally(summary.add_record, summary.add_reject)
     out = summary.to_dict()
     out.pop("interrupted")
     out.pop("resumed_over")

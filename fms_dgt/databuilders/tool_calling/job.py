@@ -284,10 +284,7 @@ class GenerationJob:
 
     @staticmethod
     def _count_existing(output: OutputFolder, summary: RunSummary) -> None:
-        for record in output.records():
-            summary.add_record(record)
-        for reject in output.rejects():
-            summary.add_reject(reject)
+        output.tally(summary.add_record, summary.add_reject)
 
     def _recount(self, output: OutputFolder, summary: RunSummary) -> RunSummary:
         fresh = RunSummary(skipped=summary.skipped, refreshes=summary.refreshes, interrupted=True)

@@ -25,7 +25,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -169,7 +169,7 @@ class OutputFolder:
             self._write_json(MANIFEST, self.manifest)
         done: set[int] = set()
         for path in paths:
-            done |= {index for index, _ in self._scan(path)}
+            done |= {index for _, index, _ in self._scan(path)}
         return done
 
     def _check_manifest(self) -> None:
@@ -204,15 +204,37 @@ class OutputFolder:
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Every complete record already in ``records.jsonl`` (after :meth:`open`)."""
-        for _, item in self._scan(self.path / RECORDS, truncate=False):
+        for _, _, item in self._scan(self.path / RECORDS, truncate=False):
             yield item
 
     def rejects(self) -> Iterator[dict[str, Any]]:
         """Every complete reject already in ``rejects.jsonl`` (after :meth:`open`)."""
-        for _, item in self._scan(self.path / REJECTS, truncate=False):
+        for _, _, item in self._scan(self.path / REJECTS, truncate=False):
             yield item
 
-    def _scan(self, path: Path, *, truncate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    def tally(self, add_record: Callable[[Any], None], add_reject: Callable[[Any], None]) -> None:
+        """Pass every complete record and reject already written to ``add_record`` and
+        ``add_reject`` (a run's summary counting them on ``--resume`` or ``fms-dgt inspect``).
+
+        The lines are JSON with an index but may have been edited or written by other code: a line
+        whose layout the counting cannot read is an :class:`OutputError` naming it, not a crash.
+        """
+        for name, add in ((RECORDS, add_record), (REJECTS, add_reject)):
+            for number, _, item in self._scan(self.path / name, truncate=False):
+                try:
+                    add(item)
+                except (LookupError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+                    why = (
+                        "nested too deeply"
+                        if isinstance(exc, RecursionError)
+                        else f"{type(exc).__name__}: {exc}"
+                    )
+                    raise OutputError(
+                        f"unreadable line {number} in {self.path / name}: its layout cannot be counted "
+                        f"({why}). {_fix(self.path / name, number)}"
+                    ) from None
+
+    def _scan(self, path: Path, *, truncate: bool = True) -> Iterator[tuple[int, int, dict[str, Any]]]:
         if not path.exists():
             return
         if not path.is_file():
@@ -228,7 +250,7 @@ class OutputFolder:
             self.dropped_tail += len(data) - good
         for number, line in enumerate(data[:good].split(b"\n")[:-1], 1):
             if line.strip():
-                yield _parse_line(path, number, line)
+                yield (number, *_parse_line(path, number, line))
 
     # ------------------------------------------------------------------ writing
 
@@ -297,11 +319,15 @@ def _complete_prefix(data: bytes) -> int:
     return end
 
 
-def _parse_line(path: Path, number: int, line: bytes) -> tuple[int, dict[str, Any]]:
-    fix = (
+def _fix(path: Path, number: int) -> str:
+    return (
         f"Remove or repair that line (e.g. sed -i '{number}d' {path}) and resume, or start again "
         "with --overwrite"
     )
+
+
+def _parse_line(path: Path, number: int, line: bytes) -> tuple[int, dict[str, Any]]:
+    fix = _fix(path, number)
     try:
         item = json.loads(line.decode("utf-8"))
         index = item["metadata"]["index"] if "metadata" in item else item["index"]
@@ -311,6 +337,10 @@ def _parse_line(path: Path, number: int, line: bytes) -> tuple[int, dict[str, An
         raise OutputError(f"damaged line {number} in {path}: not UTF-8 text. {fix}") from None
     except json.JSONDecodeError as exc:
         raise OutputError(f"damaged line {number} in {path}: not JSON ({exc.msg}). {fix}") from None
+    except RecursionError:
+        raise OutputError(
+            f"damaged line {number} in {path}: JSON nested deeper than the reader goes. {fix}"
+        ) from None
     except (KeyError, TypeError) as exc:
         raise OutputError(f"damaged line {number} in {path}: no record index ({exc}). {fix}") from None
     return index, item

@@ -59,6 +59,7 @@ def test_nul_blocks_left_by_a_crash_are_a_cut_tail(tmp_path: Path) -> None:
         (b'{"messages": []}', "no record index"),
         (b'{"metadata": {"index": "3"}}', "no record index"),
         (b'{"text": "caf\xe9"}', "not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "JSON nested deeper than the reader goes"),
     ],
 )
 def test_a_damaged_line_is_reported_with_file_line_and_fix(tmp_path: Path, line: bytes, why: str) -> None:
@@ -67,6 +68,48 @@ def test_a_damaged_line_is_reported_with_file_line_and_fix(tmp_path: Path, line:
     with pytest.raises(OutputError, match=rf"damaged line 2 in .*records.jsonl: {why}.*sed -i '2d'"):
         OutputFolder(out, resume=True).open()
     assert (out / RECORDS).read_bytes() == data, "nothing is changed when the output is damaged"
+
+
+_DEEP = "[" * 3_000 + '"x"' + "]" * 3_000
+
+
+@pytest.mark.parametrize(
+    ("record", "why"),
+    [
+        # Anthropic-like content blocks that are not objects.
+        (
+            {"messages": [{"role": "assistant", "content": ["x", 3]}], "metadata": {"index": 1}},
+            "AttributeError",
+        ),
+        # Edges without their fields, from another tool or an edit.
+        ({"messages": [], "metadata": {"index": 1, "edges": [{"source": "a"}]}}, "KeyError"),
+        ({"messages": "text", "metadata": {"index": 1, "called": 5}}, "TypeError"),
+    ],
+)
+def test_a_record_whose_layout_cannot_be_counted_names_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], record: dict[str, Any], why: str
+) -> None:
+    data = json.dumps(_record(0)).encode() + b"\n" + json.dumps(record).encode() + b"\n"
+    out = _folder_with(tmp_path, data)
+    assert main(["inspect", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"unreadable line 2 in {out / RECORDS}" in err and why in err and "sed -i '2d'" in err
+    assert "Traceback" not in err
+    assert (out / RECORDS).read_bytes() == data, "inspect changes nothing"
+
+
+def test_a_record_nested_past_the_stack_is_an_error_on_inspect_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python's JSON reader itself gives up on this line (RecursionError): the line is damaged.
+    deep = '{"messages": [{"role": "assistant", "content": ' + _DEEP + '}], "metadata": {"index": 1}}'
+    data = json.dumps(_record(0)).encode() + b"\n" + deep.encode() + b"\n"
+    out = _folder_with(tmp_path, data)
+    assert main(["inspect", str(out)]) == 1
+    assert "damaged line 2" in capsys.readouterr().err
+    with pytest.raises(OutputError, match=r"damaged line 2 .*nested deeper"):
+        OutputFolder(out, resume=True).open()
+    assert (out / RECORDS).read_bytes() == data
 
 
 def test_overwrite_removes_the_previous_summary_first(tmp_path: Path) -> None:
