@@ -9,8 +9,8 @@
   or Parquet, with a dataset card;
 * :mod:`~fms_dgt.export.lines`: the lines of an export, converted one by one and written as JSON
   Lines, by several processes for a large input; :mod:`~fms_dgt.export.fast` (with
-  :mod:`~fms_dgt.export.bodies` and :mod:`~fms_dgt.export.encoders`): the fast path, the same bytes
-  as :func:`convert_record` for the records runs write.
+  :mod:`~fms_dgt.export.bodies` and the encoders of :mod:`fms_dgt.core.tools._json`): the fast
+  path, the same bytes as :func:`convert_record` for the records runs write.
 """
 
 from __future__ import annotations

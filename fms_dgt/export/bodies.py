@@ -8,7 +8,7 @@ per-field error reporting: anything it does not expect raises a plain ``ValueErr
 
 :data:`BODIES` writes the conversation of each built-in format exactly as its ``messages`` method
 does, from a map of qualified name -> provider name instead of a codec, and with the encoders of
-:mod:`~fms_dgt.export.encoders` (a record holds many arguments and results, and ``json.dumps``
+:mod:`fms_dgt.core.tools._json` (a record holds many arguments and results, and ``json.dumps``
 builds an encoder per call). A turn a format cannot express raises ``ValueError``, for the same
 reason. ``tests/export/test_fast.py`` holds every writer to its format's bytes.
 """
@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from fms_dgt.core.tools._json import PLAIN, SORTED
 from fms_dgt.core.tools.data_objects import ToolCall, ToolResult
 from fms_dgt.core.tools.wire.anthropic import AnthropicMessages
 from fms_dgt.core.tools.wire.base import Message, WireFormat, call_id, read_result, result_value, split_system
@@ -29,7 +30,6 @@ from fms_dgt.core.tools.wire.openai import OpenAIChat
 from fms_dgt.core.tools.wire.openai_responses import OpenAIResponses
 from fms_dgt.core.tools.wire.sharegpt import ShareGPT
 from fms_dgt.core.tools.wire.xlam import XLAM
-from fms_dgt.export.encoders import PLAIN, SORTED
 
 __all__ = ["BODIES", "TEXT_TOOLS", "Body", "chat_turns", "tools_text"]
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fms_dgt.core.tools._json import COMPACT, PLAIN
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.wire.base import WireFormat, get_wire_format
 from fms_dgt.core.tools.wire.hf import HFChat
@@ -34,7 +35,6 @@ from fms_dgt.core.tools.wire.names import NameCodec
 from fms_dgt.core.tools.wire.openai import OpenAIChat, read_chat_tools
 from fms_dgt.errors import DGTError
 from fms_dgt.export.bodies import BODIES, TEXT_TOOLS, chat_turns, tools_text
-from fms_dgt.export.encoders import COMPACT, PLAIN
 from fms_dgt.export.layout import ARROW_SAFE, to_arrow_safe
 from fms_dgt.export.records import LAYOUT_KEYS, project, record_tool
 

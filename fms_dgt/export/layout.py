@@ -27,8 +27,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fms_dgt.core.tools._json import PLAIN
 from fms_dgt.errors import WireError
-from fms_dgt.export.encoders import PLAIN
 
 __all__ = ["ARROW_SAFE", "from_arrow_safe", "is_arrow_safe", "to_arrow_safe"]
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fms_dgt.core.tools._json import COMPACT
 from fms_dgt.errors import ExportError, RejectedRecord, WireError
-from fms_dgt.export.encoders import COMPACT
 from fms_dgt.export.fast import FastConverter
 from fms_dgt.export.records import convert_record
 

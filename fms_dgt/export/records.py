@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fms_dgt.core.tools._json import COMPACT, COMPACT_SORTED
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools, split_qualified_name
 from fms_dgt.core.tools.wire import families
 from fms_dgt.core.tools.wire.base import Message, WireFormat, get_wire_format
@@ -20,7 +21,6 @@ from fms_dgt.core.tools.wire.families import Family
 from fms_dgt.core.tools.wire.names import NameCodec
 from fms_dgt.core.tools.wire.schemas import input_schema
 from fms_dgt.errors import ToolDefinitionError, WireError
-from fms_dgt.export.encoders import COMPACT, COMPACT_SORTED
 from fms_dgt.export.layout import ARROW_SAFE, from_arrow_safe, to_arrow_safe
 
 __all__ = [

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from support.lines import edited, left_to_reference, refused, written_otherwise
 
+from fms_dgt.core.tools._json import COMPACT
 from fms_dgt.core.tools.wire import wire_formats
 from fms_dgt.errors import DGTError
 from fms_dgt.export import convert_record
-from fms_dgt.export.encoders import COMPACT
 from fms_dgt.export.fast import FastConverter
 
 FORMATS = sorted(wire_formats())

@@ -3,8 +3,8 @@
 ``json.dumps(value, ...)`` with any option builds a new encoder (and its C encoder) on every call;
 a run encodes every argument, result, seed and record, so the encoders here are built once. Each
 gives the text ``json.dumps(value, ensure_ascii=False, ...)`` gives, for JSON data (no cycles: the
-circular-reference check is what they leave out). :mod:`fms_dgt.export.encoders` offers them to
-the exporters.
+circular-reference check is what they leave out). The engines, wire formats, output folder and
+exporters all take them from here.
 """
 
 from __future__ import annotations

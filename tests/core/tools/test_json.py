@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import json.encoder
 from typing import Any
 
 import pytest
@@ -36,3 +37,24 @@ def test_a_default_writes_what_json_cannot_as_json_dumps_does() -> None:
     assert _json.STABLE(value) == json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     with pytest.raises(TypeError, match="not JSON serializable"):
         _json.SORTED(value)
+
+
+MIXED_KEYS = {3: "int key", 1.5: "float key", True: "bool key", None: "null key", "s": {}}
+
+
+def test_keys_that_are_not_text_are_written_as_json_dumps_writes_them() -> None:
+    assert _json.COMPACT(MIXED_KEYS) == json.dumps(MIXED_KEYS, ensure_ascii=False, separators=(",", ":"))
+    assert _json.PLAIN(MIXED_KEYS) == json.dumps(MIXED_KEYS, ensure_ascii=False)
+
+
+def test_without_the_c_accelerator_the_reference_encoder_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    encode = _json.encoder(separators=(",", ":"), sort_keys=True)
+    assert isinstance(getattr(encode, "__self__", None), json.JSONEncoder)
+    value = VALUES[0]
+    assert encode(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def test_what_json_cannot_encode_fails_as_in_json_dumps() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _json.COMPACT({"a": {1, 2}})
