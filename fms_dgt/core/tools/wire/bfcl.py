@@ -21,6 +21,7 @@ Results and answers have no place here, so records of this format cannot be read
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -50,10 +51,7 @@ class BFCL(WireFormat):
     lossy = "BFCL entries keep the question and the calls only, in BFCL's type dialect"
 
     def codec(self, qualified_names: Iterable[str]) -> NameCodec:
-        names = sorted(set(qualified_names))
-        if len({split_qualified_name(n)[0] for n in names}) != 1:
-            return NameCodec(names)
-        return NameCodec.from_name_map({split_qualified_name(n)[1]: n for n in names})
+        return _codec(frozenset(qualified_names))
 
     def tool(self, tool: Tool, name: str, schema: dict[str, Any], *, strict: bool) -> dict[str, Any]:
         parameters = bfcl_schema(schema)
@@ -141,3 +139,13 @@ def _type(schema: Mapping[str, Any]) -> str:
     if kind is None and "properties" in schema:
         return "dict"
     return _TYPES.get(kind, "any") if isinstance(kind, str) else "any"
+
+
+@functools.lru_cache(maxsize=4096)
+def _codec(qualified_names: frozenset[str]) -> NameCodec:
+    """BFCL's codec of a set of names, built once per set (as :func:`~.names.codec_of`): bare
+    tool names when the tools share one namespace, as BFCL's own entries name them."""
+    names = sorted(qualified_names)
+    if len({split_qualified_name(n)[0] for n in names}) != 1:
+        return NameCodec(names)
+    return NameCodec.from_name_map({split_qualified_name(n)[1]: n for n in names})

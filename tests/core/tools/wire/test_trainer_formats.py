@@ -190,6 +190,8 @@ def test_bfcl_names_drop_the_namespace_when_a_record_has_one() -> None:
     assert codec.name_map == {"math.factorial": "bfcl::math.factorial", "math.hypot": "bfcl::math.hypot"}
     mixed = get_wire_format("bfcl").codec(["bfcl::math.factorial", "calc::add"])
     assert mixed.encode("calc::add") == "calc__add"
+    # Built once per set of names, whatever their order: records offer the same sets again and again.
+    assert get_wire_format("bfcl").codec(["calc::add", "bfcl::math.factorial"]) is mixed
 
 
 @pytest.mark.parametrize(
