@@ -3,7 +3,7 @@
 The gold edges are in ``benchmarks/data/dataflow_gold.yaml`` (how each was decided is written
 there): outputs of one tool wired into inputs of another, from the NESTFUL executable spec, the
 BFCL multi-turn function docs, the API-Bank tool catalogue, the bundled demo tools and OpenAPI
-specs of the corpus (REST sources may name the ``tags`` they take, or an ``include`` filter),
+specs of the corpus (REST sources may name the ``tags`` they take, or ``include`` and ``exclude`` filters),
 split by family into ``tune`` and ``dev`` (used to set the scoring's constants; ``dev`` was
 labelled later) and ``held_out`` (not looked at while tuning).
 
@@ -73,7 +73,9 @@ def load_tools(sources: list[dict[str, Any]]) -> list[Any]:
             include = dict(source.get("include") or {})
             if source.get("tags"):
                 include["tags"] = source["tags"]
-            loader: Any = RESTToolLoader(path, namespace=source["namespace"], include=include or None)
+            loader: Any = RESTToolLoader(
+                path, namespace=source["namespace"], include=include or None, exclude=source.get("exclude")
+            )
         else:
             loader = FileToolLoader(path, namespace=source.get("namespace"))
         tools += loader.load()
