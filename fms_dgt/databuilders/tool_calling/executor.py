@@ -171,7 +171,10 @@ class RecordExecutor:
             value = read_output(done.get(source), output)
             if value is MISSING or target not in props:
                 continue
-            # Checked against the argument's own schema inside the tool's (it may use the tool's $defs).
+            # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
+            # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
+            if not _fits(self._validators, tool, target, value) and not isinstance(value, list):
+                value = [value]
             if _fits(self._validators, tool, target, value):
                 wire = Wire(planned.sample.tools[source].qualified_name, output)
                 found.setdefault(target, []).append((value, wire))

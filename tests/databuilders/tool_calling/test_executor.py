@@ -30,6 +30,13 @@ LIST = Tool(
 )
 GET = Tool("getPet", "pets", description="Find a pet by id", parameters=_PET, output_parameters=_FOUND)
 DELETE = Tool("deletePet", "pets", description="Remove a pet", parameters=_PET)
+_IDS = {"type": "array", "items": {"type": "string"}, "minItems": 1}
+ADOPT = Tool(
+    "adoptPets",
+    "pets",
+    description="Adopt several pets",
+    parameters={"type": "object", "properties": {"petIds": _IDS}, "required": ["petIds"]},
+)
 
 
 @pytest.fixture
@@ -38,7 +45,8 @@ def executor() -> Iterator[RecordExecutor]:
     register_name_handler("pets::listPets", lambda arguments: [{"id": "pet-11111"}])
     register_name_handler("pets::getPet", lambda arguments: {"id": arguments["petId"]})
     register_name_handler("pets::deletePet", lambda arguments: {"status": "deleted"})
-    registry = ToolRegistry([LIST, GET, DELETE])
+    register_name_handler("pets::adoptPets", lambda arguments: {"adopted": len(arguments["petIds"])})
+    registry = ToolRegistry([LIST, GET, DELETE, ADOPT])
     engine = MultiToolEngine(registry)
     try:
         yield RecordExecutor(engine, GenerationConfig(seed=3))
@@ -80,6 +88,15 @@ def test_one_result_feeding_an_argument_is_taken_as_before(executor: RecordExecu
     deleted = planned.plan.calls[1]
     assert deleted.call.arguments["petId"] == "pet-11111"
     assert deleted.wired["petId"].source == "pets::listPets"
+
+
+def test_one_value_wired_into_a_list_argument_is_passed_as_a_list_of_one(executor: RecordExecutor) -> None:
+    # The graph may feed getPet's id into a list of pet ids (dag_id -> dag_ids in Airflow).
+    planned = _planned([GET, ADOPT], [Edge(GET, "id", ADOPT, "petIds", 0.9)])
+    executor.run(planned, random.Random(5), _timing())
+    looked_up, adopted = planned.plan.calls
+    assert adopted.call.arguments["petIds"] == [looked_up.call.arguments["petId"]]
+    assert adopted.wired["petIds"].source == "pets::getPet"
 
 
 def test_call_ids_are_nine_characters_of_the_alphabet_by_the_digests_bytes() -> None:

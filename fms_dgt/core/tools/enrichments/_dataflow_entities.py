@@ -69,7 +69,7 @@ _GENERIC = frozenset(
         "result", "results", "data", "item", "items", "response", "output", "value", "values", "list",
         "record", "records", "entry", "entries", "payload", "body", "content", "info", "information",
         "detail", "details", "attribute", "attributes", "object", "node", "nodes", "api", "scraper",
-        "get", "by", "name", "all", "overview", "status", "service", "request",
+        "get", "by", "name", "all", "overview", "status", "service", "request", "entity", "metadata",
     }
 )  # fmt: skip
 #: Verbs that start a tool name (``get_pet``, ``SearchLocation``): the entity follows them.

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
-from fms_dgt.core.tools.enrichments._dataflow_entities import name_text
+from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, singular
 from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ EXACT_FIT = 0.9
 def same_name(name: str) -> str:
     """``name`` without case and separators, abbreviations spelled out: ``artistId``,
     ``artist_id`` and ``ArtistID`` agree, and so do ``lat`` and ``latitude``."""
-    return _SEPARATORS.sub("", name_text(name).lower())
+    return _SEPARATORS.sub("", singular(name_text(name).lower()))
 
 
 def _last_name(path: str) -> str | None:
@@ -101,7 +101,10 @@ def exact_pairs(
     in_inst = order[np.repeat(lo, counts) + offsets]
     keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
     out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
-    keep &= scorer.table[scorer.out_type[out_sig], scorer.in_type[in_sig]] >= EXACT_FIT
+    # Under one name, a plain value and an identifier are the same thing (a listed object's
+    # ``namespace`` and the ``{namespace}`` of a path): the types alone must fit.
+    fit = scorer.table[scorer.out_type[out_sig], scorer.in_type[in_sig]]
+    keep &= np.maximum(fit, scorer.table[scorer.out_base[out_sig], scorer.in_base[in_sig]]) >= EXACT_FIT
     keep &= _entities_agree(scorer, out_sig, in_sig)
     keep &= _places_agree(scorer, out_sig, in_sig)
     return out_inst[keep], in_inst[keep]

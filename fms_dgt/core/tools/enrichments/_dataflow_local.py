@@ -223,7 +223,7 @@ def _per_instance(
 def rank_edges(
     lists: tuple[Pairs, Pairs, Pairs, Pairs],
     sides: tuple[Side, Side],
-    namespace: IntArray,
+    places: tuple[IntArray, IntArray],
     max_neighbors: int,
     scorer: Scorer,
 ) -> Pairs:
@@ -232,18 +232,21 @@ def rank_edges(
     Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
     places (counting the exact matches; identifiers of the output's own entity do not count:
     a video's id feeds every input of its API taking a video's id), then the rest by score;
-    equal scores by the tie-break. An input the output is the best feeder of
+    equal scores put the inputs of the output's section of its API first (the spec's tag:
+    Airflow's ``dag_run_id`` of a run feeds the run operations before the task instances'),
+    then follow the tie-break. An input the output is the best feeder of
     (:mod:`._dataflow_feeders`) takes one of the last :func:`~._dataflow_feeders.feed_places`
     places when it does not rank higher.
 
     Args:
         lists: exact matches (scored 1.0), feeders, local candidates and global candidates.
         sides: the output and input sides.
-        namespace: per tool, its namespace id.
+        places: per tool, its namespace id and its section id (-1 for none).
         max_neighbors: inputs kept per output instance.
         scorer: gives the entities of the signatures.
     """
     outs, ins = sides
+    namespace, section = places
     out_inst = np.concatenate([part[0] for part in lists])
     in_inst = np.concatenate([part[1] for part in lists])
     if len(out_inst) == 0:
@@ -254,7 +257,9 @@ def rank_edges(
     tier[(tier == 2) & (namespace[outs.tool[out_inst]] == namespace[ins.tool[in_inst]])] = 1
     fed = np.zeros(len(out_inst), dtype=bool)
     fed[len(lists[0][0]) : len(lists[0][0]) + len(lists[1][0])] = True
-    tie = tie_break(outs.sig[out_inst], in_inst)
+    mine = section[outs.tool[out_inst]]
+    tie = tie_break(outs.sig[out_inst], in_inst) >> np.uint64(1)
+    tie |= ((mine < 0) | (mine != section[ins.tool[in_inst]])).astype(np.uint64) << np.uint64(63)
     order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
     order = order[_first_of_each_pair(out_inst[order], in_inst[order])]
     out_inst, in_inst, score, tier, tie, fed = (

@@ -27,6 +27,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     path_entity,
     role,
     singular,
+    words,
 )
 from fms_dgt.core.tools.enrichments._dataflow_fields import Field, input_fields, output_fields
 from fms_dgt.core.tools.schema import json_type
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_memo import Memo
 
 __all__ = [
+    "ONE_ITEM",
     "Names",
     "Side",
     "SignatureTable",
@@ -99,6 +101,10 @@ def _parse_key(key: str) -> tuple[list[str], bool]:
     return body.split("|"), nullable
 
 
+#: Type fit of a value into a list of its type (``dag_id`` -> ``dag_ids``: a list of one).
+ONE_ITEM = 0.9
+
+
 def _scalar_fit(out: str, into: str) -> float:
     if out == into:
         return 1.0
@@ -108,6 +114,8 @@ def _scalar_fit(out: str, into: str) -> float:
         inner_out = out[6:-1] if out.startswith("array<") else "any"
         inner_in = into[6:-1] if into.startswith("array<") else "any"
         return 0.2 + 0.8 * type_compatibility(inner_out, inner_in)
+    if into.startswith("array<") and not out.startswith("array"):
+        return ONE_ITEM * type_compatibility(out, into[6:-1])  # passed as a list of one
     if (out, into) == ("integer", "number"):
         return 0.9
     if (out, into) == ("number", "integer"):
@@ -139,6 +147,8 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     """
     kind = type_key(found.schema)
     label = role(found.leaf, found.schema, kind, lambda: _context(tool, found, output), output)
+    if not output and not label.startswith("id:") and kind in ("string", "integer"):
+        label = _path_key(tool, found) or label
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
     if output and found.name.endswith(ITEM):  # an item of "user_ids" is a "user id"
         head, _, last = text.rpartition(" ")
@@ -160,6 +170,20 @@ def _context(tool: Tool, found: Field, output: bool) -> str:
             if entity:
                 return entity
     return context_entity(tool.name, found.places, path)
+
+
+def _path_key(tool: Tool, found: Field) -> str:
+    """The identifier role of a REST path parameter named for the entity its path gives it
+    (``/v1/refunds/{refund}``: a refund's identifier), else ``""``."""
+    path = _route_path(tool)
+    if not path:
+        return ""
+    argument = tool.metadata["route"].get("arguments", {}).get(found.name)
+    if not isinstance(argument, dict) or argument.get("in") != "path":
+        return ""
+    entity = path_entity(path, str(argument.get("name", found.name)))
+    named = " ".join(singular(w) for w in words(found.leaf))
+    return f"id:{entity}|{entity}" if entity and named == entity else ""
 
 
 def _route_path(tool: Tool) -> str:

@@ -179,6 +179,7 @@ class Scorer:
         kinds, first, second, place = entity_table(role_names)
         count = len(type_keys)
         self.table = class_table(type_keys)
+        self.out_base, self.in_base = outs.types, ins.types
         self.out_type = outs.types + count * kinds[outs.roles]
         self.in_type = ins.types + count * kinds[ins.roles]
         self.out_label = kinds[outs.roles] == KINDS.index("label")

@@ -84,6 +84,7 @@ from fms_dgt.core.tools.enrichments._dataflow_memo import (
     update_memo,
 )
 from fms_dgt.core.tools.enrichments._dataflow_params import (
+    ONE_ITEM,
     Names,
     Side,
     build_side,
@@ -188,8 +189,12 @@ class DataflowEnrichment(ToolEnrichment):
         # identifiers of the output's own entity in its API are not limited to its reserved places.
         # Version 7: exact matches span the APIs of a catalogue namespace, and exact names spell
         # abbreviations out (``lat`` is ``latitude``).
+        # Version 8: "entity" and "metadata" name no entity; a REST path parameter named for its
+        # path's entity (``/refunds/{refund}``) is its identifier; exact names ignore the
+        # plain/identifier kinds and the plural (``dag_id`` -> ``dag_ids``: a value fits a list of
+        # its type); equal scores rank the inputs of the output's OpenAPI tag first.
         self.settings = {
-            "version": 7,
+            "version": 8,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -199,6 +204,7 @@ class DataflowEnrichment(ToolEnrichment):
                 "id_into_plain": ID_INTO_PLAIN,
                 "query_floor": QUERY_FLOOR,
                 "exact_fit": EXACT_FIT,
+                "one_item": ONE_ITEM,
                 "local_slots": LOCAL_SLOTS,
                 "feed_share": FEED_SHARE,
                 "feed_every": FEED_EVERY,
@@ -236,7 +242,7 @@ class DataflowEnrichment(ToolEnrichment):
         feeds = unmatched(feeds, exact[1])
         wide = self._expand(cands, qid, outs, ins, width)
         lists = (first, feeds, local, wide)
-        ranked = rank_edges(lists, (outs, ins), places[0], self.max_neighbors, scorer)
+        ranked = rank_edges(lists, (outs, ins), (places[0], _sections(tools)), self.max_neighbors, scorer)
         edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
             update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels, by_group)
@@ -428,6 +434,19 @@ def _joined(parts: Sequence[Pairs]) -> Pairs:
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
     )
+
+
+def _sections(tools: Sequence[Tool]) -> IntArray:
+    """Per tool, an id of the section of its API it was published in (its namespace and first
+    OpenAPI tag: ``DAGRun``, ``TaskInstance``), -1 for a tool without one. Among equally scored
+    inputs, those of the output's section rank first (see :func:`~._dataflow_local.rank_edges`)."""
+    ids: dict[tuple[str, str], int] = {}
+    section = np.full(len(tools), -1, dtype=np.int64)
+    for number, tool in enumerate(tools):
+        tags = tool.metadata.get("tags")
+        if isinstance(tags, list) and tags and isinstance(tags[0], str):
+            section[number] = ids.setdefault((tool.namespace, tags[0]), len(ids))
+    return section
 
 
 def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntArray, int]:

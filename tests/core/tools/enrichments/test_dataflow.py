@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support.schemas import schema
+from support.schemas import rest_tool, schema
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
@@ -527,20 +527,8 @@ def test_bare_labels_read_with_the_entity_where_they_sit() -> None:
     assert signature(country, input_fields(country)[0], False)[0] == "country name"
 
 
-def _rest_tool(name: str, path: str, inputs: dict[str, Any], outputs: dict[str, Any] | None = None) -> Tool:
-    arguments = {n: {"in": "path", "name": n} for n in inputs if "{" + n + "}" in path}
-    return Tool(
-        name=name,
-        namespace="tube",
-        description="",
-        parameters=schema(**inputs),
-        output_parameters=outputs or {},
-        metadata={"kind": "rest", "route": {"method": "GET", "path": path, "arguments": arguments}},
-    )
-
-
 def test_rest_path_parameters_and_results_take_the_entity_of_their_path() -> None:
-    threads = _rest_tool(
+    threads = rest_tool(
         "get_api_v1_videos_by_id_comment_threads",
         "/api/v1/videos/{id}/comment-threads",
         {"id": {"type": "integer", "description": "The object id, uuid or short uuid"}},
@@ -554,7 +542,7 @@ def test_rest_path_parameters_and_results_take_the_entity_of_their_path() -> Non
     plain = dataclasses.replace(threads, metadata={})
     assert signature(plain, thread_id, True)[3] == "id:|video"
     # so the video's id feeds the path parameter and the thread's id does not
-    thread = _rest_tool(
+    thread = rest_tool(
         "get_thread", "/videos/{id}/threads/{threadId}", {"id": "integer", "threadId": "integer"}
     )
     found = edges_of(DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([threads, thread])))

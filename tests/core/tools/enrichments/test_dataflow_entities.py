@@ -137,3 +137,12 @@ def test_version_words_name_no_entity_of_a_tool() -> None:
         == "thread"
     )
     assert context_entity("x", ("account",), path="/videos") == "account"  # where it sits comes first
+
+
+def test_generic_words_name_no_entity_so_the_context_does() -> None:
+    # PeerTube describes its user path parameter as "Entity id": it names no entity, so the id
+    # takes the user of its path; Kubernetes keeps names in a `metadata` object.
+    assert role("id", {"description": "Entity id"}, "integer", "user", output=False) == "id:|user"
+    assert context_entity(
+        "readNamespacedConfigMap", ("metadata",), "/namespaces/{namespace}/configmaps/{name}"
+    ) == ("configmap")

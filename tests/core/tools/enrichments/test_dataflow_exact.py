@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from support.schemas import schema
+from support.schemas import rest_tool, schema
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
@@ -46,3 +46,25 @@ def test_exact_names_match_across_the_apis_of_a_catalogue_namespace() -> None:
     # Two APIs of one catalogue were put together to be used together: LocalBusiness's lat is
     # Tripadvisor's latitude, ahead of the better-described latitude inputs of another namespace.
     assert edges[0] == ("hub::LocalBusiness_search", "lat", 1.0)
+
+
+def test_one_name_is_one_thing_whether_plain_or_an_identifier_and_in_the_singular_or_plural() -> None:
+    # A listed object's `namespace` (a plain value) is the `{namespace}` path parameter (an
+    # identifier), and a run's `dag_id` goes into a list of `dag_ids` as a list of one.
+    listed = schema(items={"type": "array", "items": schema(namespace="string", dag_id="string")})
+    tools = [
+        rest_tool("list_things", "/namespaces/{namespace}/things", {"namespace": "string"}, listed),
+        rest_tool(
+            "read_thing", "/namespaces/{namespace}/things/{name}", {"namespace": "string", "name": "string"}
+        ),
+        Tool(
+            "get_runs_batch",
+            "tube",
+            parameters=schema(dag_ids={"type": "array", "items": {"type": "string"}}),
+        ),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {(e.output, e.target.name, e.input): e.score for e in graph.edges_from(0)}
+    assert scores[("items[].namespace", "read_thing", "namespace")] == 1.0
+    assert scores[("items[].dag_id", "get_runs_batch", "dag_ids")] == 1.0
+    assert same_name("dag_ids") == same_name("dagId")
