@@ -90,6 +90,10 @@ _PHRASE_END = frozenset(
         "you", "we", "it", "can", "will", "should", "must", "may", "used", "into", "this",
     }
 )  # fmt: skip
+#: Words with which a description declares an identifier ("The ID of the origin station").
+_DECLARING = frozenset({"id", "identifier", "uuid", "guid"})
+#: Types an identifier declared only by its description may have.
+_ID_TYPES = frozenset({"string", "integer", "string?", "integer?"})
 _ARTICLES = frozenset({"the", "a", "an", "any", "each", "this", "that", "given", "specific", "one"})
 #: Last words of a search input: any text may be searched for.
 _QUERY_WORDS = frozenset({"query", "q", "keyword", "keywords", "search", "term", "terms", "phrase"})
@@ -199,6 +203,8 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
             if head:
                 break
             continue  # "the posted tweet": a participle before the noun
+        if head and word.endswith("ing") and len(word) > 5:
+            break  # "object containing objects": a participle after the noun ends its phrase
         head = word
     return "" if head in _GENERIC or head in _MODIFIERS else singular(head)
 
@@ -320,6 +326,10 @@ def role(
         return ""
     tokens = words(name)
     id_word = _id_word(tokens)
+    if id_word is None and type_key in _ID_TYPES:
+        declared = _declared_entity(str(schema.get("description", "")))
+        if declared:
+            return f"id:|{declared}"
     if id_word is None:
         kind = _plain_kind(tokens, type_key, output, str(schema.get("description", "")))
         if not bare_label(name):
@@ -331,6 +341,19 @@ def role(
     if not a and not b:
         b = context() if callable(context) else context
     return f"id:{a}|{b}"
+
+
+def _declared_entity(description: str) -> str:
+    """The entity a description says a parameter identifies, when it starts by saying so ("The
+    ID of the origin station" -> station, "Unique station identifier" -> station), else ``""``."""
+    tokens = [w for w in words(_SENTENCE.split(description.strip(), 1)[0])[:8] if w not in _ARTICLES]
+    while tokens and tokens[0] in _MODIFIERS:
+        tokens = tokens[1:]
+    if len(tokens) > 2 and tokens[0] in _DECLARING and tokens[1] in ("of", "for"):
+        return _phrase_entity(tokens, 2)
+    if len(tokens) > 1 and tokens[1] in _DECLARING and _noun(tokens[0]) and tokens[0] not in _VERBS:
+        return singular(tokens[0])
+    return ""
 
 
 def _plain_kind(tokens: Sequence[str], type_key: str, output: bool, description: str) -> str:

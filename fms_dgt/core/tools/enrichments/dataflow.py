@@ -192,7 +192,8 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 8: "entity" and "metadata" name no entity; a REST path parameter named for its
         # path's entity (``/refunds/{refund}``) is its identifier; exact names ignore the
         # plain/identifier kinds and the plural (``dag_id`` -> ``dag_ids``: a value fits a list of
-        # its type); equal scores rank the inputs of the output's OpenAPI tag first.
+        # its type); equal scores rank the inputs of the output's OpenAPI tag first; a description
+        # that starts by declaring an identifier ("The ID of the origin station") makes one.
         self.settings = {
             "version": 8,
             "threshold": self.threshold,

@@ -146,3 +146,30 @@ def test_generic_words_name_no_entity_so_the_context_does() -> None:
     assert context_entity(
         "readNamespacedConfigMap", ("metadata",), "/namespaces/{namespace}/configmaps/{name}"
     ) == ("configmap")
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "expected"),
+    [
+        # Train Travel's trip search: the names say nothing, the descriptions say what they hold.
+        ("origin", "The ID of the origin station", "id:|station"),
+        ("source", "Unique station identifier.", "id:|station"),
+        ("home", "Station ID", "id:|station"),
+        # a description that does not start by declaring an identifier leaves a plain value
+        ("date", "The date of the trip", ""),
+        ("filter", "Filter by ID", ""),
+        ("ref", "The unique identifier for the object.", ""),
+    ],
+)
+def test_a_description_that_declares_an_identifier_makes_one(
+    name: str, description: str, expected: str
+) -> None:
+    assert role(name, {"description": description}, "string", output=False) == expected
+
+
+def test_a_participle_after_its_noun_ends_the_phrase_of_a_description() -> None:
+    found = role(
+        "locationUid", {"description": "Unique ID of the planet containing objects being searched"}, "string"
+    )
+    assert found == "id:|planet"  # the phrase names a planet, not "being"
+    assert role("place", {"description": "ID of the planet containing moons"}, "string") == "id:|planet"
