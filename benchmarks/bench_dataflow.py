@@ -25,9 +25,11 @@ It also counts, in the graph of ``configs/demo.yaml``, the edges that feed an id
 entity into an identifier of another (``calendar::create_event.event_id -> petstore::getPet.petId``).
 
 Usage: ``python benchmarks/bench_dataflow.py [--encoders hashed,wordllama,minilm] [--baseline REV]
-[--neighbors N] [--splits tune,dev] [--misses]`` (``--neighbors`` measures recall at N places
-instead of 8, a finer signal where the tuned splits reach 100% at 8; ``--misses`` lists the tune
-and dev splits' missed edges; the held-out ones stay hidden unless ``--show-held-out`` is given too).
+[--neighbors N] [--splits tune,dev] [--misses] [--by-round]`` (``--neighbors`` measures recall at
+N places instead of 8, a finer signal where the tuned splits reach 100% at 8; ``--misses`` lists
+the tune and dev splits' missed edges; the held-out ones stay hidden unless ``--show-held-out`` is
+given too; ``--by-round`` adds a row per labelling round of each split, from the gold file's
+``rounds``).
 """
 
 from __future__ import annotations
@@ -168,12 +170,20 @@ def baseline_tree(rev: str, into: Path) -> Path | None:
 # --------------------------------------------------------------------------- scoring
 
 
-def gold_edges(gold: dict[str, Any]) -> dict[str, list[tuple[str, Edge]]]:
-    """Per split, its (family, edge) pairs."""
+def gold_edges(gold: dict[str, Any], by_round: bool = False) -> dict[str, list[tuple[str, Edge]]]:
+    """Per split, its (family, edge) pairs; with ``by_round``, also each split's families of each
+    labelling round of the file's ``rounds`` (``"held_out, sixth round"``) and the rest
+    (``"held_out, earlier rounds"``)."""
     by_split: dict[str, list[tuple[str, Edge]]] = defaultdict(list)
+    rounds: dict[str, list[str]] = gold.get("rounds") or {}
+    round_of = {family: name for name, families in rounds.items() for family in families}
     for family, rows in gold["gold"].items():
+        split = gold["splits"][family]
         for row in rows:
-            by_split[gold["splits"][family]].append((family, (row[0], str(row[1]), row[2], row[3])))
+            edge = (row[0], str(row[1]), row[2], row[3])
+            by_split[split].append((family, edge))
+            if by_round and rounds:
+                by_split[f"{split}, {round_of.get(family, 'earlier rounds')}"].append((family, edge))
     return by_split
 
 
@@ -238,10 +248,11 @@ def report(
     held_out: bool,
     shown: list[str],
     neighbors: int = 8,
+    by_round: bool = False,
 ) -> None:
     gold = load_gold()
-    splits = gold_edges(gold)
-    sizes = ", ".join(f"{k} {len(v)}" for k, v in splits.items())
+    splits = gold_edges(gold, by_round)
+    sizes = ", ".join(f"{k} {len(v)}" for k, v in splits.items() if k in ("tune", "dev", "held_out"))
     print(f"gold: {sum(len(v) for v in splits.values())} edges ({sizes})")
     print(
         f"\n| pool | code | encoder | split | gold edges | recall@{neighbors} params "
@@ -255,14 +266,15 @@ def report(
         for label, encoder, setting, root in runs:
             result = run("graph", distractors, setting, neighbors, root=root)
             pool = f"gold + distractors ({result['tools']:,})" if distractors else f"gold ({result['tools']})"
-            for split in shown:
+            rows = [s for s in splits if s.split(",")[0] in shown and s not in shown] if by_round else []
+            for split in [*shown, *sorted(rows)]:
                 m = measure(splits[split], result["edges"])
                 print(
                     f"| {pool} | {label} | {encoder} | {split} | {m['gold']} | {m['recall_params']:.1%} | "
                     f"{m['recall_tools']:.1%} | {m['precision']:.1%} | {m['unjudged']:.1%} | "
                     f"{result['seconds']:.2f} |"
                 )
-                if misses and label == "ours" and (split != "held_out" or held_out):
+                if misses and label == "ours" and split in shown and (split != "held_out" or held_out):
                     found = {tuple(e) for e in result["edges"]}
                     for family, edge in splits[split]:
                         if edge not in found:
@@ -296,6 +308,11 @@ def main() -> None:
         "--neighbors", type=int, default=8, help="inputs kept per output (recall@N; the default is 8)"
     )
     parser.add_argument("--splits", default="tune,dev,held_out", help="splits to report (comma-separated)")
+    parser.add_argument(
+        "--by-round",
+        action="store_true",
+        help="also report each split's families by labelling round (the gold file's `rounds`)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -313,7 +330,15 @@ def main() -> None:
         if options.baseline and baseline is None:
             print(f"baseline {options.baseline!r} not available (no git checkout): skipped")
         shown = [s for s in options.splits.split(",") if s]
-        report(encoders, baseline, options.misses, options.show_held_out, shown, options.neighbors)
+        report(
+            encoders,
+            baseline,
+            options.misses,
+            options.show_held_out,
+            shown,
+            options.neighbors,
+            options.by_round,
+        )
 
 
 def _has(module: str) -> bool:

@@ -28,6 +28,8 @@ def test_gold_edges_name_existing_tools_and_parameters(corpus: Path) -> None:
         inputs.setdefault(tool.qualified_name, set()).update(f.name for f in input_fields(tool))
     splits = gold_edges(gold)
     assert set(splits) == {"tune", "dev", "held_out"} and set(gold["splits"]) == set(gold["gold"])
+    for families in gold.get("rounds", {}).values():
+        assert set(families) <= set(gold["gold"]), set(families) - set(gold["gold"])
     for _, (source, output, target, name) in splits["tune"] + splits["dev"] + splits["held_out"]:
         assert output in outputs[source], (source, output)
         assert name in inputs[target], (target, name)
