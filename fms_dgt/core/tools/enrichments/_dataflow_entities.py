@@ -346,8 +346,8 @@ def role(
 def _declared_entity(description: str) -> str:
     """The entity a description says a parameter identifies, when it starts by saying so ("The
     ID of the origin station" -> station, "Unique station identifier" -> station), else ``""``."""
-    tokens = [w for w in words(_SENTENCE.split(description.strip(), 1)[0])[:8] if w not in _ARTICLES]
-    while tokens and tokens[0] in _MODIFIERS:
+    tokens = words(_SENTENCE.split(description.strip(), 1)[0])[:8]
+    while tokens and (tokens[0] in _ARTICLES or tokens[0] in _MODIFIERS):
         tokens = tokens[1:]
     if len(tokens) > 2 and tokens[0] in _DECLARING and tokens[1] in ("of", "for"):
         return _phrase_entity(tokens, 2)

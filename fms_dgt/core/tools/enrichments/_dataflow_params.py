@@ -146,7 +146,12 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     reads ``location name``; an input's ``name`` reads with its tool's entity).
     """
     kind = type_key(found.schema)
-    label = role(found.leaf, found.schema, kind, lambda: _context(tool, found, output), output)
+    reference = _reference(found.schema)
+    if reference is not None:  # a string or the object it names: the string is the object's id
+        kind, entity = reference
+        label = f"id:{_leaf_entity(found.leaf)}|{entity}"
+    else:
+        label = role(found.leaf, found.schema, kind, lambda: _context(tool, found, output), output)
     if not output and not label.startswith("id:") and kind in ("string", "integer"):
         label = _path_key(tool, found) or label
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
@@ -172,18 +177,63 @@ def _context(tool: Tool, found: Field, output: bool) -> str:
     return context_entity(tool.name, found.places, path)
 
 
+_ID_SCALARS = ("string", "integer")
+
+
+def _reference(schema: Any) -> tuple[str, str] | None:
+    """``(type, entity)`` of a reference field, else None.
+
+    A field that is either a string (or integer) or an object (``anyOf: [string, $ref:
+    payout]``: an expandable reference, as Stripe's ``original_payout``) holds the object's id
+    unless expanded; the entity is the object's schema name (its ``$ref`` or ``title``).
+    """
+    branches = schema.get("anyOf") or schema.get("oneOf") if isinstance(schema, dict) else None
+    if not isinstance(branches, list) or len(branches) < 2:
+        return None
+    objects = [b for b in branches if isinstance(b, dict)]
+    scalars = [b["type"] for b in objects if b.get("type") in _ID_SCALARS]
+    names = [_schema_name(b) for b in objects if b.get("type") not in _ID_SCALARS]
+    if len(scalars) != 1 or not names or not names[0]:
+        return None
+    return str(scalars[0]), names[0]
+
+
+def _schema_name(branch: dict[str, Any]) -> str:
+    """The entity an object branch names: its ``$ref``'s last step or its ``title`` (``""``)."""
+    ref = branch.get("$ref")
+    name = ref.rsplit("/", 1)[-1] if isinstance(ref, str) else branch.get("title")
+    found = [w for w in words(name) if w not in ("object", "schema")] if isinstance(name, str) else []
+    return singular(found[-1]) if found else ""
+
+
+def _leaf_entity(name: str) -> str:
+    """The entity a reference field's own name gives (``original_payout`` -> payout; ``""`` for
+    a name without a noun, as ``reversed_by``)."""
+    found = [w for w in words(name) if len(w) > 2 and not w.endswith("ed") and w not in ("by", "for")]
+    return singular(found[-1]) if found else ""
+
+
 def _path_key(tool: Tool, found: Field) -> str:
-    """The identifier role of a REST path parameter named for the entity its path gives it
-    (``/v1/refunds/{refund}``: a refund's identifier), else ``""``."""
+    """The identifier role of a REST path parameter named for the collection before it
+    (``/v1/refunds/{refund}``, ``/v1/tax_rates/{tax_rate}``, ``/v1/subscription_items/{item}``:
+    an identifier of the path's entity), else ``""``."""
     path = _route_path(tool)
     if not path:
         return ""
     argument = tool.metadata["route"].get("arguments", {}).get(found.name)
     if not isinstance(argument, dict) or argument.get("in") != "path":
         return ""
-    entity = path_entity(path, str(argument.get("name", found.name)))
-    named = " ".join(singular(w) for w in words(found.leaf))
-    return f"id:{entity}|{entity}" if entity and named == entity else ""
+    param = str(argument.get("name", found.name))
+    entity = path_entity(path, param)
+    named = [singular(w) for w in words(found.leaf)]
+    segments = [s for s in path.split("/") if s]
+    where = segments.index(f"{{{param}}}") if f"{{{param}}}" in segments else 0
+    collection = [singular(w) for w in words(segments[where - 1])] if where > 0 else []
+    if named and named[-1] == "token":  # /shipping_rates/{shipping_rate_token}
+        named = named[:-1]
+    if not entity or named not in ([entity], collection, collection[-1:]):
+        return ""
+    return f"id:{entity}|{entity}"
 
 
 def _route_path(tool: Tool) -> str:

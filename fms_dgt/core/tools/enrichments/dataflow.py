@@ -193,7 +193,9 @@ class DataflowEnrichment(ToolEnrichment):
         # path's entity (``/refunds/{refund}``) is its identifier; exact names ignore the
         # plain/identifier kinds and the plural (``dag_id`` -> ``dag_ids``: a value fits a list of
         # its type); equal scores rank the inputs of the output's OpenAPI tag first; a description
-        # that starts by declaring an identifier ("The ID of the origin station") makes one.
+        # that starts by declaring an identifier ("The ID of the origin station") makes one; so
+        # do a reference field (a string or the object it names: Stripe's ``original_payout``) and
+        # a path parameter named for its collection in several words (``/tax_rates/{tax_rate}``).
         self.settings = {
             "version": 8,
             "threshold": self.threshold,

@@ -173,3 +173,10 @@ def test_a_participle_after_its_noun_ends_the_phrase_of_a_description() -> None:
     )
     assert found == "id:|planet"  # the phrase names a planet, not "being"
     assert role("place", {"description": "ID of the planet containing moons"}, "string") == "id:|planet"
+
+
+def test_a_declared_identifiers_phrase_keeps_its_inner_articles() -> None:
+    # "this" ends the phrase: the summary is not what the id names.
+    described = {"description": "The ID of the subscription item this summary is describing."}
+    assert role("subscription_item", described, "string") == ""
+    assert role("origin", {"description": "The ID of this station"}, "string") == "id:|station"

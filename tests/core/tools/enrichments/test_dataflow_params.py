@@ -30,3 +30,30 @@ def test_one_value_fits_a_list_of_its_type_as_a_list_of_one() -> None:
     assert type_compatibility("integer", "array<number>") == 0.9 * 0.9
     assert type_compatibility("string", "array<integer>") == 0.0
     assert type_compatibility("array<string>", "string") == 0.0
+
+
+def test_a_reference_field_is_an_identifier_of_the_object_it_may_be_expanded_to() -> None:
+    # Stripe: `original_payout` is a payout's id, or the payout itself when expanded.
+    payout = {"type": "object", "title": "payout", "properties": {"id": {"type": "string"}}}
+    reference = {"anyOf": [{"type": "string", "maxLength": 5000}, {"$ref": "#/$defs/payout"}]}
+    outputs = {**schema(original_payout=reference, reversed_by=reference), "$defs": {"payout": payout}}
+    tool = rest_tool("GetPayoutsPayout", "/v1/payouts/{payout}", {"payout": "string"}, outputs)
+    roles = {f.name: signature(tool, f, True)[2:] for f in output_fields(tool)}
+    assert roles["original_payout"] == ("string", "id:payout|payout")
+    assert roles["reversed_by"] == ("string", "id:|payout")
+    # a plain union of values is no reference
+    plain = rest_tool("t", "/t", {}, schema(value={"anyOf": [{"type": "string"}, {"type": "integer"}]}))
+    assert signature(plain, output_fields(plain)[0], True)[3] == ""
+
+
+def test_a_path_parameter_named_for_its_collection_in_several_words_is_its_identifier() -> None:
+    cases = {
+        "/v1/tax_rates/{tax_rate}": "tax_rate",
+        "/v1/subscription_items/{item}": "item",
+        "/v1/shipping_rates/{shipping_rate_token}": "shipping_rate_token",
+    }
+    for path, name in cases.items():
+        tool = rest_tool("op", path, {name: "string"})
+        assert signature(tool, input_fields(tool)[0], False)[3].startswith("id:"), path
+    other = rest_tool("op", "/v1/tax_rates/{country}", {"country": "string"})
+    assert signature(other, input_fields(other)[0], False)[3] == ""
