@@ -72,6 +72,9 @@ _GENERIC = frozenset(
         "get", "by", "name", "all", "overview", "status", "service", "request", "entity", "metadata",
     }
 )  # fmt: skip
+#: Generic words that, after a noun, make a compound entity (a subscription's items, a zone's
+#: records): ``subscription item`` is not the subscription.
+_COMPOUND_HEADS = frozenset({"item", "entry", "record"})
 #: Verbs that start a tool name (``get_pet``, ``SearchLocation``): the entity follows them.
 _VERBS = frozenset(
     {
@@ -243,9 +246,9 @@ def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -
             more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
     """
     for name in reversed(places):
-        tokens = [w for w in words(name) if w not in _GENERIC and w not in _MODIFIERS]
-        if tokens:
-            return singular(tokens[-1])
+        found = _named_entity(words(name.rsplit(".", 1)[-1]))  # io.k8s.api.core.v1.Service
+        if found:
+            return found
     return (path_entity(path) if path else "") or _tool_entity(words(tool_name))
 
 
@@ -263,10 +266,19 @@ def path_entity(path: str, param: str = "") -> str:
     for segment in reversed(segments):
         if segment.startswith("{"):
             continue
-        nouns = [w for w in words(segment) if _noun(w) and w not in _VERBS]
-        if nouns:
-            return singular(nouns[-1])
+        found = _named_entity([w for w in words(segment) if w not in _VERBS])
+        if found:
+            return found
     return ""
+
+
+def _named_entity(tokens: Sequence[str]) -> str:
+    """The entity one name's words give: its last noun, or a compound whose head names no
+    entity alone (``subscription_items`` -> ``subscription item``, not ``subscription``)."""
+    if len(tokens) > 1 and singular(tokens[-1]) in _COMPOUND_HEADS and _noun(tokens[-2]):
+        return f"{singular(tokens[-2])} {singular(tokens[-1])}"
+    nouns = [w for w in tokens if _noun(w)]
+    return singular(nouns[-1]) if nouns else ""
 
 
 def api_prefix(tool_name: str) -> str:

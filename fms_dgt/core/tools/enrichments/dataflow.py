@@ -195,7 +195,9 @@ class DataflowEnrichment(ToolEnrichment):
         # its type); equal scores rank the inputs of the output's OpenAPI tag first; a description
         # that starts by declaring an identifier ("The ID of the origin station") makes one; so
         # do a reference field (a string or the object it names: Stripe's ``original_payout``) and
-        # a path parameter named for its collection in several words (``/tax_rates/{tax_rate}``).
+        # a path parameter named for its collection in several words (``/tax_rates/{tax_rate}``);
+        # a compound ending in item, entry or record is one entity (``subscription item``), and a
+        # dotted schema name reads its last part (``io.k8s.api.core.v1.Service``).
         self.settings = {
             "version": 8,
             "threshold": self.threshold,

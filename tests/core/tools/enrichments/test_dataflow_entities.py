@@ -180,3 +180,16 @@ def test_a_declared_identifiers_phrase_keeps_its_inner_articles() -> None:
     described = {"description": "The ID of the subscription item this summary is describing."}
     assert role("subscription_item", described, "string") == ""
     assert role("origin", {"description": "The ID of this station"}, "string") == "id:|station"
+
+
+def test_a_compound_whose_head_names_no_entity_alone_is_one_entity() -> None:
+    # Stripe's subscription items are not subscriptions: their ids must not feed a subscription's.
+    assert path_entity("/v1/subscription_items/{item}", "item") == "subscription item"
+    assert context_entity("GetSubscriptionItems", ("data", "subscription_item")) == "subscription item"
+    assert context_entity("op", ("zone_records",)) == "zone record"
+    assert (
+        path_entity("/v1/subscriptions/{subscription}/items") == "subscription"
+    )  # "items" alone: a container
+    # a dotted schema name reads its last part (Kubernetes: io.k8s.api.core.v1.Pod), digits name nothing
+    assert context_entity("readPod", ("io.k8s.api.core.v1.Pod",)) == "pod"
+    assert context_entity("op", ("v1",), "/api/v1/namespaces/{namespace}/services") == "service"
