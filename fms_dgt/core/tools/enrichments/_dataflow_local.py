@@ -232,11 +232,11 @@ def rank_edges(
     Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
     places (counting the exact matches; identifiers of the output's own entity do not count:
     a video's id feeds every input of its API taking a video's id), then the rest by score;
-    equal scores put the inputs of the output's section of its API first (the spec's tag:
-    Airflow's ``dag_run_id`` of a run feeds the run operations before the task instances'),
-    then follow the tie-break. An input the output is the best feeder of
-    (:mod:`._dataflow_feeders`) takes one of the last :func:`~._dataflow_feeders.feed_places`
-    places when it does not rank higher.
+    equal scores follow the tie-break, except that exact matches of the output's section of its
+    API come before the others (the spec's tag: Airflow's ``dag_run_id`` of a run feeds the run
+    operations before the task instances', where more inputs have the name than places). An
+    input the output is the best feeder of (:mod:`._dataflow_feeders`) takes one of the last
+    :func:`~._dataflow_feeders.feed_places` places when it does not rank higher.
 
     Args:
         lists: exact matches (scored 1.0), feeders, local candidates and global candidates.
@@ -258,8 +258,9 @@ def rank_edges(
     fed = np.zeros(len(out_inst), dtype=bool)
     fed[len(lists[0][0]) : len(lists[0][0]) + len(lists[1][0])] = True
     mine = section[outs.tool[out_inst]]
+    apart = (mine < 0) | (mine != section[ins.tool[in_inst]]) | (tier != 0)
     tie = tie_break(outs.sig[out_inst], in_inst) >> np.uint64(1)
-    tie |= ((mine < 0) | (mine != section[ins.tool[in_inst]])).astype(np.uint64) << np.uint64(63)
+    tie |= apart.astype(np.uint64) << np.uint64(63)
     order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
     order = order[_first_of_each_pair(out_inst[order], in_inst[order])]
     out_inst, in_inst, score, tier, tie, fed = (

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ID_INTO_PLAIN",
     "KINDS",
+    "KIN_FLOOR",
     "PLAIN_INTO_ID",
     "QUERY_FLOOR",
     "Candidates",
@@ -55,6 +56,9 @@ ID_INTO_PLAIN = 0.6
 #: Least text similarity of a label (a title, a name) fed into a search input (``query``,
 #: ``keyword``): any such text can be searched for, whatever words it shares with the input.
 QUERY_FLOOR = 0.5
+#: Least text similarity of two identifiers of one entity (a promotion code's ``id`` and the
+#: ``{promotion_code}`` of a path, whose texts share few words and one has no description).
+KIN_FLOOR = 0.5
 
 #: The kinds of parameter a role names (see :mod:`._dataflow_entities`): index 0 is plain.
 KINDS = ("", "id", "label", "query")
@@ -161,8 +165,8 @@ class Candidates:
 class Scorer:
     """Scores output signatures against input signatures, keeping each row's top ``width`` with ties.
 
-    A score is text similarity x :func:`role_compatibility`, and 0 between identifiers of
-    different entities.
+    A score is text similarity x :func:`role_compatibility`, 0 between identifiers of different
+    entities, and at least :data:`KIN_FLOOR` x the type factor between identifiers of one entity.
 
     Args:
         outs, ins: the two sides.
@@ -257,16 +261,21 @@ class Scorer:
         dots[block] = np.maximum(dots[block], floor)
 
     def _separate_entities(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None) -> None:
-        """Zero the cells between identifiers that name different entities (in place)."""
+        """Zero the cells between identifiers that name different entities, and raise those
+        between identifiers of one entity to :data:`KIN_FLOOR` x their type factor (in place)."""
         oa, ob = (e[out_sigs] for e in self.out_entity)
         ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
         rows = np.flatnonzero((oa >= 0) | (ob >= 0))
         cols = np.flatnonzero((ia >= 0) | (ib >= 0))
         if len(rows) == 0 or len(cols) == 0:
             return
-        apart = ~same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
-        r, c = np.nonzero(apart)
+        kin = same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
+        r, c = np.nonzero(~kin)
         dots[rows[r], cols[c]] = 0.0
+        r, c = np.nonzero(kin)
+        in_type = self.in_type if in_sigs is None else self.in_type[in_sigs]
+        floor = np.float32(KIN_FLOOR) * self.table[self.out_type[out_sigs[rows[r]]], in_type[cols[c]]]
+        dots[rows[r], cols[c]] = np.maximum(dots[rows[r], cols[c]], floor)
 
     def merge(self, cands: Candidates, width: IntArray, least: float | None = None) -> Candidates:
         """Per output signature, the top ``width[out]`` candidates (with ties) of ``cands``

@@ -93,6 +93,7 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
 )
 from fms_dgt.core.tools.enrichments._dataflow_scoring import (
     ID_INTO_PLAIN,
+    KIN_FLOOR,
     PLAIN_INTO_ID,
     QUERY_FLOOR,
     Candidates,
@@ -192,12 +193,13 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 8: "entity" and "metadata" name no entity; a REST path parameter named for its
         # path's entity (``/refunds/{refund}``) is its identifier; exact names ignore the
         # plain/identifier kinds and the plural (``dag_id`` -> ``dag_ids``: a value fits a list of
-        # its type); equal scores rank the inputs of the output's OpenAPI tag first; a description
+        # its type); exact matches of the output's OpenAPI tag rank first; a description
         # that starts by declaring an identifier ("The ID of the origin station") makes one; so
         # do a reference field (a string or the object it names: Stripe's ``original_payout``) and
         # a path parameter named for its collection in several words (``/tax_rates/{tax_rate}``);
         # a compound ending in item, entry or record is one entity (``subscription item``), and a
-        # dotted schema name reads its last part (``io.k8s.api.core.v1.Service``).
+        # dotted schema name reads its last part (``io.k8s.api.core.v1.Service``); two identifiers
+        # of one entity score at least ``kin_floor`` whatever their texts.
         self.settings = {
             "version": 8,
             "threshold": self.threshold,
@@ -208,6 +210,7 @@ class DataflowEnrichment(ToolEnrichment):
                 "plain_into_id": PLAIN_INTO_ID,
                 "id_into_plain": ID_INTO_PLAIN,
                 "query_floor": QUERY_FLOOR,
+                "kin_floor": KIN_FLOOR,
                 "exact_fit": EXACT_FIT,
                 "one_item": ONE_ITEM,
                 "local_slots": LOCAL_SLOTS,
@@ -443,8 +446,8 @@ def _joined(parts: Sequence[Pairs]) -> Pairs:
 
 def _sections(tools: Sequence[Tool]) -> IntArray:
     """Per tool, an id of the section of its API it was published in (its namespace and first
-    OpenAPI tag: ``DAGRun``, ``TaskInstance``), -1 for a tool without one. Among equally scored
-    inputs, those of the output's section rank first (see :func:`~._dataflow_local.rank_edges`)."""
+    OpenAPI tag: ``DAGRun``, ``TaskInstance``), -1 for a tool without one. Among an output's exact
+    matches, those of its section rank first (see :func:`~._dataflow_local.rank_edges`)."""
     ids: dict[tuple[str, str], int] = {}
     section = np.full(len(tools), -1, dtype=np.int64)
     for number, tool in enumerate(tools):

@@ -25,6 +25,7 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     type_key,
 )
 from fms_dgt.core.tools.enrichments._dataflow_scoring import (
+    KIN_FLOOR,
     QUERY_FLOOR,
     Scorer,
     role_compatibility,
@@ -33,6 +34,7 @@ from fms_dgt.core.tools.enrichments._dataflow_scoring import (
 from fms_dgt.core.tools.enrichments._vectors import quantise
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.loaders.file import FileToolLoader
+from fms_dgt.core.tools.loaders.rest import RESTToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.errors import ConfigError
 
@@ -185,6 +187,11 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     apart_pairs = {p for p in pairs if _entities_apart(*p)}
     apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
     scores[apart.reshape(scores.shape)] = 0.0
+    kin = np.array([[_kin(o, i) for i in in_roles] for o in out_roles], dtype=bool).reshape(scores.shape)
+    scores = np.where(kin, np.maximum(scores, np.float32(KIN_FLOOR) * compat), scores)
+    # An exact match asks the types alone to fit (a plain value and an identifier of one name).
+    base = np.array([[type_compatibility(o[2][2], i[2][2]) for i in ins] for o in outs], np.float32)
+    base = np.maximum(compat, base.reshape(compat.shape))
     api = _api_ids(tools)
     numbering: dict[tuple[str, ...], int] = {}
     for _, _, sig, _ in outs:
@@ -196,7 +203,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 and otool.namespace == itool.namespace
                 and ofield.name != ""
                 and _leaf(ofield.name) == same_name(ifield.name)
-                and compat[o, i] >= 0.9
+                and base[o, i] >= 0.9
                 and not apart[o, i]
                 and _same_place(out_roles[o], in_roles[i])
                 for i, (it, ifield, _, itool) in enumerate(ins)
@@ -217,7 +224,8 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
             fed = fed_by.get(i) == o and not exact[o, i]
             if exact[o, i] or scores[o, i] >= threshold or fed:
                 tier = 0 if exact[o, i] else 1 if api[ot] == api[it] else 2
-                tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0])
+                tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0]) >> 1
+                tie |= (not (exact[o, i] and _same_section(otool, itool))) << 63
                 cands.append([tier, -score, tie, i, score, fed, _kin(osig[3], ins[i][2][3])])
         for i, score in _kept(cands, max_neighbors):
             found.add((ot, ofield.name, ins[i][0], ins[i][1].name, round(score, 5)))
@@ -284,6 +292,12 @@ def _kin(out_role: str, in_role: str) -> bool:
     return o.identifier and i.identifier and bool({o.a, o.b} & {i.a, i.b} - {""})
 
 
+def _same_section(one: Tool, other: Tool) -> bool:
+    """Two tools of one namespace published under one first OpenAPI tag."""
+    mine, theirs = one.metadata.get("tags") or [], other.metadata.get("tags") or []
+    return bool(mine) and bool(theirs) and one.namespace == other.namespace and mine[0] == theirs[0]
+
+
 def _same_place(out_role: str, in_role: str) -> bool:
     """Bare labels (``name``) match exactly only within one entity (when both are known)."""
     mine, theirs = parse_role(out_role).place, parse_role(in_role).place
@@ -325,6 +339,21 @@ def test_matches_a_dense_reference_on_real_tools(
     tools = replicate(tools, 2)
     graph = DataflowEnrichment(threshold=0.3, max_neighbors=4).enrich(ToolRegistry(tools))
     assert len(graph) > 50
+    assert graph_edges(graph) == reference_edges(tools, 0.3, 4)
+
+
+@pytest.mark.corpus
+def test_matches_a_dense_reference_on_rest_tools_with_tags_and_path_identifiers(corpus: Path) -> None:
+    # Airflow's DAGRun and TaskInstance tags share dag_id and dag_run_id (sections decide ties);
+    # Stripe's refunds and payouts have path identifiers and reference fields.
+    airflow = corpus / "openapi" / "apis-guru" / "apache.org_airflow.json"
+    stripe = corpus / "openapi" / "stripe" / "spec3.json"
+    tools = RESTToolLoader(airflow, namespace="flow", include={"tags": ["DAGRun", "TaskInstance"]}).load()
+    tools += RESTToolLoader(
+        stripe, namespace="pay", include={"paths": ["/v1/refunds*", "/v1/payouts*"]}
+    ).load()
+    graph = DataflowEnrichment(threshold=0.3, max_neighbors=4).enrich(ToolRegistry(tools))
+    assert len(graph) > 20
     assert graph_edges(graph) == reference_edges(tools, 0.3, 4)
 
 

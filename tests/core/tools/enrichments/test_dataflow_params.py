@@ -6,6 +6,9 @@ from support.schemas import rest_tool, schema
 
 from fms_dgt.core.tools.enrichments._dataflow_fields import input_fields, output_fields
 from fms_dgt.core.tools.enrichments._dataflow_params import signature, type_compatibility
+from fms_dgt.core.tools.enrichments._dataflow_scoring import KIN_FLOOR
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+from fms_dgt.core.tools.registry import ToolRegistry
 
 
 def test_a_path_parameter_named_for_its_paths_entity_is_that_entitys_identifier() -> None:
@@ -57,3 +60,15 @@ def test_a_path_parameter_named_for_its_collection_in_several_words_is_its_ident
         assert signature(tool, input_fields(tool)[0], False)[3].startswith("id:"), path
     other = rest_tool("op", "/v1/tax_rates/{country}", {"country": "string"})
     assert signature(other, input_fields(other)[0], False)[3] == ""
+
+
+def test_identifiers_of_one_entity_score_at_least_the_kin_floor_whatever_their_texts() -> None:
+    # Stripe: a promotion code's `id` ("Unique identifier for the object.") and the undescribed
+    # `{promotion_code}` of a path share few words, and still name one thing.
+    described = {"type": "string", "description": "Unique identifier for the object."}
+    outputs = {**schema(id=described), "title": "promotion_code"}
+    create = rest_tool("PostPromotionCodes", "/v1/promotion_codes", {"code": "string"}, outputs)
+    read = rest_tool("GetPromotionCode", "/v1/promotion_codes/{promotion_code}", {"promotion_code": "string"})
+    graph = DataflowEnrichment().enrich(ToolRegistry([create, read]))
+    [edge] = [e for e in graph.edges_from(graph.node(create)) if e.input == "promotion_code"]
+    assert edge.score >= KIN_FLOOR
