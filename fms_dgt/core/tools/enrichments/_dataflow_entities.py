@@ -42,7 +42,9 @@ _SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: Last words that make a parameter an identifier.
-_ID_WORDS = frozenset({"id", "ids", "uuid", "uuids", "guid", "key", "keys", "identifier", "identifiers"})
+_ID_WORDS = frozenset(
+    {"id", "ids", "uid", "uids", "uuid", "uuids", "guid", "key", "keys", "identifier", "identifiers"}
+)
 #: Identifier schemes that are themselves the entity's name (``cik``: a company in SEC filings).
 _SCHEMES = frozenset({"cik", "isbn", "asin", "sku", "ein", "vin", "iban", "imdb", "ean", "upc", "doi"})
 #: Words before ``number`` that make it a quantity or a contact detail, not an entity's identifier.
@@ -70,11 +72,15 @@ _GENERIC = frozenset(
         "record", "records", "entry", "entries", "payload", "body", "content", "info", "information",
         "detail", "details", "attribute", "attributes", "object", "node", "nodes", "api", "scraper",
         "get", "by", "name", "all", "overview", "status", "service", "request", "entity", "metadata",
+        "full", "base", "dto", "model", "schema",
     }
 )  # fmt: skip
 #: Generic words that, after a noun, make a compound entity (a subscription's items, a zone's
 #: records): ``subscription item`` is not the subscription.
 _COMPOUND_HEADS = frozenset({"item", "entry", "record"})
+#: Plurals that are their own singular, and stems whose plural in "ies" drops the "s" only.
+_SAME_PLURAL = frozenset({"series", "species"})
+_IE_STEMS = ("mov", "cook", "zomb", "calor", "rook", "selfi", "smooth", "goal", "hipp", "pix")
 #: Verbs that start a tool name (``get_pet``, ``SearchLocation``): the entity follows them.
 _VERBS = frozenset(
     {
@@ -133,9 +139,14 @@ def words(name: str) -> list[str]:
 
 
 def singular(word: str) -> str:
-    """A crude singular (``tickets`` -> ``ticket``, ``categories`` -> ``category``)."""
+    """A crude singular (``tickets`` -> ``ticket``, ``categories`` -> ``category``, ``movies`` ->
+    ``movie``; ``series`` and ``species`` stay)."""
+    if word in _SAME_PLURAL:
+        return word
     if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
+        return word[:-1] if word[:-3].endswith(_IE_STEMS) else word[:-3] + "y"
+    if len(word) > 5 and word.endswith("sses"):  # classes, addresses
+        return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
@@ -266,7 +277,10 @@ def path_entity(path: str, param: str = "") -> str:
     for segment in reversed(segments):
         if segment.startswith("{"):
             continue
-        found = _named_entity([w for w in words(segment) if w not in _VERBS])
+        tokens = words(segment)
+        while tokens and tokens[0] in _VERBS:  # /payouts/{payout}/cancel; /tradingCardSet keeps "set"
+            tokens = tokens[1:]
+        found = _named_entity(tokens)
         if found:
             return found
     return ""
@@ -308,7 +322,8 @@ def _tool_entity(tokens: Sequence[str]) -> str:
 
 
 def _noun(word: str) -> bool:
-    """Whether a word of a tool's name may be its entity (not ``v`` of ``get_api_v1_videos``)."""
+    """Whether a word of a tool's name may be its entity (not ``v`` of ``get_api_v1_videos``, nor
+    ``objects`` of ``astronomicalObjects``)."""
     return len(word) > 1 and word not in _GENERIC and word not in _MODIFIERS and not word.isdigit()
 
 

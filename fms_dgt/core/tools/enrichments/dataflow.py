@@ -199,7 +199,9 @@ class DataflowEnrichment(ToolEnrichment):
         # a path parameter named for its collection in several words (``/tax_rates/{tax_rate}``);
         # a compound ending in item, entry or record is one entity (``subscription item``), and a
         # dotted schema name reads its last part (``io.k8s.api.core.v1.Service``); two identifiers
-        # of one entity score at least ``kin_floor`` whatever their texts.
+        # of one entity score at least ``kin_floor`` whatever their texts; ``uid`` is an identifier
+        # word; plurals in -ies and -sses, schema-name suffixes (``MovieFull``) and path segments
+        # led by a verb read as their entity.
         self.settings = {
             "version": 8,
             "threshold": self.threshold,

@@ -169,7 +169,7 @@ def test_a_description_that_declares_an_identifier_makes_one(
 
 def test_a_participle_after_its_noun_ends_the_phrase_of_a_description() -> None:
     found = role(
-        "locationUid", {"description": "Unique ID of the planet containing objects being searched"}, "string"
+        "within", {"description": "Unique ID of the planet containing objects being searched"}, "string"
     )
     assert found == "id:|planet"  # the phrase names a planet, not "being"
     assert role("place", {"description": "ID of the planet containing moons"}, "string") == "id:|planet"
@@ -193,3 +193,23 @@ def test_a_compound_whose_head_names_no_entity_alone_is_one_entity() -> None:
     # a dotted schema name reads its last part (Kubernetes: io.k8s.api.core.v1.Pod), digits name nothing
     assert context_entity("readPod", ("io.k8s.api.core.v1.Pod",)) == "pod"
     assert context_entity("op", ("v1",), "/api/v1/namespaces/{namespace}/services") == "service"
+
+
+def test_plurals_schema_suffixes_and_path_segments_read_as_their_entity() -> None:
+    assert [singular(w) for w in ("movies", "classes", "series", "species", "cities")] == [
+        "movie",
+        "class",
+        "series",
+        "species",
+        "city",
+    ]
+    # Star Trek: schema names end in Full or Base; /tradingCardSet is a set, not a verb.
+    assert context_entity("get_movie", ("MovieFullResponse", "movie", "MovieFull")) == "movie"
+    assert context_entity("get_staff", ("StaffBase",)) == "staff"
+    assert path_entity("/tradingCardSet") == "set"
+    assert path_entity("/v1/payouts/{payout}/cancel") == "payout"
+
+
+def test_uid_is_an_identifier_word() -> None:
+    assert role("tradingCardSetUid", {"description": "UID of trading card set"}, "string") == "id:set|set"
+    assert role("uid", {"description": "Movie unique ID"}, "string", "movie") == "id:|movie"
