@@ -257,7 +257,7 @@ def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -
             more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
     """
     for name in reversed(places):
-        found = _named_entity(words(name.rsplit(".", 1)[-1]))  # io.k8s.api.core.v1.Service
+        found = _type_entity(name) if "." in name else _named_entity(words(name))
         if found:
             return found
     return (path_entity(path) if path else "") or _tool_entity(words(tool_name))
@@ -284,6 +284,14 @@ def path_entity(path: str, param: str = "") -> str:
         if found:
             return found
     return ""
+
+
+def _type_entity(name: str) -> str:
+    """The entity a qualified schema name gives: its last part as one word, as a REST path
+    writes it (``io.k8s.api.apps.v1.StatefulSet`` and ``/statefulsets`` both give
+    ``statefulset``); ``""`` when that names nothing (``...v1.Service``: a generic word)."""
+    word = singular(name.rsplit(".", 1)[-1].lower())
+    return word if _noun(word) and word.isalnum() else ""
 
 
 def _named_entity(tokens: Sequence[str]) -> str:

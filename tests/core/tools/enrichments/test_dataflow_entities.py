@@ -190,8 +190,13 @@ def test_a_compound_whose_head_names_no_entity_alone_is_one_entity() -> None:
     assert (
         path_entity("/v1/subscriptions/{subscription}/items") == "subscription"
     )  # "items" alone: a container
-    # a dotted schema name reads its last part (Kubernetes: io.k8s.api.core.v1.Pod), digits name nothing
+    # a dotted schema name reads its last part as one word, as a path writes it (Kubernetes)
     assert context_entity("readPod", ("io.k8s.api.core.v1.Pod",)) == "pod"
+    assert (
+        context_entity("op", ("io.k8s.api.apps.v1.StatefulSet",))
+        == path_entity("/statefulsets")
+        == "statefulset"
+    )
     assert context_entity("op", ("v1",), "/api/v1/namespaces/{namespace}/services") == "service"
 
 
