@@ -59,21 +59,38 @@ def _last_name(path: str) -> str | None:
     return steps[-1] if steps else None
 
 
-def leaf_keys(names: Sequence[str]) -> IntArray:
-    """Per parameter name id, an id of its normalised last step (-1 for the whole result)."""
+def leaf_keys(names: Sequence[str]) -> tuple[IntArray, IntArray]:
+    """Per parameter name id, an id of its normalised last step (-1 for the whole result), and
+    for the ``id`` of a list's items (``tax_rates[].id``) an id of the list's name (else -1):
+    the ids of listed objects are what an input named for the list takes (``tax_rates``)."""
     ids: dict[str, int] = {}
     keys = np.full(max(len(names), 1), -1, dtype=np.int64)
+    holders = np.full(max(len(names), 1), -1, dtype=np.int64)
     for number, path in enumerate(names):
         leaf = _last_name(path)
         if leaf is not None:
             keys[number] = ids.setdefault(same_name(leaf), len(ids))
-    return keys
+        holder = _list_of(path) if leaf is not None and same_name(leaf) == "id" else None
+        if holder is not None:
+            holders[number] = ids.setdefault(same_name(holder), len(ids))
+    return keys, holders
+
+
+def _list_of(path: str) -> str | None:
+    """The name of the list whose items' ``id`` the path reads (``a.tax_rates[].id`` -> tax_rates)."""
+    if not path.endswith("[].id"):
+        return None
+    try:
+        steps = split_path(path)
+    except ValueError:
+        return None
+    return steps[-3] if len(steps) >= 3 and steps[-2] == 0 and isinstance(steps[-3], str) else None
 
 
 def exact_pairs(
     outs: Side,
     ins: Side,
-    leaf: IntArray,
+    keys: tuple[IntArray, IntArray],
     places: tuple[IntArray, IntArray],
     scorer: Scorer,
 ) -> tuple[IntArray, IntArray]:
@@ -81,24 +98,24 @@ def exact_pairs(
 
     Args:
         outs, ins: the two sides.
-        leaf: :func:`leaf_keys` of the pool's parameter names.
+        keys: :func:`leaf_keys` of the pool's parameter names (last steps, lists of ids).
         places: per tool, its namespace id (not its API's: the APIs of a catalogue namespace
             were put together to be used together) and its qualified-name id (overloads share one).
         scorer: gives the type classes and entities of the signatures.
     """
     namespace, qid = places
+    leaf, holder = keys
     if len(outs) == 0 or len(ins) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    span = int(leaf.max()) + 2
-    out_key = np.where(leaf[outs.name] >= 0, namespace[outs.tool] * span + leaf[outs.name] + 1, -1)
+    span = int(max(leaf.max(), holder.max())) + 2
     in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
     order = np.argsort(in_key, kind="stable")
-    sorted_keys = in_key[order]
-    lo = np.searchsorted(sorted_keys, out_key, side="left")
-    counts = np.searchsorted(sorted_keys, out_key, side="right") - lo
-    out_inst = np.repeat(np.arange(len(outs), dtype=np.int64), counts)
-    offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    in_inst = order[np.repeat(lo, counts) + offsets]
+    pairs = [
+        _join(np.where(k[outs.name] >= 0, namespace[outs.tool] * span + k[outs.name] + 1, -1), in_key, order)
+        for k in (leaf, holder)
+    ]
+    out_inst = np.concatenate([p[0] for p in pairs])
+    in_inst = np.concatenate([p[1] for p in pairs])
     keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
     out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
     # Under one name, a plain value and an identifier are the same thing (a listed object's
@@ -108,6 +125,16 @@ def exact_pairs(
     keep &= _entities_agree(scorer, out_sig, in_sig)
     keep &= _places_agree(scorer, out_sig, in_sig)
     return out_inst[keep], in_inst[keep]
+
+
+def _join(out_key: IntArray, in_key: IntArray, order: IntArray) -> tuple[IntArray, IntArray]:
+    """Every (output instance, input instance) pair with equal keys (``order`` sorts ``in_key``)."""
+    sorted_keys = in_key[order]
+    lo = np.searchsorted(sorted_keys, out_key, side="left")
+    counts = np.searchsorted(sorted_keys, out_key, side="right") - lo
+    out_inst = np.repeat(np.arange(len(out_key), dtype=np.int64), counts)
+    offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return out_inst, order[np.repeat(lo, counts) + offsets]
 
 
 def _entities_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:

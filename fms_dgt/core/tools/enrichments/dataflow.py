@@ -201,7 +201,8 @@ class DataflowEnrichment(ToolEnrichment):
         # dotted schema name reads its last part (``io.k8s.api.core.v1.Service``); two identifiers
         # of one entity score at least ``kin_floor`` whatever their texts; ``uid`` is an identifier
         # word; plurals in -ies and -sses, schema-name suffixes (``MovieFull``) and path segments
-        # led by a verb read as their entity.
+        # led by a verb read as their entity; the ids of a list's items (``tax_rates[].id``) match
+        # an input named for the list exactly.
         self.settings = {
             "version": 8,
             "threshold": self.threshold,

@@ -202,7 +202,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 itool.qualified_name != otool.qualified_name
                 and otool.namespace == itool.namespace
                 and ofield.name != ""
-                and _leaf(ofield.name) == same_name(ifield.name)
+                and same_name(ifield.name) in (_leaf(ofield.name), _list_name(ofield.name))
                 and base[o, i] >= 0.9
                 and not apart[o, i]
                 and _same_place(out_roles[o], in_roles[i])
@@ -302,6 +302,14 @@ def _same_place(out_role: str, in_role: str) -> bool:
     """Bare labels (``name``) match exactly only within one entity (when both are known)."""
     mine, theirs = parse_role(out_role).place, parse_role(in_role).place
     return not (mine and theirs and mine != theirs)
+
+
+def _list_name(path: str) -> str | None:
+    """For the ``id`` of a list's items (``tax_rates[].id``), the list's name, normalised."""
+    steps = split_path(path)
+    if len(steps) < 3 or not isinstance(steps[-1], str) or same_name(steps[-1]) != "id":
+        return None
+    return same_name(steps[-3]) if steps[-2] == 0 and isinstance(steps[-3], str) else None
 
 
 def _leaf(path: str) -> str | None:

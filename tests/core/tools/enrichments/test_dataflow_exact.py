@@ -68,3 +68,18 @@ def test_one_name_is_one_thing_whether_plain_or_an_identifier_and_in_the_singula
     assert scores[("items[].namespace", "read_thing", "namespace")] == 1.0
     assert scores[("items[].dag_id", "get_runs_batch", "dag_ids")] == 1.0
     assert same_name("dag_ids") == same_name("dagId")
+
+
+def test_the_ids_of_a_lists_items_match_an_input_named_for_the_list() -> None:
+    # Stripe: a subscription item's tax_rates[].id go into the tax_rates (ids) of another item.
+    rates = {"type": "array", "items": schema(id="string", percentage="number")}
+    ids = {"type": "array", "items": {"type": "string"}}
+    tools = [
+        Tool("get_item", "pay", output_parameters=schema(tax_rates=rates)),
+        Tool("update_item", "pay", parameters=schema(tax_rates=ids)),
+        Tool("other", "pay", parameters=schema(percentage_ids=ids)),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {(e.output, e.target.name, e.input): e.score for e in graph.edges_from(0)}
+    assert scores[("tax_rates[].id", "update_item", "tax_rates")] == 1.0
+    assert scores.get(("tax_rates[].percentage", "update_item", "tax_rates"), 0.0) < 1.0
