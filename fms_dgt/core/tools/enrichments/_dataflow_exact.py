@@ -61,8 +61,9 @@ def _last_name(path: str) -> str | None:
 
 def leaf_keys(names: Sequence[str]) -> tuple[IntArray, IntArray]:
     """Per parameter name id, an id of its normalised last step (-1 for the whole result), and
-    for the ``id`` of a list's items (``tax_rates[].id``) an id of the list's name (else -1):
-    the ids of listed objects are what an input named for the list takes (``tax_rates``)."""
+    for the ``id`` or ``name`` of a list's items (``tax_rates[].id``, ``tags[].name``) an id of
+    the list's name (else -1): the ids or names of listed objects are what an input named for
+    the list takes (``tax_rates``, ``tags``)."""
     ids: dict[str, int] = {}
     keys = np.full(max(len(names), 1), -1, dtype=np.int64)
     holders = np.full(max(len(names), 1), -1, dtype=np.int64)
@@ -70,15 +71,15 @@ def leaf_keys(names: Sequence[str]) -> tuple[IntArray, IntArray]:
         leaf = _last_name(path)
         if leaf is not None:
             keys[number] = ids.setdefault(same_name(leaf), len(ids))
-        holder = _list_of(path) if leaf is not None and same_name(leaf) == "id" else None
+        holder = _list_of(path) if leaf is not None and same_name(leaf) in ("id", "name") else None
         if holder is not None:
             holders[number] = ids.setdefault(same_name(holder), len(ids))
     return keys, holders
 
 
 def _list_of(path: str) -> str | None:
-    """The name of the list whose items' ``id`` the path reads (``a.tax_rates[].id`` -> tax_rates)."""
-    if not path.endswith("[].id"):
+    """The name of the list whose items' ``id`` or ``name`` the path reads (``a.tags[].name`` -> tags)."""
+    if not path.endswith(("[].id", "[].name")):
         return None
     try:
         steps = split_path(path)

@@ -305,9 +305,9 @@ def _same_place(out_role: str, in_role: str) -> bool:
 
 
 def _list_name(path: str) -> str | None:
-    """For the ``id`` of a list's items (``tax_rates[].id``), the list's name, normalised."""
+    """For the ``id`` or ``name`` of a list's items (``tax_rates[].id``), the list's name, normalised."""
     steps = split_path(path)
-    if len(steps) < 3 or not isinstance(steps[-1], str) or same_name(steps[-1]) != "id":
+    if len(steps) < 3 or not isinstance(steps[-1], str) or same_name(steps[-1]) not in ("id", "name"):
         return None
     return same_name(steps[-3]) if steps[-2] == 0 and isinstance(steps[-3], str) else None
 

@@ -83,3 +83,10 @@ def test_the_ids_of_a_lists_items_match_an_input_named_for_the_list() -> None:
     scores = {(e.output, e.target.name, e.input): e.score for e in graph.edges_from(0)}
     assert scores[("tax_rates[].id", "update_item", "tax_rates")] == 1.0
     assert scores.get(("tax_rates[].percentage", "update_item", "tax_rates"), 0.0) < 1.0
+    tags = {"type": "array", "items": schema(name="string")}
+    named = [
+        Tool("get_dag", "flow", output_parameters=schema(tags=tags)),
+        Tool("get_dags", "flow", parameters=schema(tags=ids)),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(named))
+    assert [(e.output, e.input, e.score) for e in graph.edges_from(0)] == [("tags[].name", "tags", 1.0)]
