@@ -21,7 +21,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
-from fms_dgt.core.tools.enrichments._dataflow_scoring import QUERY_FLOOR, role_compatibility
+from fms_dgt.core.tools.enrichments._dataflow_scoring import KIN_FLOOR, QUERY_FLOOR, role_compatibility
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
@@ -87,11 +87,15 @@ def _kind(role: str) -> str:
 def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     steps = [s for s in split_path(edge.output) if isinstance(s, str)]
     same_space = edge.source.namespace == edge.target.namespace
-    if same_space and steps and same_name(steps[-1]) == same_name(edge.input) and edge.score == 1.0:
+    # the last step, or the list whose items' id or name the output is (tax_rates[].id -> tax_rates)
+    names = {same_name(s) for s in steps[-1:]} | {same_name(s) for s in steps[-2:-1] if "[]" in edge.output}
+    if same_space and same_name(edge.input) in names and edge.score == 1.0:
         return "exact name, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0
     if tuple(_kind(r) for r in roles) == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:
         return "label into a search input"
+    if _shared_entity(*roles) not in ("", "unknown") and edge.score <= KIN_FLOOR * fit + 1e-6:
+        return "identifiers of one entity"
     where = ", same namespace" if same_space else ""
     return f"text similarity {similarity:.2f}{where}"
 

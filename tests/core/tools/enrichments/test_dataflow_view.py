@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.schemas import rest_tool, schema
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
@@ -55,3 +56,21 @@ def test_dot_keeps_one_namespace_and_escapes_labels() -> None:
     assert text.startswith("digraph dataflow {") and text.endswith("}\n")
     assert 'label="ns::a"' in text and "other::c" not in text
     assert 'n0 -> n1 [label="say \\"hi\\" -> say \\"hi\\" 1.00"];' in text
+
+
+def test_explain_names_the_list_match_and_the_floor_between_identifiers_of_one_entity() -> None:
+    rates = {"type": "array", "items": schema(id="string")}
+    ids = {"type": "array", "items": {"type": "string"}}
+    described = {"type": "string", "description": "Unique identifier for the object."}
+    tools = [
+        rest_tool("get_item", "/v1/items/{item}", {"item": "string"}, {**schema(tax_rates=rates)}),
+        rest_tool("update_item", "/v1/items/{item}/update", {"item": "string", "tax_rates": ids}),
+        rest_tool(
+            "create_code", "/v1/promotion_codes", {}, {**schema(id=described), "title": "promotion_code"}
+        ),
+        rest_tool("read_code", "/v1/promotion_codes/{promotion_code}", {"promotion_code": "string"}),
+    ]
+    graph = DataflowEnrichment().enrich(ToolRegistry(tools))
+    why = {(e.output, e.input): explain(e).names for n in range(len(tools)) for e in graph.edges_from(n)}
+    assert why[("tax_rates[].id", "tax_rates")] == "exact name, same namespace"
+    assert why[("id", "promotion_code")] == "identifiers of one entity"
