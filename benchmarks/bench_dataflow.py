@@ -3,9 +3,10 @@
 The gold edges are in ``benchmarks/data/dataflow_gold.yaml`` (how each was decided is written
 there): outputs of one tool wired into inputs of another, from the NESTFUL executable spec, the
 BFCL multi-turn function docs, the API-Bank tool catalogue, the bundled demo tools and OpenAPI
-specs of the corpus (REST sources may name the ``tags`` they take, or ``include`` and ``exclude`` filters),
-split by family into ``tune`` and ``dev`` (used to set the scoring's constants; ``dev`` was
-labelled later) and ``held_out`` (not looked at while tuning).
+specs of the corpus (REST sources may name the ``tags`` they take, or ``include`` and ``exclude``
+filters), split by family into ``tune`` and ``dev`` (used to set the scoring's constants; ``dev``
+was labelled later, after held-out figures were known) and ``held_out`` (its misses are never
+listed unless asked for).
 
 For each split it prints, over the graph built with the default settings (``max_neighbors: 8``):
 
@@ -16,8 +17,8 @@ For each split it prints, over the graph built with the default settings (``max_
   the labels are exhaustive), the share that is gold. Edges towards other families are not judged
   (their share is printed as "unjudged"), so this is a lower bound of what a person would accept.
 
-Pools: the gold tool sets alone (376 tools), and the same with about 4,440 distractor tools
-(``--distractors``: the ToolMind pools and the other BFCL docs) competing for every list.
+Pools: the gold tool sets alone (836 tools), and the same with about 4,440 distractor tools
+(the ToolMind pools and the other BFCL docs) competing for every list.
 
 Baseline, measured in the same run: the package at ``--baseline`` (default: the last commit before
 nested outputs, identifier entities and exact matches), run on the same pools in a subprocess.
