@@ -206,8 +206,9 @@ def _name_entity(tokens: Sequence[str]) -> str:
 
 
 def _phrase_entity(tokens: Sequence[str], start: int) -> str:
-    """The head noun of the phrase starting at ``start`` ("the posted tweet to ..." -> tweet)."""
-    head = ""
+    """The head noun of the phrase starting at ``start`` ("the posted tweet to ..." -> tweet;
+    "the subscription item this ..." -> the compound ``subscription item``, as in names)."""
+    head = before = ""
     for word in tokens[start : start + 6]:
         if word in _ARTICLES and not head:
             continue
@@ -219,7 +220,9 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
             continue  # "the posted tweet": a participle before the noun
         if head and word.endswith("ing") and len(word) > 5:
             break  # "object containing objects": a participle after the noun ends its phrase
-        head = word
+        head, before = word, head
+    if before and singular(head) in _COMPOUND_HEADS:
+        return _named_entity([before, head])
     return "" if head in _GENERIC or head in _MODIFIERS else singular(head)
 
 

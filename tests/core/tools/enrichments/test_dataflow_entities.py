@@ -178,7 +178,9 @@ def test_a_participle_after_its_noun_ends_the_phrase_of_a_description() -> None:
 def test_a_declared_identifiers_phrase_keeps_its_inner_articles() -> None:
     # "this" ends the phrase: the summary is not what the id names.
     described = {"description": "The ID of the subscription item this summary is describing."}
-    assert role("subscription_item", described, "string") == ""
+    # a compound in a description reads as in a name: the subscription item of /subscription_items
+    assert role("subscription_item", described, "string") == "id:|subscription item"
+    assert path_entity("/v1/subscription_items/{item}", "item") == "subscription item"
     assert role("origin", {"description": "The ID of this station"}, "string") == "id:|station"
 
 
