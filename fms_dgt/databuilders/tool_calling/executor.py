@@ -173,9 +173,11 @@ class RecordExecutor:
                 continue
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
-            if not _fits(self._validators, tool, target, value) and not isinstance(value, list):
+            fits = _fits(self._validators, tool, target, value)
+            if not fits and not isinstance(value, list):
                 value = [value]
-            if _fits(self._validators, tool, target, value):
+                fits = _fits(self._validators, tool, target, value)
+            if fits:
                 wire = Wire(planned.sample.tools[source].qualified_name, output)
                 found.setdefault(target, []).append((value, wire))
         wired: dict[str, Wire] = {}

@@ -334,7 +334,7 @@ def _tool_entity(tokens: Sequence[str]) -> str:
 
 def _noun(word: str) -> bool:
     """Whether a word of a tool's name may be its entity (not ``v`` of ``get_api_v1_videos``, nor
-    ``objects`` of ``astronomicalObjects``)."""
+    a generic word such as ``data``)."""
     return len(word) > 1 and word not in _GENERIC and word not in _MODIFIERS and not word.isdigit()
 
 

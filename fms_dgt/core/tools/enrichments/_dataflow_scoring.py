@@ -226,7 +226,7 @@ class Scorer:
         dots *= in_inv[None, :]
         dots *= self.table[self.out_type[out_sigs]][:, in_type]
         self._searchable(dots, out_sigs, in_sigs, in_type)
-        self._separate_entities(dots, out_sigs, in_sigs if not everything else None)
+        self._separate_entities(dots, out_sigs, in_sigs if not everything else None, in_type)
         return dots
 
     def columns(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray, least: float) -> Candidates:
@@ -260,9 +260,12 @@ class Scorer:
         floor = np.float32(QUERY_FLOOR) * self.table[self.out_type[out_sigs[rows]]][:, in_type[cols]]
         dots[block] = np.maximum(dots[block], floor)
 
-    def _separate_entities(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None) -> None:
+    def _separate_entities(
+        self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None, in_type: IntArray
+    ) -> None:
         """Zero the cells between identifiers that name different entities, and raise those
-        between identifiers of one entity to :data:`KIN_FLOOR` x their type factor (in place)."""
+        between identifiers of one entity to :data:`KIN_FLOOR` x their type factor (in place;
+        ``in_type``: the type classes of the block's inputs)."""
         oa, ob = (e[out_sigs] for e in self.out_entity)
         ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
         rows = np.flatnonzero((oa >= 0) | (ob >= 0))
@@ -273,7 +276,6 @@ class Scorer:
         r, c = np.nonzero(~kin)
         dots[rows[r], cols[c]] = 0.0
         r, c = np.nonzero(kin)
-        in_type = self.in_type if in_sigs is None else self.in_type[in_sigs]
         floor = np.float32(KIN_FLOOR) * self.table[self.out_type[out_sigs[rows[r]]], in_type[cols[c]]]
         dots[rows[r], cols[c]] = np.maximum(dots[rows[r], cols[c]], floor)
 
