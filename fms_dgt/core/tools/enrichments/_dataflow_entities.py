@@ -30,6 +30,7 @@ __all__ = [
     "api_prefix",
     "bare_label",
     "context_entity",
+    "name_entity",
     "name_text",
     "parse_role",
     "path_entity",
@@ -260,10 +261,17 @@ def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -
             more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
     """
     for name in reversed(places):
-        found = _type_entity(name) if "." in name else _named_entity(words(name))
+        found = name_entity(name)
         if found:
             return found
     return (path_entity(path) if path else "") or _tool_entity(words(tool_name))
+
+
+def name_entity(name: str) -> str:
+    """The entity one name gives: a property or schema name (``subscription_items`` ->
+    ``subscription item``, ``io.k8s.api.apps.v1.StatefulSet`` -> ``statefulset``), ``""`` when
+    it names nothing (``data``)."""
+    return _type_entity(name) if "." in name else _named_entity(words(name))
 
 
 def path_entity(path: str, param: str = "") -> str:

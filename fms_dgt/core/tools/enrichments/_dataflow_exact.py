@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "same_name"]
+__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "list_name", "same_name"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -71,13 +71,13 @@ def leaf_keys(names: Sequence[str]) -> tuple[IntArray, IntArray]:
         leaf = _last_name(path)
         if leaf is not None:
             keys[number] = ids.setdefault(same_name(leaf), len(ids))
-        holder = _list_of(path) if leaf is not None and same_name(leaf) in ("id", "name") else None
+        holder = list_name(path)
         if holder is not None:
             holders[number] = ids.setdefault(same_name(holder), len(ids))
     return keys, holders
 
 
-def _list_of(path: str) -> str | None:
+def list_name(path: str) -> str | None:
     """The name of the list whose items' ``id`` or ``name`` the path reads (``a.tags[].name`` -> tags)."""
     if not path.endswith(("[].id", "[].name")):
         return None

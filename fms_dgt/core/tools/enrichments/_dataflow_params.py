@@ -22,6 +22,7 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     context_entity,
+    name_entity,
     name_text,
     parse_role,
     path_entity,
@@ -202,8 +203,7 @@ def _schema_name(branch: dict[str, Any]) -> str:
     """The entity an object branch names: its ``$ref``'s last step or its ``title`` (``""``)."""
     ref = branch.get("$ref")
     name = ref.rsplit("/", 1)[-1] if isinstance(ref, str) else branch.get("title")
-    found = [w for w in words(name) if w not in ("object", "schema")] if isinstance(name, str) else []
-    return singular(found[-1]) if found else ""
+    return name_entity(name) if isinstance(name, str) else ""
 
 
 def _leaf_entity(name: str) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
-from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
+from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
 from fms_dgt.core.tools.enrichments._dataflow_scoring import KIN_FLOOR, QUERY_FLOOR, role_compatibility
@@ -88,7 +88,8 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     steps = [s for s in split_path(edge.output) if isinstance(s, str)]
     same_space = edge.source.namespace == edge.target.namespace
     # the last step, or the list whose items' id or name the output is (tax_rates[].id -> tax_rates)
-    names = {same_name(s) for s in steps[-1:]} | {same_name(s) for s in steps[-2:-1] if "[]" in edge.output}
+    holder = list_name(edge.output)
+    names = {same_name(s) for s in [*steps[-1:], *([holder] if holder else [])]}
     if same_space and same_name(edge.input) in names and edge.score == 1.0:
         return "exact name, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0

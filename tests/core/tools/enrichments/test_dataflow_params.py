@@ -72,3 +72,19 @@ def test_identifiers_of_one_entity_score_at_least_the_kin_floor_whatever_their_t
     graph = DataflowEnrichment().enrich(ToolRegistry([create, read]))
     [edge] = [e for e in graph.edges_from(graph.node(create)) if e.input == "promotion_code"]
     assert edge.score >= KIN_FLOOR
+
+
+def test_a_reference_names_its_object_as_a_holder_or_a_path_would() -> None:
+    # The one rule of name_entity: a reference to a subscription item feeds /subscription_items/{item}.
+    item = {"type": "object", "properties": {"id": {"type": "string"}}}
+    reference = {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/subscription_item"}]}
+    record = rest_tool(
+        "GetUsage",
+        "/v1/usage",
+        {},
+        {**schema(subscription_item=reference), "$defs": {"subscription_item": item}},
+    )
+    read = rest_tool("GetItem", "/v1/subscription_items/{item}", {"item": "string"})
+    out_role = signature(record, output_fields(record)[0], True)[3]
+    in_role = signature(read, input_fields(read)[0], False)[3]
+    assert out_role.endswith("|subscription item") and in_role == "id:subscription item|subscription item"
