@@ -29,7 +29,7 @@ def test_identifiers_of_the_outputs_entity_in_its_api_keep_their_places_beyond_t
     assert len(targets) == 8
 
 
-def test_equal_scores_rank_the_inputs_of_the_outputs_own_tag_first() -> None:
+def test_exact_matches_of_the_outputs_own_tag_come_first_when_places_run_out() -> None:
     # Airflow: a run's dag_run_id feeds the DAGRun operations and the TaskInstance ones alike (all
     # exact matches); with fewer places than inputs, the run's own tag comes first.
     def op(name: str, tag: str) -> Tool:
