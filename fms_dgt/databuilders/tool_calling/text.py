@@ -382,12 +382,26 @@ def _heat(call: PlannedCall) -> str:
     return " °C" if _WEATHER.search(f"{tool.name} {tool.description}") else ""
 
 
+#: Keys of a result that only wraps its value (an MCP tool's ``{"result": 1}``).
+_WRAPPERS = frozenset({"result", "value", "output"})
+
+
+def _bare_count(value: Any) -> bool:
+    """Whether an action's result is a bare number under a wrapper key (``add_note`` answering
+    ``{"result": 1}``, how many notes there are): "I've stored a note; result 1" says nothing a
+    person would, so the answer leaves it out."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return False
+    key, inner = next(iter(value.items()))
+    return str(key).lower() in _WRAPPERS and isinstance(inner, (int, float)) and not isinstance(inner, bool)
+
+
 def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "") -> str:
     clause = result_clause(value, _noun(purpose), rng, heat=heat)
     did = f"{past(purpose.verb)} {purpose.core}"
     topic = _LEADING_WORD.sub("", purpose.core)
     if purpose.kind == ACTION:
-        return f"I've {did}; {clause}." if clause else f"I've {did}."
+        return f"I've {did}; {clause}." if clause and not _bare_count(value) else f"I've {did}."
     if not clause:
         if purpose.kind != GET:
             return rng.choice((f"I {did}, but found nothing.", f"Nothing came back when I {did}."))

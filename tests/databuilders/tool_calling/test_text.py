@@ -371,3 +371,23 @@ def test_a_no_call_request_states_the_realistic_values_made_for_it(tmp_path: Pat
                     assert value in user, (value, user)
                     stated += 1
     assert stated >= 5
+
+
+def test_an_actions_bare_count_is_left_out_of_the_answer_and_its_fields_are_not() -> None:
+    note = Tool(
+        "add_note",
+        "demo",
+        description="Store a note; returns how many notes there are.",
+        parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+    )
+    for result, said in (({"result": 3}, None), ({"id": "note-7", "result": 3}, "note-7")):
+        plan = RecordPlan(
+            index=0, scenario="single", offered=[note], steps=[[_call(note, {"text": "Call Ana"}, result)]]
+        )
+        for seed in range(10):
+            final = WRITER.write(plan, random.Random(seed)).final
+            assert "note" in final.lower(), final
+            if said is None:
+                assert "3" not in final, final  # "I've stored a note; result 3" said nothing
+            else:
+                assert said in final, final  # a result with more than the count is still said
