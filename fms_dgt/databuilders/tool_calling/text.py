@@ -160,6 +160,12 @@ class TemplateText:
             clauses.insert(0, clauses.pop(step.index(wired)))
         template = rng.choice(templates.WIRED if wired is not None else templates.UNWIRED)
         ref = _reference(plan, index, wired, rng) if wired is not None else ""
+        # Every other call of the step that takes an earlier value says which, too: "also search
+        # for documents using the name from that" (else its argument comes from nowhere).
+        others = [c for c in step if c is not wired]
+        for position, call in enumerate(others, 1):
+            if call.wired:
+                clauses[position] += f" using {_reference(plan, index, call, rng)}"
         sentence = template.format(ref=ref, clause=clauses[0])
         if len(clauses) > 1:  # the step's other calls join the same request, before its end mark
             sentence = sentence[:-1] + _also(["", *clauses[1:]], rng) + sentence[-1]

@@ -391,3 +391,28 @@ def test_an_actions_bare_count_is_left_out_of_the_answer_and_its_fields_are_not(
                 assert "3" not in final, final  # "I've stored a note; result 3" said nothing
             else:
                 assert said in final, final  # a result with more than the count is still said
+
+
+def test_every_call_of_a_later_step_that_takes_an_earlier_value_says_which() -> None:
+    # createPet's name goes to a document search and its id to getPet, both in the next step:
+    # the search's keyword must not come from nowhere.
+    pet = {"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "string"}}}
+    create = Tool("createPet", "petstore", description="Add a pet.", parameters=pet, output_parameters=pet)
+    get = Tool("getPet", "petstore", description="Find a pet by ID.", parameters=pet)
+    search = Tool(
+        "SearchEngine",
+        "api_bank",
+        description="Search for documents.",
+        parameters={"type": "object", "properties": {"keyword": {"type": "string"}}},
+    )
+    first = _call(create, {"name": "Lola"}, {"id": "pet-1", "name": "Lola"})
+    looked = _call(get, {"id": "pet-1"}, {"id": "pet-1", "name": "Lola"})
+    looked.given, looked.wired = {}, {"id": Wire("petstore::createPet", "id")}
+    searched = _call(search, {"keyword": "Lola"}, {"documents": ["lola.pdf"]})
+    searched.given, searched.wired = {}, {"keyword": Wire("petstore::createPet", "name")}
+    plan = RecordPlan(
+        index=0, scenario="dag", offered=[create, get, search], steps=[[first], [looked, searched]]
+    )
+    for seed in range(20):
+        user = WRITER.write(plan, random.Random(seed)).user
+        assert "the id" in user.lower() and "the name" in user.lower(), user
