@@ -311,6 +311,8 @@ class SchemaCompiler:
         if self._size(key) > self.inline_limit:
             return {"$ref": f"#/$defs/{name}", **siblings}
         target = self._final(key)
+        if key[1] == RESPONSE:
+            target = _titled(target, key[0])
         if not siblings:
             return target
         if isinstance(target, dict) and set(siblings) <= ANNOTATION_KEYS:
@@ -377,6 +379,24 @@ class SchemaCompiler:
             return _INF
         entry = self._defs[key]
         return entry.nodes + sum(self._sizes[d] for d in entry.deps)
+
+
+def _titled(schema: Any, target: Target) -> Any:
+    """An inlined response schema with its component's name as ``title`` when it has none.
+
+    Inlining drops the ``$ref``, and with it the only word that says what a nested object is
+    (``mainDirector`` is a ``StaffHeader``, ``publishers[]`` are ``CompanyBase``): what reads a
+    result (the dataflow enrichment's entities) finds it in the title, as it would in a ``$ref``
+    kept under ``$defs``. Only named components (``#/components/schemas/X``, ``#/definitions/X``)
+    give one; an object already titled keeps its own.
+    """
+    if not isinstance(schema, dict) or "title" in schema:
+        return schema
+    parts = target.pointer.split("/")
+    named = len(parts) >= 2 and (parts[-2] == "definitions" or parts[-3:-1] == ["components", "schemas"])
+    if not named or not parts[-1]:
+        return schema
+    return {**schema, "title": parts[-1].replace("~1", "/").replace("~0", "~")}
 
 
 def _nullable(out: dict[str, Any]) -> dict[str, Any]:

@@ -80,3 +80,46 @@ def test_self_referencing_yaml_alias_is_a_load_error_not_a_hang(tmp_path: Path) 
     with pytest.raises(LoadError, match=r"alias \*t .*self-reference") as info:
         load(spec)
     assert info.value.line == 17
+
+
+def test_an_inlined_response_component_keeps_its_name_as_title(tmp_path: Path) -> None:
+    # Inlining drops the $ref, the only word saying that a movie's mainDirector is a staff member.
+    movie = {"application/json": {"schema": {"$ref": "#/components/schemas/Movie"}}}
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/movies": {
+                "post": {
+                    "operationId": "addMovie",
+                    "requestBody": {"content": movie},
+                    "responses": {"200": {"description": "ok", "content": movie}},
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                "Movie": {
+                    "type": "object",
+                    "properties": {
+                        "mainDirector": {"$ref": "#/components/schemas/StaffHeader"},
+                        "studio": {"$ref": "#/components/schemas/Titled"},
+                    },
+                },
+                "StaffHeader": {"type": "object", "properties": {"uid": {"type": "string"}}},
+                "Titled": {"type": "object", "title": "Company", "properties": {"uid": {"type": "string"}}},
+            }
+        },
+    }
+    path = tmp_path / "movies.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    tools, _ = load(path)
+    tool = tools["addMovie"]
+    movie = tool.output_parameters
+    assert movie["title"] == "Movie"
+    assert movie["properties"]["mainDirector"]["title"] == "StaffHeader"
+    assert movie["properties"]["studio"]["title"] == "Company"  # its own title is kept
+    # Request schemas stay as written: a title there would be one more word in every prompt.
+    request = json.dumps(tool.parameters)
+    assert "StaffHeader" not in request and '"title": "Movie"' not in request
+    check_schemas(list(tools.values()))
