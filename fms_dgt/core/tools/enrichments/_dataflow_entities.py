@@ -73,7 +73,7 @@ _GENERIC = frozenset(
         "record", "records", "entry", "entries", "payload", "body", "content", "info", "information",
         "detail", "details", "attribute", "attributes", "object", "node", "nodes", "api", "scraper",
         "get", "by", "name", "all", "overview", "status", "service", "request", "entity", "metadata",
-        "full", "base", "dto", "model", "schema",
+        "full", "base", "dto", "model", "schema", "header", "summary", "meta", "reference", "ref",
     }
 )  # fmt: skip
 #: Generic words that, after a noun, make a compound entity (a subscription's items, a zone's
@@ -301,7 +301,11 @@ def _type_entity(name: str) -> str:
     """The entity a qualified schema name gives: its last part as one word, as a REST path
     writes it (``io.k8s.api.apps.v1.StatefulSet`` and ``/statefulsets`` both give
     ``statefulset``); ``""`` when that names nothing (``...v1.Service``: a generic word)."""
-    word = singular(name.rsplit(".", 1)[-1].lower())
+    last = name.rsplit(".", 1)[-1]
+    tokens = words(last)
+    if not tokens or not _noun(tokens[-1]):  # ObjectMeta, LocalObjectReference: about another
+        return ""
+    word = singular(last.lower())
     return word if _noun(word) and word.isalnum() else ""
 
 
@@ -352,6 +356,7 @@ def role(
     type_key: str,
     context: Callable[[], str] | str = "",
     output: bool = True,
+    holder: str = "",
 ) -> str:
     """The role string of a parameter.
 
@@ -367,6 +372,9 @@ def role(
         context: the entity where it sits (:func:`context_entity`), or a function giving it,
             used when neither the name nor the description names one, and for bare labels.
         output: whether the parameter is an output (labels) or an input (queries).
+        holder: for an identifier that names no entity itself, the entity of the property
+            holding it when the object there has a schema name of its own (``mainDirector`` in
+            a ``StaffHeader``): it fills slot ``a`` when it differs from the context's.
     """
     if type_key.startswith(("object", "boolean", "array<object")):
         return ""
@@ -386,6 +394,7 @@ def role(
     b = _description_entity(str(schema.get("description", "")), id_word)
     if not a and not b:
         b = context() if callable(context) else context
+        a = holder if holder != b else ""
     return f"id:{a}|{b}"
 
 

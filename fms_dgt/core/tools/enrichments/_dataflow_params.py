@@ -152,7 +152,9 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
         kind, entity = reference
         label = f"id:{_leaf_entity(found.leaf)}|{entity}"
     else:
-        label = role(found.leaf, found.schema, kind, lambda: _context(tool, found, output), output)
+        label = role(
+            found.leaf, found.schema, kind, lambda: _context(tool, found, output), output, _role_of(found)
+        )
     if not output and not label.startswith("id:") and kind in ("string", "integer"):
         label = _path_key(tool, found) or label
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
@@ -176,6 +178,15 @@ def _context(tool: Tool, found: Field, output: bool) -> str:
             if entity:
                 return entity
     return context_entity(tool.name, found.places, path)
+
+
+def _role_of(found: Field) -> str:
+    """The entity the property holding ``found`` names when the object it holds has a schema
+    name of its own (``mainDirector`` holding a ``StaffHeader``: a director, and a staff
+    member), else ``""``: a bare identifier there is both."""
+    if not found.holders or not found.places or found.places[-1] == found.holders[-1]:
+        return ""
+    return name_entity(found.holders[-1])
 
 
 _ID_SCALARS = ("string", "integer")

@@ -203,8 +203,11 @@ class DataflowEnrichment(ToolEnrichment):
         # word; plurals in -ies and -sses, schema-name suffixes (``MovieFull``) and path segments
         # led by a verb read as their entity; the ids of a list's items (``tax_rates[].id``) match
         # an input named for the list exactly.
+        # Version 9: schema names ending in Header, Summary, Meta or Reference name no entity (a
+        # reference is about another object); a bare identifier in an object whose schema name
+        # differs from the property holding it names both (``mainDirector`` in a ``StaffHeader``).
         self.settings = {
-            "version": 8,
+            "version": 9,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

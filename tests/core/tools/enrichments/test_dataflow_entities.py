@@ -7,6 +7,7 @@ import pytest
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     context_entity,
+    name_entity,
     name_text,
     parse_role,
     path_entity,
@@ -220,3 +221,24 @@ def test_plurals_schema_suffixes_and_path_segments_read_as_their_entity() -> Non
 def test_uid_is_an_identifier_word() -> None:
     assert role("tradingCardSetUid", {"description": "UID of trading card set"}, "string") == "id:set|set"
     assert role("uid", {"description": "Movie unique ID"}, "string", "movie") == "id:|movie"
+
+
+def test_schema_names_that_are_about_another_object_name_no_entity() -> None:
+    # Header and Summary are schema-name suffixes, as Full and Base are (Star Trek, PeerTube).
+    assert context_entity("get_movie", ("movies", "MovieBase", "mainDirector", "StaffHeader")) == "staff"
+    assert context_entity("getVideos", ("data", "Video", "channel", "VideoChannelSummary")) == "channel"
+    # Kubernetes: metadata (an ObjectMeta) and references to other objects name nothing, so the
+    # resource the path names owns a metadata.name.
+    object_meta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    meta = ("items", "io.k8s.api.core.v1.Secret", "metadata", object_meta)
+    assert context_entity("listSecret", meta) == "secret"
+    assert name_entity("io.k8s.api.core.v1.LocalObjectReference") == ""
+    assert name_entity("io.k8s.api.apps.v1.StatefulSet") == "statefulset"
+
+
+def test_a_bare_identifier_in_a_named_object_names_its_holder_and_its_schema() -> None:
+    # A movie's mainDirector is a StaffHeader: its uid is a director's and a staff member's.
+    assert role("uid", {}, "string", "staff", holder="director") == "id:director|staff"
+    assert role("uid", {}, "string", "staff", holder="staff") == "id:|staff"
+    # the identifier's own name or description still decides first
+    assert role("staffUid", {}, "string", "staff", holder="director") == "id:staff|"

@@ -153,9 +153,10 @@ def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None
     }
     thread = Tool("get_thread", "tube", parameters=schema(threadId="integer"), output_parameters=tree)
     roles = {f.name: signature(thread, f, True) for f in output_fields(thread)}
-    # inside the tree, each comment's id is a comment's and the owner's is an account's
+    # inside the tree, each comment's id is a comment's; the owner's is an account's, and an
+    # owner's (the property holding an Account)
     assert roles["comment.id"][3] == roles["children[].comment.id"][3] == "id:|comment"
-    assert roles["owner.id"][3] == "id:|account" and roles["owner.name"][0] == "account name"
+    assert roles["owner.id"][3] == "id:owner|account" and roles["owner.name"][0] == "account name"
     reply = Tool("delete_comment", "tube", parameters=schema(commentId="integer"))
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([thread, reply]))
     found = {(e.output, e.input) for e in graph.edges_from(0)}

@@ -88,3 +88,22 @@ def test_a_reference_names_its_object_as_a_holder_or_a_path_would() -> None:
     out_role = signature(record, output_fields(record)[0], True)[3]
     in_role = signature(read, input_fields(read)[0], False)[3]
     assert out_role.endswith("|subscription item") and in_role == "id:subscription item|subscription item"
+
+
+def test_an_identifier_in_a_titled_object_feeds_the_holders_entity_and_the_schemas() -> None:
+    # Star Trek: movies[].mainDirector is a StaffHeader; its uid feeds get_staff and directorUid.
+    header = {"type": "object", "title": "StaffHeader", "properties": {"uid": {"type": "string"}}}
+    movie = {"type": "object", "properties": {"mainDirector": header}}
+    search = rest_tool(
+        "search_movies", "/movie/search", {}, schema(movies={"type": "array", "items": movie}), namespace="st"
+    )
+    staff = rest_tool("get_staff", "/staff", {"uid": "string"}, namespace="st")
+    by_director = rest_tool("find_movies", "/movie/find", {"directorUid": "string"}, namespace="st")
+    company = rest_tool("get_company", "/company", {"uid": "string"}, namespace="st")
+    found = [f for f in output_fields(search) if f.name == "movies[].mainDirector.uid"]
+    assert signature(search, found[0], True)[3] == "id:director|staff"
+    graph = DataflowEnrichment().enrich(ToolRegistry([search, staff, by_director, company]))
+    edges = graph.edges_from(graph.node(search))
+    fed = {(e.target.name, e.input) for e in edges if e.output == found[0].name}
+    assert {("get_staff", "uid"), ("find_movies", "directorUid")} <= fed
+    assert ("get_company", "uid") not in fed  # a company's uid is another entity's
