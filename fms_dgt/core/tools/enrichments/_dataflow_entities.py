@@ -66,7 +66,9 @@ _MODIFIERS = frozenset(
         "short",
     }
 )  # fmt: skip
-#: Container words that name no entity (``results[].id``, ``data.id``).
+#: Container words that name no entity (``results[].id``, ``data.id``), and schema-name suffixes
+#: (``MovieFull``, ``StaffHeader``, ``ObjectMeta``, ``LocalObjectReference``: a reference is about
+#: another object), wherever they appear.
 _GENERIC = frozenset(
     {
         "result", "results", "data", "item", "items", "response", "output", "value", "values", "list",
@@ -356,7 +358,7 @@ def role(
     type_key: str,
     context: Callable[[], str] | str = "",
     output: bool = True,
-    holder: str = "",
+    holder: Callable[[], str] | str = "",
 ) -> str:
     """The role string of a parameter.
 
@@ -374,7 +376,8 @@ def role(
         output: whether the parameter is an output (labels) or an input (queries).
         holder: for an identifier that names no entity itself, the entity of the property
             holding it when the object there has a schema name of its own (``mainDirector`` in
-            a ``StaffHeader``): it fills slot ``a`` when it differs from the context's.
+            a ``StaffHeader``), or a function giving it: it fills slot ``a`` when it differs
+            from the context's.
     """
     if type_key.startswith(("object", "boolean", "array<object")):
         return ""
@@ -394,7 +397,8 @@ def role(
     b = _description_entity(str(schema.get("description", "")), id_word)
     if not a and not b:
         b = context() if callable(context) else context
-        a = holder if holder != b else ""
+        also = holder() if callable(holder) else holder
+        a = also if also != b else ""
     return f"id:{a}|{b}"
 
 

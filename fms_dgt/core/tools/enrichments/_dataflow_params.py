@@ -153,7 +153,12 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
         label = f"id:{_leaf_entity(found.leaf)}|{entity}"
     else:
         label = role(
-            found.leaf, found.schema, kind, lambda: _context(tool, found, output), output, _role_of(found)
+            found.leaf,
+            found.schema,
+            kind,
+            lambda: _context(tool, found, output),
+            output,
+            lambda: _role_of(found),
         )
     if not output and not label.startswith("id:") and kind in ("string", "integer"):
         label = _path_key(tool, found) or label

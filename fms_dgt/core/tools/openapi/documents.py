@@ -41,6 +41,7 @@ __all__ = [
     "parse_text",
     "public_url",
     "register_url_secrets",
+    "unescape_pointer",
 ]
 
 MAX_REF_CHAIN = 64
@@ -82,7 +83,8 @@ def escape_pointer(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def _unescape(token: str) -> str:
+def unescape_pointer(token: str) -> str:
+    """One JSON pointer token as the name it stands for (``~1`` is ``/``, ``~0`` is ``~``)."""
     return token.replace("~1", "/").replace("~0", "~")
 
 
@@ -269,7 +271,7 @@ def _step(node: Any, raw: str, target: Target) -> Any:
             f"invalid JSON pointer in $ref {_shown(target)}: {raw!r} has a '~' not followed by 0 or 1 "
             "(write ~0 for '~' and ~1 for '/')"
         )
-    token = _unescape(raw)
+    token = unescape_pointer(raw)
     # An index is plain ASCII digits ("²" is a digit to str.isdigit, and int() refuses 5,000 of them).
     index = int(token) if token.isascii() and token.isdigit() and len(token) <= _MAX_INDEX_DIGITS else None
     if isinstance(node, dict):

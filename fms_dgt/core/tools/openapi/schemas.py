@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from fms_dgt.core.tools.openapi.documents import CircularRefError, DocumentStore, RefError, Target
+from fms_dgt.core.tools.openapi.documents import (
+    CircularRefError,
+    DocumentStore,
+    RefError,
+    Target,
+    unescape_pointer,
+)
 from fms_dgt.core.tools.schema import (
     ANNOTATION_KEYS,
     SCHEMA_KEYWORDS,
@@ -78,6 +84,7 @@ class _Def:
     body: Any = None
     deps: set[tuple[Target, str]] = field(default_factory=set)
     nodes: int = 0
+    titled: Any = None
     notes: list[str] = field(default_factory=list)
     error: RefError | None = None
     final: Any = None
@@ -92,6 +99,7 @@ class _Ctx:
     mode: str
     deps: set[tuple[Target, str]] = field(default_factory=set)
     nodes: int = 0
+    titled: Any = None
 
 
 @dataclass(slots=True)
@@ -310,9 +318,7 @@ class SchemaCompiler:
         name = self._defs[key].name
         if self._size(key) > self.inline_limit:
             return {"$ref": f"#/$defs/{name}", **siblings}
-        target = self._final(key)
-        if key[1] == RESPONSE:
-            target = _titled(target, key[0])
+        target = self._titled(key) if key[1] == RESPONSE else self._final(key)
         if not siblings:
             return target
         if isinstance(target, dict) and set(siblings) <= ANNOTATION_KEYS:
@@ -325,6 +331,24 @@ class SchemaCompiler:
             self._check(key)
             entry.final = self._materialise(entry.body, key[1]) if entry.deps else entry.body
         return entry.final
+
+    def _titled(self, key: tuple[Target, str]) -> Any:
+        """:meth:`_final`, with the component's name as ``title`` when it has none (made once per
+        definition, like the final body it copies).
+
+        Inlining drops the ``$ref``, and with it the only word that says what a nested object is
+        (``mainDirector`` is a ``StaffHeader``, ``publishers[]`` are ``CompanyBase``): what reads a
+        result (the dataflow enrichment's entities) finds it in the title, as it would in a
+        ``$ref`` kept under ``$defs``. Only named components (``#/components/schemas/X``,
+        ``#/definitions/X``) give one; an object already titled keeps its own.
+        """
+        entry = self._defs[key]
+        if entry.titled is None:
+            final = self._final(key)
+            title = _component_name(key[0])
+            named = isinstance(final, dict) and "title" not in final and title
+            entry.titled = {**final, "title": title} if named else final
+        return entry.titled
 
     def _closure(self, names: set[str], mode: str) -> frozenset[str]:
         # Many tools reference the same definitions (every Stripe response reaches the same
@@ -381,22 +405,11 @@ class SchemaCompiler:
         return entry.nodes + sum(self._sizes[d] for d in entry.deps)
 
 
-def _titled(schema: Any, target: Target) -> Any:
-    """An inlined response schema with its component's name as ``title`` when it has none.
-
-    Inlining drops the ``$ref``, and with it the only word that says what a nested object is
-    (``mainDirector`` is a ``StaffHeader``, ``publishers[]`` are ``CompanyBase``): what reads a
-    result (the dataflow enrichment's entities) finds it in the title, as it would in a ``$ref``
-    kept under ``$defs``. Only named components (``#/components/schemas/X``, ``#/definitions/X``)
-    give one; an object already titled keeps its own.
-    """
-    if not isinstance(schema, dict) or "title" in schema:
-        return schema
+def _component_name(target: Target) -> str:
+    """The name of a schema component (``#/components/schemas/X``, ``#/definitions/X``), else ``""``."""
     parts = target.pointer.split("/")
     named = len(parts) >= 2 and (parts[-2] == "definitions" or parts[-3:-1] == ["components", "schemas"])
-    if not named or not parts[-1]:
-        return schema
-    return {**schema, "title": parts[-1].replace("~1", "/").replace("~0", "~")}
+    return unescape_pointer(parts[-1]) if named else ""
 
 
 def _nullable(out: dict[str, Any]) -> dict[str, Any]:

@@ -104,10 +104,12 @@ def test_an_inlined_response_component_keeps_its_name_as_title(tmp_path: Path) -
                     "properties": {
                         "mainDirector": {"$ref": "#/components/schemas/StaffHeader"},
                         "studio": {"$ref": "#/components/schemas/Titled"},
+                        "rating": {"$ref": "#/components/schemas/age~1rating"},
                     },
                 },
                 "StaffHeader": {"type": "object", "properties": {"uid": {"type": "string"}}},
                 "Titled": {"type": "object", "title": "Company", "properties": {"uid": {"type": "string"}}},
+                "age/rating": {"type": "object", "properties": {"min": {"type": "integer"}}},
             }
         },
     }
@@ -119,6 +121,7 @@ def test_an_inlined_response_component_keeps_its_name_as_title(tmp_path: Path) -
     assert movie["title"] == "Movie"
     assert movie["properties"]["mainDirector"]["title"] == "StaffHeader"
     assert movie["properties"]["studio"]["title"] == "Company"  # its own title is kept
+    assert movie["properties"]["rating"]["title"] == "age/rating"  # the name, not its pointer token
     # Request schemas stay as written: a title there would be one more word in every prompt.
     request = json.dumps(tool.parameters)
     assert "StaffHeader" not in request and '"title": "Movie"' not in request
