@@ -318,6 +318,9 @@ def _reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Rand
     if not outputs:
         return rng.choice(templates.REFS)
     said = f"the {join_words(list(dict.fromkeys(outputs)))}"
+    listed = [wire.output for wire in call.wired.values() if "[]" in wire.output]
+    if listed:  # a wire reads a list's first item: "remove a pet" must say which pet
+        said = f"the first of {said}" if all(o.endswith("[]") for o in listed) else f"{said} of the first one"
     if sources <= previous:
         return said if rng.random() < 0.6 else f"{said} from that"
     source = next(c for c in plan.calls if c.tool.qualified_name in sources)

@@ -416,3 +416,28 @@ def test_every_call_of_a_later_step_that_takes_an_earlier_value_says_which() -> 
     for seed in range(20):
         user = WRITER.write(plan, random.Random(seed)).user
         assert "the id" in user.lower() and "the name" in user.lower(), user
+
+
+def test_a_value_taken_from_a_list_says_it_is_the_first_items() -> None:
+    # "List pets, then take the ID and remove a pet": which pet? The wire reads the first item.
+    pet = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    listing = Tool(
+        "listPets",
+        "petstore",
+        description="List all pets.",
+        parameters={"type": "object", "properties": {}},
+        output_parameters={"type": "array", "items": pet},
+    )
+    delete = Tool(
+        "deletePet",
+        "petstore",
+        description="Delete a pet.",
+        parameters={"type": "object", "properties": {"petId": {"type": "string"}}},
+    )
+    first = _call(listing, {}, [{"id": "pet-1", "name": "Lola"}, {"id": "pet-2", "name": "Rex"}])
+    removed = _call(delete, {"petId": "pet-1"}, {"petId": "pet-1", "status": "deleted"})
+    removed.given, removed.wired = {}, {"petId": Wire("petstore::listPets", "[].id")}
+    plan = RecordPlan(index=0, scenario="chain", offered=[listing, delete], steps=[[first], [removed]])
+    for seed in range(20):
+        user = WRITER.write(plan, random.Random(seed)).user
+        assert "the id of the first one" in user.lower(), user
