@@ -30,6 +30,7 @@ __all__ = [
     "api_prefix",
     "bare_label",
     "context_entity",
+    "entity_key",
     "name_entity",
     "name_text",
     "parse_role",
@@ -40,6 +41,10 @@ __all__ = [
 ]
 
 _SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
+#: A Markdown link (``[invoice item](https://...)``): its text is what the description says.
+_LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,500}\)")
+#: Marks that end a clause inside a sentence ("an external account - only return payouts ...").
+_CLAUSE = re.compile(r"\s[-\u2013\u2014]+\s|[,(]")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: Last words that make a parameter an identifier.
@@ -63,7 +68,7 @@ _MODIFIERS = frozenset(
         "secondary", "from", "to", "the", "a", "an", "of", "unique", "external", "internal", "main",
         "default", "my", "your", "its", "their", "this", "that", "each", "any", "given", "specific",
         "selected", "first", "last", "next", "previous", "other", "same", "own", "public", "private",
-        "short",
+        "short", "original",
     }
 )  # fmt: skip
 #: Container words that name no entity (``results[].id``, ``data.id``), and schema-name suffixes
@@ -213,8 +218,8 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
     "the subscription item this ..." -> the compound ``subscription item``, as in names)."""
     head = before = ""
     for word in tokens[start : start + 6]:
-        if word in _ARTICLES and not head:
-            continue
+        if (word in _ARTICLES or word in _MODIFIERS) and not head:
+            continue  # "the original expired Checkout Session": what qualifies the noun comes first
         if word in _PHRASE_END or word in _ID_WORDS:
             break
         if word.endswith("ed") and len(word) > 4:
@@ -229,10 +234,25 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
     return "" if head in _GENERIC or head in _MODIFIERS else singular(head)
 
 
+def _clauses(description: str) -> list[list[str]]:
+    """The words of each clause of a description's first sentence, Markdown links read as their
+    text: "The ID of an external account - only return payouts ..." has two clauses, so the
+    account's phrase ends before "only return"."""
+    first = _SENTENCE.split(_LINK.sub(r"\1", description.strip()), 1)[0]
+    return [tokens for part in _CLAUSE.split(first) if (tokens := words(part))]
+
+
 def _description_entity(description: str, id_word: str) -> str:
     """The entity the first sentence of a description names ("ID of the ticket", "Hotel ID")."""
-    tokens = words(_SENTENCE.split(description.strip(), 1)[0])
-    marks = _ID_WORDS | {id_word}
+    for tokens in _clauses(description):
+        found = _clause_entity(tokens, _ID_WORDS | {id_word})
+        if found:
+            return found
+    return ""
+
+
+def _clause_entity(tokens: Sequence[str], marks: frozenset[str] | set[str]) -> str:
+    """The entity one clause names around an identifier word (one of ``marks``)."""
     for i, word in enumerate(tokens):
         if word not in marks:
             continue
@@ -404,15 +424,26 @@ def role(
 
 def _declared_entity(description: str) -> str:
     """The entity a description says a parameter identifies, when it starts by saying so ("The
-    ID of the origin station" -> station, "Unique station identifier" -> station), else ``""``."""
-    tokens = words(_SENTENCE.split(description.strip(), 1)[0])[:8]
+    ID of the origin station" -> station, "Unique station identifier" -> station, "A tax code ID"
+    -> code), else ``""``."""
+    clauses = _clauses(description)
+    tokens = clauses[0][:8] if clauses else []
     while tokens and (tokens[0] in _ARTICLES or tokens[0] in _MODIFIERS):
         tokens = tokens[1:]
     if len(tokens) > 2 and tokens[0] in _DECLARING and tokens[1] in ("of", "for"):
         return _phrase_entity(tokens, 2)
-    if len(tokens) > 1 and tokens[1] in _DECLARING and _noun(tokens[0]) and tokens[0] not in _VERBS:
-        return singular(tokens[0])
+    for end in range(1, min(len(tokens), 4)):
+        if not _noun(tokens[end - 1]) or tokens[end - 1] in _VERBS or tokens[end - 1] in _PHRASE_END:
+            break
+        if tokens[end] in _DECLARING:
+            return _named_entity(tokens[:end])
     return ""
+
+
+def entity_key(entity: str) -> str:
+    """An entity as compared: ``invoice item`` (from a description) and ``invoiceitem`` (from
+    the path ``/v1/invoiceitems``) are one entity."""
+    return entity.replace(" ", "")
 
 
 def _plain_kind(tokens: Sequence[str], type_key: str, output: bool, description: str) -> str:

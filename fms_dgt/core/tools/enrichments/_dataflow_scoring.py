@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArra
         parsed = parse_role(text)
         for slot, entity in enumerate((parsed.a, parsed.b, parsed.place)):
             if entity:
-                slots[slot, number] = entities.setdefault(entity, len(entities))
+                slots[slot, number] = entities.setdefault(entity_key(entity), len(entities))
     return kinds, slots[0], slots[1], slots[2]
 
 

@@ -206,8 +206,12 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 9: schema names ending in Header, Summary, Meta or Reference name no entity (a
         # reference is about another object); a bare identifier in an object whose schema name
         # differs from the property holding it names both (``mainDirector`` in a ``StaffHeader``).
+        # Version 10: descriptions read Markdown links as their text and end a phrase at a dash,
+        # comma or parenthesis; qualifiers before a noun are skipped ("the original expired
+        # Checkout Session" names a session); "A tax code ID" declares an identifier; entities
+        # compare without spaces (``invoice item`` from a description, ``invoiceitem`` from a path).
         self.settings = {
-            "version": 9,
+            "version": 10,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
-from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
@@ -105,7 +105,8 @@ def _shared_entity(out_role: str, in_role: str) -> str:
     mine, theirs = parse_role(out_role), parse_role(in_role)
     if not (mine.identifier and theirs.identifier):
         return ""
-    shared = [e for e in (mine.a, mine.b) if e and e in (theirs.a, theirs.b)]
+    theirs_keys = {entity_key(e) for e in (theirs.a, theirs.b) if e}
+    shared = [e for e in (mine.a, mine.b) if e and entity_key(e) in theirs_keys]
     return shared[0] if shared else "unknown"
 
 

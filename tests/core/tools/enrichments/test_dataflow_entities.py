@@ -7,6 +7,7 @@ import pytest
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     context_entity,
+    entity_key,
     name_entity,
     name_text,
     parse_role,
@@ -15,6 +16,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     singular,
     words,
 )
+from fms_dgt.core.tools.enrichments._dataflow_scoring import entity_table
 
 
 def test_words_split_snake_camel_acronyms_and_digits() -> None:
@@ -242,3 +244,42 @@ def test_a_bare_identifier_in_a_named_object_names_its_holder_and_its_schema() -
     assert role("uid", {}, "string", "staff", holder="staff") == "id:|staff"
     # the identifier's own name or description still decides first
     assert role("staffUid", {}, "string", "staff", holder="director") == "id:staff|"
+
+
+def test_a_markdown_link_reads_as_its_text() -> None:
+    # Stripe links its entities; the address is not what the id names ("stripe", "docs").
+    described = {
+        "description": "The ID of the [invoice item](https://stripe.com/docs/api/invoiceitems) of this line."
+    }
+    assert role("invoice_item", described, "string") == "id:|invoice item"
+    linked = {"description": "A [tax code](https://stripe.com/docs/tax/tax-codes) ID. Shipping is `txcd_1`."}
+    assert role("tax_code", linked, "string", output=False) == "id:|code"
+
+
+def test_a_dash_or_comma_ends_the_phrase_an_identifier_names() -> None:
+    dashed = {"description": "The ID of an external account - only return payouts sent to it."}
+    assert role("destination", dashed, "string", output=False) == "id:|account"
+    comma = {"description": "ID of the customer, if any, that owns the card."}
+    assert role("owner", comma, "string", output=False) == "id:|customer"
+    # without the dash the phrase runs on and its head is another word
+    assert role("destination", {"description": "The ID of an account only"}, "string") == "id:|only"
+
+
+def test_qualifiers_before_the_noun_are_skipped() -> None:
+    described = {"description": "The ID of the original expired Checkout Session that triggered it."}
+    assert role("recovered_from", described, "string") == "id:|session"
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [("Shipping rate ID.", "id:|rate"), ("A tax code ID", "id:|code"), ("Get ID of the pet", "")],
+)
+def test_a_description_may_declare_an_identifier_after_a_noun_phrase(description: str, expected: str) -> None:
+    assert role("ref", {"description": description}, "string", output=False) == expected
+
+
+def test_entities_compare_without_spaces() -> None:
+    assert entity_key("invoice item") == entity_key("invoiceitem") == "invoiceitem"
+    _kinds, first, second, _place = entity_table(["id:invoice item|", "id:|invoiceitem", "id:|invoice"])
+    assert first[0] == second[1] >= 0  # one entity, from a description and from a path
+    assert second[2] not in (first[0], -1)
