@@ -8,7 +8,8 @@ same entity always fit) are the wiring the tool set's author meant. Such a pair 
 ranks before every other candidate of its output, whatever the text similarity of the
 descriptions says. Identifiers of different entities never match, even under one name (a pet's
 ``id`` and a thing's ``id``), nor do bare labels of different entities (a pool's ``name`` and
-the ``name`` of a new role).
+the ``name`` of a new role). An input named for the entity an output identifies (Stripe's
+``location`` of a reader and a location's ``id``; ``file`` and a file's ``id``) matches too.
 
 Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
 (a sorted join, linear in the number of parameters plus the pairs found), not cached with the
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
-from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, singular
+from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role, singular
 from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
 
 if TYPE_CHECKING:
@@ -35,6 +36,17 @@ if TYPE_CHECKING:
 __all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "list_name", "same_name"]
 
 IntArray = npt.NDArray[np.int64]
+
+
+class Keys(NamedTuple):
+    """What :func:`leaf_keys` gives: per name id, its last step's key and its list's; per role
+    id, the keys of its identifier's two entities (-1 where none)."""
+
+    leaf: IntArray
+    holder: IntArray
+    entity_a: IntArray
+    entity_b: IntArray
+
 
 _SEPARATORS = re.compile(r"[\W_]+")
 
@@ -59,11 +71,16 @@ def _last_name(path: str) -> str | None:
     return steps[-1] if steps else None
 
 
-def leaf_keys(names: Sequence[str]) -> tuple[IntArray, IntArray]:
-    """Per parameter name id, an id of its normalised last step (-1 for the whole result), and
-    for the ``id`` or ``name`` of a list's items (``tax_rates[].id``, ``tags[].name``) an id of
-    the list's name (else -1): the ids or names of listed objects are what an input named for
-    the list takes (``tax_rates``, ``tags``)."""
+def leaf_keys(names: Sequence[str], roles: Sequence[str] = ()) -> Keys:
+    """The names under which outputs and inputs meet, as ids of one table.
+
+    Per parameter name id: an id of its normalised last step (-1 for the whole result), and for
+    the ``id`` or ``name`` of a list's items (``tax_rates[].id``, ``tags[].name``) an id of the
+    list's name (else -1): the ids or names of listed objects are what an input named for the
+    list takes (``tax_rates``, ``tags``). Per role id, for an identifier, ids of the two
+    entities it names (else -1): an input named for an entity takes its identifier (Stripe's
+    ``location`` of a reader, "The location to assign the reader to", takes a location's ``id``).
+    """
     ids: dict[str, int] = {}
     keys = np.full(max(len(names), 1), -1, dtype=np.int64)
     holders = np.full(max(len(names), 1), -1, dtype=np.int64)
@@ -74,7 +91,13 @@ def leaf_keys(names: Sequence[str]) -> tuple[IntArray, IntArray]:
         holder = list_name(path)
         if holder is not None:
             holders[number] = ids.setdefault(same_name(holder), len(ids))
-    return keys, holders
+    entities = np.full((2, max(len(roles), 1)), -1, dtype=np.int64)
+    for number, text in enumerate(roles):
+        parsed = parse_role(text)
+        for slot, entity in enumerate((parsed.a, parsed.b) if parsed.identifier else ()):
+            if entity:
+                entities[slot, number] = ids.setdefault(same_name(entity), len(ids))
+    return Keys(keys, holders, entities[0], entities[1])
 
 
 def list_name(path: str) -> str | None:
@@ -91,7 +114,7 @@ def list_name(path: str) -> str | None:
 def exact_pairs(
     outs: Side,
     ins: Side,
-    keys: tuple[IntArray, IntArray],
+    keys: Keys,
     places: tuple[IntArray, IntArray],
     scorer: Scorer,
 ) -> tuple[IntArray, IntArray]:
@@ -99,21 +122,23 @@ def exact_pairs(
 
     Args:
         outs, ins: the two sides.
-        keys: :func:`leaf_keys` of the pool's parameter names (last steps, lists of ids).
+        keys: :func:`leaf_keys` of the pool's parameter names (last steps, lists of ids) and
+            roles (entities of identifiers).
         places: per tool, its namespace id (not its API's: the APIs of a catalogue namespace
             were put together to be used together) and its qualified-name id (overloads share one).
         scorer: gives the type classes and entities of the signatures.
     """
     namespace, qid = places
-    leaf, holder = keys
+    leaf = keys.leaf
     if len(outs) == 0 or len(ins) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    span = int(max(leaf.max(), holder.max())) + 2
+    span = int(max(leaf.max(), keys.holder.max(), keys.entity_a.max(), keys.entity_b.max())) + 2
     in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
     order = np.argsort(in_key, kind="stable")
+    out_role = outs.roles[outs.sig]
+    out_keys = [leaf[outs.name], keys.holder[outs.name], keys.entity_a[out_role], keys.entity_b[out_role]]
     pairs = [
-        _join(np.where(k[outs.name] >= 0, namespace[outs.tool] * span + k[outs.name] + 1, -1), in_key, order)
-        for k in (leaf, holder)
+        _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k in out_keys
     ]
     out_inst = np.concatenate([p[0] for p in pairs])
     in_inst = np.concatenate([p[1] for p in pairs])

@@ -209,7 +209,8 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 10: descriptions read Markdown links as their text and end a phrase at a dash,
         # comma or parenthesis; qualifiers before a noun are skipped ("the original expired
         # Checkout Session" names a session); "A tax code ID" declares an identifier; entities
-        # compare without spaces (``invoice item`` from a description, ``invoiceitem`` from a path).
+        # compare without spaces (``invoice item`` from a description, ``invoiceitem`` from a path);
+        # an input named for the entity an output identifies is an exact match (``location``).
         self.settings = {
             "version": 10,
             "threshold": self.threshold,
@@ -254,7 +255,7 @@ class DataflowEnrichment(ToolEnrichment):
         apis = [api_groups(tools, rows) for _, rows in groups]
         places = (place_ids(len(tools), apis), qid)
         spaces = place_ids(len(tools), [[rows] for _, rows in groups])
-        exact = exact_pairs(outs, ins, leaf_keys(names.names), (spaces, qid), scorer)
+        exact = exact_pairs(outs, ins, leaf_keys(names.names, labels[1]), (spaces, qid), scorer)
         local, feeds, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
         first: Pairs = (exact[0], exact[1], np.ones(len(exact[0]), np.float32))
         feeds = unmatched(feeds, exact[1])

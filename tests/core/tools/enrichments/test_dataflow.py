@@ -13,7 +13,7 @@ from support.schemas import rest_tool, schema
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_feeders, _dataflow_scoring, dataflow
-from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places
 from fms_dgt.core.tools.enrichments._dataflow_local import LOCAL_SLOTS, api_groups, place_ids
@@ -159,9 +159,14 @@ def test_empty_registry_gives_an_empty_graph() -> None:
     assert len(graph) == 0 and graph.tools == ()
 
 
+def _entities(role_text: str) -> set[str]:
+    """The entities an identifier names, as compared (without spaces)."""
+    parsed = parse_role(role_text)
+    return {entity_key(e) for e in (parsed.a, parsed.b) if e} if parsed.identifier else set()
+
+
 def _entities_apart(out_role: str, in_role: str) -> bool:
-    o, i = parse_role(out_role), parse_role(in_role)
-    mine, theirs = {e for e in (o.a, o.b) if e}, {e for e in (i.a, i.b) if e}
+    mine, theirs = _entities(out_role), _entities(in_role)
     return bool(mine and theirs and not mine & theirs)
 
 
@@ -202,7 +207,8 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 itool.qualified_name != otool.qualified_name
                 and otool.namespace == itool.namespace
                 and ofield.name != ""
-                and same_name(ifield.name) in (_leaf(ofield.name), _list_name(ofield.name))
+                and same_name(ifield.name)
+                in (_leaf(ofield.name), _list_name(ofield.name), *_entity_names(out_roles[o]))
                 and base[o, i] >= 0.9
                 and not apart[o, i]
                 and _same_place(out_roles[o], in_roles[i])
@@ -288,8 +294,13 @@ def _kind(role: str) -> str:
 
 def _kin(out_role: str, in_role: str) -> bool:
     """Identifiers sharing a known entity."""
-    o, i = parse_role(out_role), parse_role(in_role)
-    return o.identifier and i.identifier and bool({o.a, o.b} & {i.a, i.b} - {""})
+    return bool(_entities(out_role) & _entities(in_role))
+
+
+def _entity_names(out_role: str) -> list[str]:
+    """The entities an identifier output names, as input names (an input named for one takes it)."""
+    parsed = parse_role(out_role)
+    return [same_name(e) for e in (parsed.a, parsed.b) if e] if parsed.identifier else []
 
 
 def _same_section(one: Tool, other: Tool) -> bool:

@@ -90,3 +90,28 @@ def test_the_ids_of_a_lists_items_match_an_input_named_for_the_list() -> None:
     ]
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(named))
     assert ("tags[].name", "tags", 1.0) in [(e.output, e.input, e.score) for e in graph.edges_from(0)]
+
+
+def test_an_input_named_for_an_entity_takes_its_identifier() -> None:
+    # Stripe: a reader's `location` ("The location to assign the reader to") is a location's id.
+    located = {"type": "string", "description": "Unique identifier for the object."}
+    tools = [
+        Tool("create_location", "pay", output_parameters=schema(id=located, display_name="string")),
+        Tool("create_reader", "pay", parameters=schema(location="string", label="string")),
+        Tool("list_files", "pay", parameters=schema(file="string")),
+        Tool("create_other", "elsewhere", parameters=schema(location="string")),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {(e.output, e.target.qualified_name, e.input): e.score for e in graph.edges_from(0)}
+    assert scores[("id", "pay::create_reader", "location")] == 1.0
+    assert scores.get(("id", "pay::list_files", "file"), 0.0) < 1.0  # a location's id is no file
+    assert scores.get(("id", "elsewhere::create_other", "location"), 0.0) < 1.0  # another namespace
+    # an identifier of another entity under the entity's name is not it
+    pets = [
+        Tool("create_location", "zoo", output_parameters=schema(id=located)),
+        Tool(
+            "move_pet", "zoo", parameters=schema(location={"type": "string", "description": "ID of the pet"})
+        ),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(pets))
+    assert all(e.score < 1.0 for e in graph.edges_from(0))
