@@ -128,13 +128,14 @@ _TEXT_HEADS = frozenset({"text", "query", "keyword", "keywords", "search", "phra
 #: Names that say what kind of value a parameter is but not of what (``name``, ``code``): they
 #: read with the entity where they sit (``location.name`` reads ``location name``).
 _BARE_LABELS = frozenset({"name", "title", "code", "label"})
-#: Abbreviations in parameter names, read as the words they stand for (``lat`` and ``latitude``).
+#: Abbreviations in parameter names, read as the words they stand for (``lat`` and ``latitude``);
+#: a handle is the name a person gives (PeerTube's ``channelHandle`` takes a channel's ``name``).
 _ABBREVIATIONS = {
     "lat": "latitude", "lng": "longitude", "lon": "longitude", "q": "query", "src": "source",
     "tgt": "target", "dest": "destination", "addr": "address", "desc": "description",
     "msg": "message", "num": "number", "qty": "quantity", "amt": "amount", "img": "image",
     "lang": "language", "org": "organization", "temp": "temperature", "pwd": "password",
-    "info": "information", "dept": "department", "tz": "timezone", "loc": "location",
+    "info": "information", "dept": "department", "tz": "timezone", "loc": "location", "handle": "name",
 }  # fmt: skip
 
 

@@ -210,7 +210,8 @@ class DataflowEnrichment(ToolEnrichment):
         # comma or parenthesis; qualifiers before a noun are skipped ("the original expired
         # Checkout Session" names a session); "A tax code ID" declares an identifier; entities
         # compare without spaces (``invoice item`` from a description, ``invoiceitem`` from a path);
-        # an input named for the entity an output identifies is an exact match (``location``).
+        # an input named for the entity an output identifies is an exact match (``location``);
+        # a handle reads as a name (``channelHandle``).
         self.settings = {
             "version": 10,
             "threshold": self.threshold,

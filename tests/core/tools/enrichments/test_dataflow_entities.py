@@ -111,6 +111,8 @@ def test_abbreviations_read_as_the_words_they_stand_for() -> None:
     assert name_text("lat") == "latitude" and name_text("lng") == name_text("lon") == "longitude"
     assert name_text("src_lang") == "source language"
     assert name_text("latitude") == "latitude"
+    # a handle is the name a person gives (PeerTube's channelHandle takes a channel's name)
+    assert name_text("channelHandle") == "channel name"
 
 
 def test_bare_labels_and_text_inputs() -> None:
