@@ -43,6 +43,8 @@ __all__ = [
 _SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
 #: A Markdown link (``[invoice item](https://...)``): its text is what the description says.
 _LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,500}\)")
+#: A possessive ending ("The person's ID number" names a person, not "s").
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
 #: Marks that end a clause inside a sentence ("an external account - only return payouts ...").
 _CLAUSE = re.compile(r"\s[-\u2013\u2014]+\s|[,(]")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -59,6 +61,7 @@ _NOT_ENTITY_NUMBER = frozenset(
         "page", "phone", "fax", "mobile", "contact", "street", "house", "building", "floor", "apartment",
         "max", "min", "maximum", "minimum", "total", "decimal", "random", "lucky", "version", "line",
         "port", "week", "day", "month", "year", "count", "the", "a", "of", "any", "prime", "whole",
+        "try", "attempt", "retry", "atomic",
     }
 )  # fmt: skip
 #: Words that qualify an entity rather than name it (``originSkyId`` names a sky id).
@@ -68,7 +71,7 @@ _MODIFIERS = frozenset(
         "secondary", "from", "to", "the", "a", "an", "of", "unique", "external", "internal", "main",
         "default", "my", "your", "its", "their", "this", "that", "each", "any", "given", "specific",
         "selected", "first", "last", "next", "previous", "other", "same", "own", "public", "private",
-        "short", "original",
+        "short", "original", "foreign",
     }
 )  # fmt: skip
 #: Container words that name no entity (``results[].id``, ``data.id``), and schema-name suffixes
@@ -81,6 +84,7 @@ _GENERIC = frozenset(
         "detail", "details", "attribute", "attributes", "object", "node", "nodes", "api", "scraper",
         "get", "by", "name", "all", "overview", "status", "service", "request", "entity", "metadata",
         "full", "base", "dto", "model", "schema", "header", "summary", "meta", "reference", "ref",
+        "constant", "spec",
     }
 )  # fmt: skip
 #: Generic words that, after a noun, make a compound entity (a subscription's items, a zone's
@@ -105,6 +109,7 @@ _PHRASE_END = frozenset(
         "for", "to", "of", "in", "on", "at", "by", "with", "from", "that", "which", "who", "whose",
         "is", "are", "was", "be", "if", "or", "and", "as", "when", "where", "e", "g", "eg", "ie",
         "you", "we", "it", "can", "will", "should", "must", "may", "used", "into", "this",
+        "once", "only", "also", "previously", "currently", "already", "still", "now", "not",
     }
 )  # fmt: skip
 #: Words with which a description declares an identifier ("The ID of the origin station").
@@ -219,15 +224,17 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
     "the subscription item this ..." -> the compound ``subscription item``, as in names)."""
     head = before = ""
     for word in tokens[start : start + 6]:
-        if (word in _ARTICLES or word in _MODIFIERS) and not head:
-            continue  # "the original expired Checkout Session": what qualifies the noun comes first
+        if word in _ARTICLES and not head:
+            continue
         if word in _PHRASE_END or word in _ID_WORDS:
             break
-        if word.endswith("ed") and len(word) > 4:
+        if word in _MODIFIERS and not head:
+            continue  # "the original expired Checkout Session": what qualifies the noun comes first
+        if word.endswith("ed") and not word.endswith("eed") and len(word) > 3:
             if head:
                 break
             continue  # "the posted tweet": a participle before the noun
-        if head and word.endswith("ing") and len(word) > 5:
+        if head and word.endswith("ing") and len(word) > 4:
             break  # "object containing objects": a participle after the noun ends its phrase
         head, before = word, head
     if before and singular(head) in _COMPOUND_HEADS:
@@ -239,7 +246,7 @@ def _clauses(description: str) -> list[list[str]]:
     """The words of each clause of a description's first sentence, Markdown links read as their
     text: "The ID of an external account - only return payouts ..." has two clauses, so the
     account's phrase ends before "only return"."""
-    first = _SENTENCE.split(_LINK.sub(r"\1", description.strip()), 1)[0]
+    first = _SENTENCE.split(_POSSESSIVE.sub("", _LINK.sub(r"\1", description.strip())), 1)[0]
     return [tokens for part in _CLAUSE.split(first) if (tokens := words(part))]
 
 

@@ -211,7 +211,9 @@ class DataflowEnrichment(ToolEnrichment):
         # Checkout Session" names a session); "A tax code ID" declares an identifier; entities
         # compare without spaces (``invoice item`` from a description, ``invoiceitem`` from a path);
         # an input named for the entity an output identifies is an exact match (``location``);
-        # a handle reads as a name (``channelHandle``).
+        # a handle reads as a name (``channelHandle``); possessives, adverbs ("once managed"),
+        # short participles ("tied to") and a word that ends a phrase end it; Constant and Spec
+        # are schema suffixes; "foreign" qualifies; a try number counts attempts.
         self.settings = {
             "version": 10,
             "threshold": self.threshold,

@@ -264,12 +264,28 @@ def test_a_dash_or_comma_ends_the_phrase_an_identifier_names() -> None:
     comma = {"description": "ID of the customer, if any, that owns the card."}
     assert role("owner", comma, "string", output=False) == "id:|customer"
     # without the dash the phrase runs on and its head is another word
-    assert role("destination", {"description": "The ID of an account only"}, "string") == "id:|only"
+    assert role("destination", {"description": "The ID of an account payout"}, "string") == "id:|payout"
 
 
 def test_qualifiers_before_the_noun_are_skipped() -> None:
     described = {"description": "The ID of the original expired Checkout Session that triggered it."}
     assert role("recovered_from", described, "string") == "id:|session"
+    # a word that ends a phrase ends it even where it may qualify a noun ("to", "from")
+    funds = {"description": "The ID of a source to transfer funds from."}
+    assert role("source", funds, "string", output=False) == ""  # "source" names no entity alone
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("ID of the invoice line item being credited", "id:|line item"),
+        ("ID of the subscription once managed by the schedule", "id:|subscription"),
+        ("The person's ID number, as appropriate for their country.", "id:|person"),
+        ("The person\u2019s ID", "id:|person"),
+    ],
+)
+def test_adverbs_participles_and_possessives_end_or_leave_the_phrase(description: str, expected: str) -> None:
+    assert role("ref_number", {"description": description}, "string").replace("id:ref|", "id:|") == expected
 
 
 @pytest.mark.parametrize(
@@ -285,3 +301,19 @@ def test_entities_compare_without_spaces() -> None:
     _kinds, first, second, _place = entity_table(["id:invoice item|", "id:|invoiceitem", "id:|invoice"])
     assert first[0] == second[1] >= 0  # one entity, from a description and from a path
     assert second[2] not in (first[0], -1)
+
+
+def test_words_found_by_reading_whole_unlabelled_specs() -> None:
+    # PeerTube: "object id for the user tied to this account" names a user, not "tied".
+    tied = {"description": "object id for the user tied to this account"}
+    assert role("userId", tied, "integer") == "id:user|user"
+    assert role("ref", {"description": "ID of the feed"}, "string") == "id:|feed"  # "feed" is no participle
+    # a schema suffix names no entity: a PeerTube AbuseStateConstant is an abuse state
+    assert context_entity("getAbuses", ("state", "AbuseStateConstant")) == "state"
+    assert context_entity("listNode", ("io.k8s.api.core.v1.NodeSpec",)) == ""
+    # Airflow: a try number counts attempts; a foreign key names no "foreign" entity
+    assert role("try_number", {}, "integer") == ""
+    assert (
+        role("pickle_id", {"description": "Foreign key to the latest pickle_id"}, "integer")
+        == "id:pickle|pickle"
+    )
