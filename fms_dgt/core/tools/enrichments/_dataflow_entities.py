@@ -84,7 +84,7 @@ _GENERIC = frozenset(
         "detail", "details", "attribute", "attributes", "object", "node", "nodes", "api", "scraper",
         "get", "by", "name", "all", "overview", "status", "service", "request", "entity", "metadata",
         "full", "base", "dto", "model", "schema", "header", "summary", "meta", "reference", "ref",
-        "constant", "spec",
+        "constant", "spec", "param",
     }
 )  # fmt: skip
 #: Generic words that, after a noun, make a compound entity (a subscription's items, a zone's
@@ -214,7 +214,7 @@ def _name_entity(tokens: Sequence[str]) -> str:
     if tokens[-1] in _SCHEMES:
         return tokens[-1]
     for word in reversed(tokens[:-1]):
-        if word not in _MODIFIERS and word not in _ID_WORDS and not word.isdigit():
+        if word not in _MODIFIERS and word not in _ID_WORDS and not word.isdigit() and not _participle(word):
             return singular(word)
     return ""
 
@@ -230,7 +230,7 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
             break
         if word in _MODIFIERS and not head:
             continue  # "the original expired Checkout Session": what qualifies the noun comes first
-        if word.endswith("ed") and not word.endswith("eed") and len(word) > 3:
+        if _participle(word):
             if head:
                 break
             continue  # "the posted tweet": a participle before the noun
@@ -248,6 +248,11 @@ def _clauses(description: str) -> list[list[str]]:
     account's phrase ends before "only return"."""
     first = _SENTENCE.split(_POSSESSIVE.sub("", _LINK.sub(r"\1", description.strip())), 1)[0]
     return [tokens for part in _CLAUSE.split(first) if (tokens := words(part))]
+
+
+def _participle(word: str) -> bool:
+    """Whether a word reads as a past participle ("posted", "tied", "exposed"; not "feed")."""
+    return word.endswith("ed") and not word.endswith("eed") and len(word) > 3
 
 
 def _description_entity(description: str, id_word: str) -> str:

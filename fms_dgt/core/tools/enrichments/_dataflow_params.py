@@ -200,15 +200,18 @@ _ID_SCALARS = ("string", "integer")
 def _reference(schema: Any) -> tuple[str, str] | None:
     """``(type, entity)`` of a reference field, else None.
 
-    A field that is either a string (or integer) or an object (``anyOf: [string, $ref:
+    A field that is either a string or an object (``anyOf: [string, $ref:
     payout]``: an expandable reference, as Stripe's ``original_payout``) holds the object's id
-    unless expanded; the entity is the object's schema name (its ``$ref`` or ``title``).
+    unless expanded; the entity is the object's schema name (its ``$ref`` or ``title``). A string
+    branch with an ``enum`` is no id (``anyOf: [address, enum: [""]]``: an address, or "" to clear it),
+    nor is a number (``anyOf: [range_query_specs, integer]``: a time, or a range of times).
     """
     branches = schema.get("anyOf") or schema.get("oneOf") if isinstance(schema, dict) else None
     if not isinstance(branches, list) or len(branches) < 2:
         return None
     objects = [b for b in branches if isinstance(b, dict)]
-    scalars = [b["type"] for b in objects if b.get("type") in _ID_SCALARS]
+    # ``{"type": "string", "enum": [""]}`` is Stripe's way to clear a value, not an id.
+    scalars = [b["type"] for b in objects if b.get("type") == "string" and "enum" not in b]
     names = [_schema_name(b) for b in objects if b.get("type") not in _ID_SCALARS]
     if len(scalars) != 1 or not names or not names[0]:
         return None

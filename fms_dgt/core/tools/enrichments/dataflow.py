@@ -213,7 +213,10 @@ class DataflowEnrichment(ToolEnrichment):
         # an input named for the entity an output identifies is an exact match (``location``);
         # a handle reads as a name (``channelHandle``); possessives, adverbs ("once managed"),
         # short participles ("tied to") and a word that ends a phrase end it; Constant and Spec
-        # are schema suffixes; "foreign" qualifies; a try number counts attempts.
+        # are schema suffixes; "foreign" qualifies; a try number counts attempts; a reference
+        # field's scalar is a string without an enum (Stripe's ``anyOf: [address, enum: [""]]``
+        # clears an address; ``anyOf: [range_query_specs, integer]`` is a time), and ``param``
+        # (Stripe's request schemas) names no entity.
         self.settings = {
             "version": 10,
             "threshold": self.threshold,

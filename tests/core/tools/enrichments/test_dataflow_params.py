@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from support.schemas import rest_tool, schema
 
+from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_fields import input_fields, output_fields
 from fms_dgt.core.tools.enrichments._dataflow_params import signature, type_compatibility
 from fms_dgt.core.tools.enrichments._dataflow_scoring import KIN_FLOOR
@@ -47,6 +48,22 @@ def test_a_reference_field_is_an_identifier_of_the_object_it_may_be_expanded_to(
     # a plain union of values is no reference
     plain = rest_tool("t", "/t", {}, schema(value={"anyOf": [{"type": "string"}, {"type": "integer"}]}))
     assert signature(plain, output_fields(plain)[0], True)[3] == ""
+
+
+def test_an_object_or_an_empty_string_or_a_number_is_no_reference() -> None:
+    # Stripe clears a value with "" (`address`: an address, or "" to unset it) and filters a time
+    # by a number or a range (`created`): neither is an id of the object.
+    address = {"type": "object", "title": "address", "properties": {"city": {"type": "string"}}}
+    specs = {"type": "object", "title": "range_query_specs", "properties": {"gt": {"type": "integer"}}}
+    inputs = {
+        "address": {"anyOf": [address, {"type": "string", "enum": [""]}]},
+        "created": {"anyOf": [specs, {"type": "integer"}]},
+        "customer": {"anyOf": [{"type": "string"}, {**address, "title": "customer"}]},
+    }
+    tool = Tool("PostCustomers", "pay", parameters=schema(**inputs))
+    roles = {f.name: signature(tool, f, False)[3] for f in input_fields(tool)}
+    assert not roles["address"].startswith("id:") and not roles["created"].startswith("id:")
+    assert roles["customer"] == "id:customer|customer"  # a string or the object: its id
 
 
 def test_a_path_parameter_named_for_its_collection_in_several_words_is_its_identifier() -> None:
