@@ -382,7 +382,9 @@ def _tool_entity(tokens: Sequence[str]) -> str:
 def _noun(word: str) -> bool:
     """Whether a word of a tool's name may be its entity (not ``v`` of ``get_api_v1_videos``, nor
     a generic word such as ``data``)."""
-    return len(word) > 1 and word not in _GENERIC and word not in _MODIFIERS and not word.isdigit()
+    if len(word) < 2 or word in _GENERIC or word in _MODIFIERS or word in _ID_WORDS:
+        return False
+    return not word.isdigit()  # and an id word names no entity: /tax_ids and a TaxId are a tax's
 
 
 def role(

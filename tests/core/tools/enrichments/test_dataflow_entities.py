@@ -317,3 +317,6 @@ def test_words_found_by_reading_whole_unlabelled_specs() -> None:
         role("pickle_id", {"description": "Foreign key to the latest pickle_id"}, "integer")
         == "id:pickle|pickle"
     )
+    # an id word names no entity: Stripe's /tax_ids/{id} and its TaxId objects are a tax's
+    assert path_entity("/v1/customers/{customer}/tax_ids/{id}", "id") == "tax"
+    assert context_entity("GetCustomersCustomerTaxIdsId", ("tax_id",)) == "tax"
