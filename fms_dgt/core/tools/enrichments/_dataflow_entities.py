@@ -74,6 +74,9 @@ _MODIFIERS = frozenset(
         "short", "original", "foreign",
     }
 )  # fmt: skip
+#: Qualifying words that are nouns too: alone, as a schema's name or a description's only noun
+#: ("The ID of a source to transfer funds from"), they name the entity.
+_NOUN_MODIFIERS = frozenset({"source", "destination", "target", "origin"})
 #: Container words that name no entity (``results[].id``, ``data.id``), and schema-name suffixes
 #: (``MovieFull``, ``StaffHeader``, ``ObjectMeta``, ``LocalObjectReference``: a reference is about
 #: another object), wherever they appear.
@@ -222,13 +225,14 @@ def _name_entity(tokens: Sequence[str]) -> str:
 def _phrase_entity(tokens: Sequence[str], start: int) -> str:
     """The head noun of the phrase starting at ``start`` ("the posted tweet to ..." -> tweet;
     "the subscription item this ..." -> the compound ``subscription item``, as in names)."""
-    head = before = ""
+    head = before = qualifier = ""
     for word in tokens[start : start + 6]:
         if word in _ARTICLES and not head:
             continue
         if word in _PHRASE_END or word in _ID_WORDS:
             break
         if word in _MODIFIERS and not head:
+            qualifier = word if word in _NOUN_MODIFIERS else qualifier
             continue  # "the original expired Checkout Session": what qualifies the noun comes first
         if _participle(word):
             if head:
@@ -239,6 +243,8 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
         head, before = word, head
     if before and singular(head) in _COMPOUND_HEADS:
         return _named_entity([before, head])
+    if not head:
+        return qualifier  # "a source to transfer funds from": the qualifier was the noun
     return "" if head in _GENERIC or head in _MODIFIERS else singular(head)
 
 
@@ -281,7 +287,9 @@ def _clause_entity(tokens: Sequence[str], marks: frozenset[str] | set[str]) -> s
     return ""
 
 
-def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -> str:
+def context_entity(
+    tool_name: str, places: Sequence[str] = (), path: str = "", titles: Sequence[str] = ()
+) -> str:
     """The entity an identifier without one in its name belongs to, from where it sits.
 
     The nearest object that names something gives it: a leaf of ``children[].comment`` in a
@@ -294,9 +302,13 @@ def context_entity(tool_name: str, places: Sequence[str] = (), path: str = "") -
             ``author[].id``: a field's ``places``).
         path: the tool's REST path, if any: what its result is about (:func:`path_entity`) says
             more than a name made from the path (``get_api_v1_videos_by_id_comment_threads``).
+        titles: which of ``places`` are schema names: one that is a word which otherwise only
+            qualifies (Stripe's ``source`` object) names that entity.
     """
     for name in reversed(places):
-        found = name_entity(name)
+        found = name_entity(name) or (
+            name.lower() if name in titles and name.lower() in _NOUN_MODIFIERS else ""
+        )
         if found:
             return found
     return (path_entity(path) if path else "") or _tool_entity(words(tool_name))

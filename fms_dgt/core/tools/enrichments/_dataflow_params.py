@@ -182,7 +182,11 @@ def _context(tool: Tool, found: Field, output: bool) -> str:
             entity = path_entity(path, str(argument.get("name", found.name)))
             if entity:
                 return entity
-    return context_entity(tool.name, found.places, path)
+    titles = list(found.places)
+    for holder in found.holders:  # what is left are the schema names
+        if holder in titles:
+            titles.remove(holder)
+    return context_entity(tool.name, found.places, path, titles)
 
 
 def _role_of(found: Field) -> str:

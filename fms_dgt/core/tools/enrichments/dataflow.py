@@ -216,7 +216,9 @@ class DataflowEnrichment(ToolEnrichment):
         # are schema suffixes; "foreign" qualifies; a try number counts attempts; a reference
         # field's scalar is a string without an enum (Stripe's ``anyOf: [address, enum: [""]]``
         # clears an address; ``anyOf: [range_query_specs, integer]`` is a time), and ``param``
-        # (Stripe's request schemas) names no entity.
+        # (Stripe's request schemas) names no entity; an id word names no entity (``/tax_ids``);
+        # a qualifying noun (source, destination, target, origin) names the entity as a schema's
+        # name or as the only noun of a description's phrase (a top-up's ``source.id``).
         self.settings = {
             "version": 10,
             "threshold": self.threshold,

@@ -270,9 +270,21 @@ def test_a_dash_or_comma_ends_the_phrase_an_identifier_names() -> None:
 def test_qualifiers_before_the_noun_are_skipped() -> None:
     described = {"description": "The ID of the original expired Checkout Session that triggered it."}
     assert role("recovered_from", described, "string") == "id:|session"
-    # a word that ends a phrase ends it even where it may qualify a noun ("to", "from")
+    # a word that ends a phrase ends it even where it may qualify a noun ("to", "from"); a
+    # qualifier that is the phrase's only noun is the entity (Stripe's sources)
     funds = {"description": "The ID of a source to transfer funds from."}
-    assert role("source", funds, "string", output=False) == ""  # "source" names no entity alone
+    assert role("source", funds, "string", output=False) == "id:|source"
+    assert role("station", {"description": "The ID of the origin station"}, "string") == "id:|station"
+
+
+def test_a_schema_named_by_a_qualifying_word_names_that_entity() -> None:
+    # a top-up's `source` is a Source object: its id is a source's, not the top-up's
+    assert (
+        context_entity("GetTopupsTopup", ("topup", "source", "source"), titles=("topup", "source"))
+        == "source"
+    )
+    # a property so named, without a schema name, says only where the object sits
+    assert context_entity("getFolder", ("folder", "parent"), titles=("folder",)) == "folder"
 
 
 @pytest.mark.parametrize(
