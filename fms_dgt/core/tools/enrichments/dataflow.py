@@ -45,6 +45,7 @@ graph (``fms-dgt graph``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -219,6 +220,8 @@ class DataflowEnrichment(ToolEnrichment):
         # (Stripe's request schemas) names no entity; an id word names no entity (``/tax_ids``);
         # a qualifying noun (source, destination, target, origin) names the entity as a schema's
         # name or as the only noun of a description's phrase (a top-up's ``source.id``).
+        # An operation without tags is in the section of its path's first resource (Stripe's
+        # ``/v1/customers/{customer}/tax_ids`` in ``customers``): its exact matches rank first.
         self.settings = {
             "version": 10,
             "threshold": self.threshold,
@@ -465,15 +468,37 @@ def _joined(parts: Sequence[Pairs]) -> Pairs:
 
 def _sections(tools: Sequence[Tool]) -> IntArray:
     """Per tool, an id of the section of its API it was published in (its namespace and first
-    OpenAPI tag: ``DAGRun``, ``TaskInstance``), -1 for a tool without one. Among an output's exact
-    matches, those of its section rank first (see :func:`~._dataflow_local.rank_edges`)."""
+    OpenAPI tag: ``DAGRun``, ``TaskInstance``; for an operation without tags, the first resource
+    of its path: ``/v1/customers/{customer}/tax_ids`` is in ``customers``), -1 for a tool without
+    one. Among an output's exact matches, those of its section rank first (see
+    :func:`~._dataflow_local.rank_edges`)."""
     ids: dict[tuple[str, str], int] = {}
     section = np.full(len(tools), -1, dtype=np.int64)
     for number, tool in enumerate(tools):
         tags = tool.metadata.get("tags")
         if isinstance(tags, list) and tags and isinstance(tags[0], str):
             section[number] = ids.setdefault((tool.namespace, tags[0]), len(ids))
+        elif resource := _first_resource(tool):
+            section[number] = ids.setdefault((tool.namespace, "/" + resource), len(ids))
     return section
+
+
+def _first_resource(tool: Tool) -> str:
+    """The first segment of a REST tool's path that names a resource (not ``api`` or ``v1``)."""
+    route = tool.metadata.get("route")
+    path = route.get("path") if isinstance(route, dict) else None
+    for segment in path.split("/") if isinstance(path, str) else ():
+        if (
+            segment
+            and not segment.startswith("{")
+            and segment.lower() != "api"
+            and not _VERSION.fullmatch(segment)
+        ):
+            return segment
+    return ""
+
+
+_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?(?:\.\d+)*", re.IGNORECASE)
 
 
 def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntArray, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -303,10 +304,22 @@ def _entity_names(out_role: str) -> list[str]:
     return [same_name(e) for e in (parsed.a, parsed.b) if e] if parsed.identifier else []
 
 
+def _section(tool: Tool) -> str:
+    """A tool's first OpenAPI tag, else the first resource of its REST path, else ""."""
+    tags = tool.metadata.get("tags") or []
+    if tags:
+        return f"tag:{tags[0]}"
+    path = (tool.metadata.get("route") or {}).get("path", "")
+    resources = [
+        s for s in path.split("/") if s and s[0] != "{" and s != "api" and not re.fullmatch(r"v\d+", s)
+    ]
+    return f"path:{resources[0]}" if resources else ""
+
+
 def _same_section(one: Tool, other: Tool) -> bool:
-    """Two tools of one namespace published under one first OpenAPI tag."""
-    mine, theirs = one.metadata.get("tags") or [], other.metadata.get("tags") or []
-    return bool(mine) and bool(theirs) and one.namespace == other.namespace and mine[0] == theirs[0]
+    """Two tools of one namespace in one section of their API (see :func:`_section`)."""
+    mine = _section(one)
+    return bool(mine) and one.namespace == other.namespace and mine == _section(other)
 
 
 def _same_place(out_role: str, in_role: str) -> bool:

@@ -115,3 +115,24 @@ def test_an_input_named_for_an_entity_takes_its_identifier() -> None:
     ]
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(pets))
     assert all(e.score < 1.0 for e in graph.edges_from(0))
+
+
+def test_exact_matches_of_a_tagless_apis_own_resource_rank_first() -> None:
+    # Stripe has no tags: a tax id's customer goes first to the tax id operations of that
+    # customer, then to the many other operations taking a `customer`.
+    customer = {"type": "string", "description": "ID of the customer."}
+    listed = schema(data={"type": "array", "items": schema(id="string", customer=customer)})
+    tools = [
+        rest_tool(
+            "GetTaxIds", "/v1/customers/{customer}/tax_ids", {"customer": customer}, listed, namespace="pay"
+        )
+    ]
+    tools.append(
+        rest_tool("PostTaxIds", "/v1/customers/{customer}/tax_ids", {"customer": customer}, namespace="pay")
+    )
+    tools += [
+        rest_tool(f"Other{n}", f"/v1/other_{n}s", {"customer": customer}, namespace="pay") for n in range(12)
+    ]
+    graph = DataflowEnrichment(max_neighbors=2).enrich(ToolRegistry(tools))
+    targets = [e.target.name for e in graph.edges_from(0) if e.output == "data[].customer"]
+    assert targets[0] == "PostTaxIds" and len(targets) == 2
