@@ -9,7 +9,9 @@ ranks before every other candidate of its output, whatever the text similarity o
 descriptions says. Identifiers of different entities never match, even under one name (a pet's
 ``id`` and a thing's ``id``), nor do bare labels of different entities (a pool's ``name`` and
 the ``name`` of a new role). An input named for the entity an output identifies (Stripe's
-``location`` of a reader and a location's ``id``; ``file`` and a file's ``id``) matches too.
+``location`` of a reader and a location's ``id``; ``file`` and a file's ``id``) matches too, and
+so does an input named for a bare label with the entity it sits in (a channel's ``name`` and
+``channelName``, or PeerTube's ``channelHandle``: a handle reads as a name).
 
 Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
 (a sorted join, linear in the number of parameters plus the pairs found), not cached with the
@@ -19,7 +21,7 @@ signature-level candidates; merging them keeps cold, cached and incremental runs
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -46,6 +48,11 @@ class Keys(NamedTuple):
     holder: IntArray
     entity_a: IntArray
     entity_b: IntArray
+    #: per name id its last step, per role id the entity a bare label sits in (``""`` if none),
+    #: and the key of every normalised name: ``location`` + ``name`` is ``locationName``.
+    last: Sequence[str] = ()
+    place: Sequence[str] = ()
+    table: Mapping[str, int] = {}
 
 
 _SEPARATORS = re.compile(r"[\W_]+")
@@ -97,7 +104,9 @@ def leaf_keys(names: Sequence[str], roles: Sequence[str] = ()) -> Keys:
         for slot, entity in enumerate((parsed.a, parsed.b) if parsed.identifier else ()):
             if entity:
                 entities[slot, number] = ids.setdefault(same_name(entity), len(ids))
-    return Keys(keys, holders, entities[0], entities[1])
+    lasts = [_last_name(path) or "" for path in names]
+    places = [parse_role(text).place for text in roles]
+    return Keys(keys, holders, entities[0], entities[1], lasts, places, ids)
 
 
 def list_name(path: str) -> str | None:
@@ -132,11 +141,17 @@ def exact_pairs(
     leaf = keys.leaf
     if len(outs) == 0 or len(ins) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    span = int(max(leaf.max(), keys.holder.max(), keys.entity_a.max(), keys.entity_b.max())) + 2
+    span = (
+        max(
+            len(keys.table), int(max(leaf.max(), keys.holder.max(), keys.entity_a.max(), keys.entity_b.max()))
+        )
+        + 2
+    )
     in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
     order = np.argsort(in_key, kind="stable")
     out_role = outs.roles[outs.sig]
     out_keys = [leaf[outs.name], keys.holder[outs.name], keys.entity_a[out_role], keys.entity_b[out_role]]
+    out_keys.append(_placed_keys(keys, out_role, outs.name))
     pairs = [
         _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k in out_keys
     ]
@@ -151,6 +166,22 @@ def exact_pairs(
     keep &= _entities_agree(scorer, out_sig, in_sig)
     keep &= _places_agree(scorer, out_sig, in_sig)
     return out_inst[keep], in_inst[keep]
+
+
+def _placed_keys(keys: Keys, role: IntArray, name: IntArray) -> IntArray:
+    """Per output instance, the key of its bare label read with the entity it sits in (a
+    channel's ``name`` is a ``channelName``, and a ``channelHandle``), -1 where none."""
+    found = np.full(len(role), -1, dtype=np.int64)
+    if not keys.place or not any(keys.place):
+        return found
+    placed = np.array([bool(p) for p in keys.place], dtype=bool)[role]
+    rows = np.flatnonzero(placed)
+    pairs, inverse = np.unique(np.stack([role[rows], name[rows]]), axis=1, return_inverse=True)
+    known = np.array(
+        [keys.table.get(same_name(f"{keys.place[r]}_{keys.last[n]}"), -1) for r, n in pairs.T], dtype=np.int64
+    )
+    found[rows] = known[inverse.reshape(-1)] if len(known) else -1
+    return found
 
 
 def _join(out_key: IntArray, in_key: IntArray, order: IntArray) -> tuple[IntArray, IntArray]:

@@ -222,6 +222,8 @@ class DataflowEnrichment(ToolEnrichment):
         # name or as the only noun of a description's phrase (a top-up's ``source.id``).
         # An operation without tags is in the section of its path's first resource (Stripe's
         # ``/v1/customers/{customer}/tax_ids`` in ``customers``): its exact matches rank first.
+        # A bare label read with the entity it sits in matches an input so named exactly (a
+        # channel's ``name`` and ``channelHandle``, ``channelName``).
         self.settings = {
             "version": 10,
             "threshold": self.threshold,

@@ -209,7 +209,12 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 and otool.namespace == itool.namespace
                 and ofield.name != ""
                 and same_name(ifield.name)
-                in (_leaf(ofield.name), _list_name(ofield.name), *_entity_names(out_roles[o]))
+                in (
+                    _leaf(ofield.name),
+                    _list_name(ofield.name),
+                    *_entity_names(out_roles[o]),
+                    _placed_name(out_roles[o], ofield.leaf),
+                )
                 and base[o, i] >= 0.9
                 and not apart[o, i]
                 and _same_place(out_roles[o], in_roles[i])
@@ -296,6 +301,12 @@ def _kind(role: str) -> str:
 def _kin(out_role: str, in_role: str) -> bool:
     """Identifiers sharing a known entity."""
     return bool(_entities(out_role) & _entities(in_role))
+
+
+def _placed_name(out_role: str, leaf: str) -> str | None:
+    """A bare label output's name read with the entity it sits in (``channel`` + ``name``)."""
+    place = parse_role(out_role).place
+    return same_name(f"{place}_{leaf}") if place else None
 
 
 def _entity_names(out_role: str) -> list[str]:

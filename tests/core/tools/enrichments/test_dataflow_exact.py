@@ -136,3 +136,24 @@ def test_exact_matches_of_a_tagless_apis_own_resource_rank_first() -> None:
     graph = DataflowEnrichment(max_neighbors=2).enrich(ToolRegistry(tools))
     targets = [e.target.name for e in graph.edges_from(0) if e.output == "data[].customer"]
     assert targets[0] == "PostTaxIds" and len(targets) == 2
+
+
+def test_a_bare_label_read_with_its_entity_matches_an_input_so_named() -> None:
+    # PeerTube: a channel's `name` is what `channelHandle` and `channelName` take; a role's is not
+    channel = {"type": "object", "title": "VideoChannel", "properties": {"name": {"type": "string"}}}
+    handle = {
+        "type": "string",
+        "description": "The video channel handle (example: 'my_username@example.com')",
+    }
+    tools = [
+        Tool("getChannels", "tube", output_parameters=schema(data={"type": "array", "items": channel})),
+        Tool("getChannel", "tube", parameters=schema(channelHandle=handle)),
+        Tool(
+            "findVideos", "tube", parameters=schema(channelName={"type": "string", "description": "Filter"})
+        ),
+        Tool("getRole", "tube", parameters=schema(roleName="string")),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {(e.target.name, e.input): e.score for e in graph.edges_from(0) if e.output == "data[].name"}
+    assert scores[("getChannel", "channelHandle")] == scores[("findVideos", "channelName")] == 1.0
+    assert scores.get(("getRole", "roleName"), 0.0) < 1.0
