@@ -20,6 +20,7 @@ another namespace is among the global best by score.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,7 @@ __all__ = [
     "place_ids",
     "rank_edges",
     "score_namespace",
+    "sections",
     "union",
 ]
 
@@ -329,3 +331,41 @@ def _first_of_each_pair(out_inst: IntArray, in_inst: IntArray) -> IntArray:
     _, first = np.unique(out_inst * span + in_inst, return_index=True)
     positions: IntArray = np.sort(first)
     return positions
+
+
+def sections(tools: Sequence[Tool]) -> IntArray:
+    """Per tool, an id of the section of its API it was published in (its namespace and first
+    OpenAPI tag: ``DAGRun``, ``TaskInstance``; for an operation without tags, the first resource
+    of its path: ``/v1/customers/{customer}/tax_ids`` is in ``customers``), -1 for a tool without
+    one. Among an output's exact matches, those of its section rank first (see
+    :func:`rank_edges`)."""
+    ids: dict[tuple[str, str], int] = {}
+    section = np.full(len(tools), -1, dtype=np.int64)
+    for number, tool in enumerate(tools):
+        tags = tool.metadata.get("tags")
+        if isinstance(tags, list) and tags and isinstance(tags[0], str):
+            section[number] = ids.setdefault((tool.namespace, tags[0]), len(ids))
+        elif resource := _first_resource(tool):
+            section[number] = ids.setdefault((tool.namespace, "/" + resource), len(ids))
+    return section
+
+
+def _first_resource(tool: Tool) -> str:
+    """The first segment of a REST tool's path that names a resource (not ``api`` or ``v1``)."""
+    route = tool.metadata.get("route")
+    path = route.get("path") if isinstance(route, dict) else None
+    for segment in path.split("/") if isinstance(path, str) else ():
+        if (
+            segment
+            and not segment.startswith("{")
+            and segment.lower() != "api"
+            and not _VERSION.fullmatch(segment)
+        ):
+            return segment
+    return ""
+
+
+_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?(?:\.\d+)*", re.IGNORECASE)
+
+
+_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?(?:\.\d+)*", re.IGNORECASE)

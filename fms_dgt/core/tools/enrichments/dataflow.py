@@ -45,7 +45,6 @@ graph (``fms-dgt graph``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Any
@@ -75,6 +74,7 @@ from fms_dgt.core.tools.enrichments._dataflow_local import (
     place_ids,
     rank_edges,
     score_namespace,
+    sections,
     union,
 )
 from fms_dgt.core.tools.enrichments._dataflow_memo import (
@@ -274,7 +274,7 @@ class DataflowEnrichment(ToolEnrichment):
         feeds = unmatched(feeds, exact[1])
         wide = self._expand(cands, qid, outs, ins, width)
         lists = (first, feeds, local, wide)
-        ranked = rank_edges(lists, (outs, ins), (places[0], _sections(tools)), self.max_neighbors, scorer)
+        ranked = rank_edges(lists, (outs, ins), (places[0], sections(tools)), self.max_neighbors, scorer)
         edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
             update_memo(self.memo, memo, groups, len(tools), outs, ins, names.names, labels, by_group)
@@ -466,41 +466,6 @@ def _joined(parts: Sequence[Pairs]) -> Pairs:
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
     )
-
-
-def _sections(tools: Sequence[Tool]) -> IntArray:
-    """Per tool, an id of the section of its API it was published in (its namespace and first
-    OpenAPI tag: ``DAGRun``, ``TaskInstance``; for an operation without tags, the first resource
-    of its path: ``/v1/customers/{customer}/tax_ids`` is in ``customers``), -1 for a tool without
-    one. Among an output's exact matches, those of its section rank first (see
-    :func:`~._dataflow_local.rank_edges`)."""
-    ids: dict[tuple[str, str], int] = {}
-    section = np.full(len(tools), -1, dtype=np.int64)
-    for number, tool in enumerate(tools):
-        tags = tool.metadata.get("tags")
-        if isinstance(tags, list) and tags and isinstance(tags[0], str):
-            section[number] = ids.setdefault((tool.namespace, tags[0]), len(ids))
-        elif resource := _first_resource(tool):
-            section[number] = ids.setdefault((tool.namespace, "/" + resource), len(ids))
-    return section
-
-
-def _first_resource(tool: Tool) -> str:
-    """The first segment of a REST tool's path that names a resource (not ``api`` or ``v1``)."""
-    route = tool.metadata.get("route")
-    path = route.get("path") if isinstance(route, dict) else None
-    for segment in path.split("/") if isinstance(path, str) else ():
-        if (
-            segment
-            and not segment.startswith("{")
-            and segment.lower() != "api"
-            and not _VERSION.fullmatch(segment)
-        ):
-            return segment
-    return ""
-
-
-_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?(?:\.\d+)*", re.IGNORECASE)
 
 
 def _qualified_ids(registry: ToolRegistry, tools: Sequence[Tool]) -> tuple[IntArray, int]:
