@@ -43,6 +43,8 @@ __all__ = [
 _SENTENCE = re.compile(r"[.;:!?](?:\s|$)")
 #: A Markdown link (``[invoice item](https://...)``): its text is what the description says.
 _LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,500}\)")
+#: How much of a description is read for an entity (its first sentence is well within).
+_READ = 2000
 #: A possessive ending ("The person's ID number" names a person, not "s").
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 #: Marks that end a clause inside a sentence ("an external account - only return payouts ...").
@@ -252,7 +254,8 @@ def _clauses(description: str) -> list[list[str]]:
     """The words of each clause of a description's first sentence, Markdown links read as their
     text: "The ID of an external account - only return payouts ..." has two clauses, so the
     account's phrase ends before "only return"."""
-    first = _SENTENCE.split(_POSSESSIVE.sub("", _LINK.sub(r"\1", description.strip())), 1)[0]
+    head = description.strip()[:_READ]  # a first sentence is short; a hostile description is not
+    first = _SENTENCE.split(_POSSESSIVE.sub("", _LINK.sub(r"\1", head)), 1)[0]
     return [tokens for part in _CLAUSE.split(first) if (tokens := words(part))]
 
 

@@ -332,3 +332,10 @@ def test_words_found_by_reading_whole_unlabelled_specs() -> None:
     # an id word names no entity: Stripe's /tax_ids/{id} and its TaxId objects are a tax's
     assert path_entity("/v1/customers/{customer}/tax_ids/{id}", "id") == "tax"
     assert context_entity("GetCustomersCustomerTaxIdsId", ("tax_id",)) == "tax"
+
+
+def test_a_hostile_description_is_read_only_as_far_as_a_first_sentence_goes() -> None:
+    # 200,000 unclosed "[" made the link pattern try 200 characters at each one (about a second)
+    assert role("ref_id", {"description": "[" * 200_000}, "string") == "id:ref|"
+    late = {"description": "x " * 2_000 + "The ID of the pet"}  # past what is read: no entity from it
+    assert role("ref_id", late, "string") == "id:ref|"
