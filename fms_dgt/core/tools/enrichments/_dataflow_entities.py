@@ -55,6 +55,8 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _ID_WORDS = frozenset(
     {"id", "ids", "uid", "uids", "uuid", "uuids", "guid", "key", "keys", "identifier", "identifiers"}
 )
+#: Identifier words that are no entity (``key`` is: a deploy key, an API key).
+_ID_NOT_NOUNS = _ID_WORDS - {"key", "keys"}
 #: Identifier schemes that are themselves the entity's name (``cik``: a company in SEC filings).
 _SCHEMES = frozenset({"cik", "isbn", "asin", "sku", "ein", "vin", "iban", "imdb", "ean", "upc", "doi"})
 #: Words before ``number`` that make it a quantity or a contact detail, not an entity's identifier.
@@ -108,6 +110,8 @@ _VERBS = frozenset(
         "purchase", "modify", "replace", "save", "load", "submit", "start", "stop", "track", "verify",
     }
 )  # fmt: skip
+#: Nouns ending in "ed" (an embed's id is an embed's).
+_NOT_PARTICIPLES = frozenset({"embed", "shed", "sled", "hundred", "kindred", "bred", "sped"})
 #: Words that end the noun phrase after "id of the ..." in a description.
 _PHRASE_END = frozenset(
     {
@@ -138,15 +142,18 @@ _TEXT_HEADS = frozenset({"text", "query", "keyword", "keywords", "search", "phra
 #: Names that say what kind of value a parameter is but not of what (``name``, ``code``): they
 #: read with the entity where they sit (``location.name`` reads ``location name``).
 _BARE_LABELS = frozenset({"name", "title", "code", "label"})
-#: Abbreviations in parameter names, read as the words they stand for (``lat`` and ``latitude``);
-#: a handle is the name a person gives (PeerTube's ``channelHandle`` takes a channel's ``name``).
+#: Abbreviations in parameter names, read as the words they stand for (``lat`` and ``latitude``).
 _ABBREVIATIONS = {
     "lat": "latitude", "lng": "longitude", "lon": "longitude", "q": "query", "src": "source",
     "tgt": "target", "dest": "destination", "addr": "address", "desc": "description",
     "msg": "message", "num": "number", "qty": "quantity", "amt": "amount", "img": "image",
     "lang": "language", "org": "organization", "temp": "temperature", "pwd": "password",
-    "info": "information", "dept": "department", "tz": "timezone", "loc": "location", "handle": "name",
+    "info": "information", "dept": "department", "tz": "timezone", "loc": "location",
 }  # fmt: skip
+
+
+#: What texts read: abbreviations, and a handle as the name a person gives.
+_READ_AS = {**_ABBREVIATIONS, "handle": "name"}
 
 
 def words(name: str) -> list[str]:
@@ -171,10 +178,12 @@ def singular(word: str) -> str:
     return word
 
 
-def name_text(name: str) -> str:
+def name_text(name: str, synonyms: bool = True) -> str:
     """A parameter name as spaced words (``artistId`` and ``artist_id`` both give ``artist id``),
-    abbreviations spelled out (``lat`` reads ``latitude``)."""
-    return " ".join(_ABBREVIATIONS.get(w, w) for w in words(name)) or name
+    abbreviations spelled out (``lat`` reads ``latitude``) and, with ``synonyms``, a handle read
+    as a name (PeerTube's ``channelHandle`` reads ``channel name``: texts alike, not one name)."""
+    table = _READ_AS if synonyms else _ABBREVIATIONS
+    return " ".join(table.get(w, w) for w in words(name)) or name
 
 
 def bare_label(name: str) -> bool:
@@ -261,7 +270,7 @@ def _clauses(description: str) -> list[list[str]]:
 
 def _participle(word: str) -> bool:
     """Whether a word reads as a past participle ("posted", "tied", "exposed"; not "feed")."""
-    return word.endswith("ed") and not word.endswith("eed") and len(word) > 3
+    return word.endswith("ed") and not word.endswith("eed") and len(word) > 3 and word not in _NOT_PARTICIPLES
 
 
 def _description_entity(description: str, id_word: str) -> str:
@@ -397,7 +406,7 @@ def _tool_entity(tokens: Sequence[str]) -> str:
 def _noun(word: str) -> bool:
     """Whether a word of a tool's name may be its entity (not ``v`` of ``get_api_v1_videos``, nor
     a generic word such as ``data``)."""
-    if len(word) < 2 or word in _GENERIC or word in _MODIFIERS or word in _ID_WORDS:
+    if len(word) < 2 or word in _GENERIC or word in _MODIFIERS or word in _ID_NOT_NOUNS:
         return False
     return not word.isdigit()  # and an id word names no entity: /tax_ids and a TaxId are a tax's
 

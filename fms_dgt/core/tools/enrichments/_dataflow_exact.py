@@ -64,7 +64,7 @@ EXACT_FIT = 0.9
 def same_name(name: str) -> str:
     """``name`` without case and separators, abbreviations spelled out: ``artistId``,
     ``artist_id`` and ``ArtistID`` agree, and so do ``lat`` and ``latitude``."""
-    return _SEPARATORS.sub("", singular(name_text(name).lower()))
+    return _SEPARATORS.sub("", singular(name_text(name, synonyms=False).lower()))
 
 
 def _last_name(path: str) -> str | None:
@@ -78,7 +78,7 @@ def _last_name(path: str) -> str | None:
     return steps[-1] if steps else None
 
 
-def leaf_keys(names: Sequence[str], roles: Sequence[str] = ()) -> Keys:
+def leaf_keys(names: Sequence[str], roles: Sequence[str]) -> Keys:
     """The names under which outputs and inputs meet, as ids of one table.
 
     Per parameter name id: an id of its normalised last step (-1 for the whole result), and for
@@ -151,13 +151,17 @@ def exact_pairs(
     order = np.argsort(in_key, kind="stable")
     out_role = outs.roles[outs.sig]
     out_keys = [leaf[outs.name], keys.holder[outs.name], keys.entity_a[out_role], keys.entity_b[out_role]]
-    out_keys.append(_placed_keys(keys, out_role, outs.name))
+    out_keys += [_placed_keys(keys, out_role, outs.name, as_name) for as_name in ("", "handle")]
     pairs = [
         _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k in out_keys
     ]
     out_inst = np.concatenate([p[0] for p in pairs])
     in_inst = np.concatenate([p[1] for p in pairs])
     keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
+    # A search input takes any text, never by its name alone an entity's id or label (a saved
+    # query's ``query_id`` is no ``q``).
+    by_name = np.concatenate([np.full(len(p[0]), n < 2) for n, p in enumerate(pairs)])
+    keep &= by_name | ~scorer.in_query[ins.sig[in_inst]]
     out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
     # Under one name, a plain value and an identifier are the same thing (a listed object's
     # ``namespace`` and the ``{namespace}`` of a path): the types alone must fit.
@@ -168,17 +172,21 @@ def exact_pairs(
     return out_inst[keep], in_inst[keep]
 
 
-def _placed_keys(keys: Keys, role: IntArray, name: IntArray) -> IntArray:
+def _placed_keys(keys: Keys, role: IntArray, name: IntArray, as_name: str = "") -> IntArray:
     """Per output instance, the key of its bare label read with the entity it sits in (a
-    channel's ``name`` is a ``channelName``, and a ``channelHandle``), -1 where none."""
+    channel's ``name`` is a ``channelName``), -1 where none; with ``as_name``, of a ``name``
+    read as that word instead (a channel's ``name`` is its ``channelHandle``)."""
     found = np.full(len(role), -1, dtype=np.int64)
     if not keys.place or not any(keys.place):
         return found
     placed = np.array([bool(p) for p in keys.place], dtype=bool)[role]
+    if as_name:
+        placed &= np.array([last == "name" for last in keys.last], dtype=bool)[name]
     rows = np.flatnonzero(placed)
     pairs, inverse = np.unique(np.stack([role[rows], name[rows]]), axis=1, return_inverse=True)
     known = np.array(
-        [keys.table.get(same_name(f"{keys.place[r]}_{keys.last[n]}"), -1) for r, n in pairs.T], dtype=np.int64
+        [keys.table.get(same_name(f"{keys.place[r]}_{as_name or keys.last[n]}"), -1) for r, n in pairs.T],
+        dtype=np.int64,
     )
     found[rows] = known[inverse.reshape(-1)] if len(known) else -1
     return found

@@ -366,6 +366,3 @@ def _first_resource(tool: Tool) -> str:
 
 
 _VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?(?:\.\d+)*", re.IGNORECASE)
-
-
-_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?(?:\.\d+)*", re.IGNORECASE)

@@ -208,12 +208,13 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 itool.qualified_name != otool.qualified_name
                 and otool.namespace == itool.namespace
                 and ofield.name != ""
-                and same_name(ifield.name)
-                in (
-                    _leaf(ofield.name),
-                    _list_name(ofield.name),
-                    *_entity_names(out_roles[o]),
-                    _placed_name(out_roles[o], ofield.leaf),
+                and (
+                    same_name(ifield.name) in (_leaf(ofield.name), _list_name(ofield.name))
+                    or (
+                        _kind(in_roles[i]) != "query"
+                        and same_name(ifield.name)
+                        in (*_entity_names(out_roles[o]), *_placed_names(out_roles[o], ofield.leaf))
+                    )
                 )
                 and base[o, i] >= 0.9
                 and not apart[o, i]
@@ -303,10 +304,13 @@ def _kin(out_role: str, in_role: str) -> bool:
     return bool(_entities(out_role) & _entities(in_role))
 
 
-def _placed_name(out_role: str, leaf: str) -> str | None:
-    """A bare label output's name read with the entity it sits in (``channel`` + ``name``)."""
+def _placed_names(out_role: str, leaf: str) -> list[str]:
+    """A bare label output's names read with the entity it sits in (``channel`` + ``name``; a
+    ``name`` also as a handle: ``channelHandle``)."""
     place = parse_role(out_role).place
-    return same_name(f"{place}_{leaf}") if place else None
+    if not place:
+        return []
+    return [same_name(f"{place}_{leaf}")] + ([same_name(f"{place}_handle")] if leaf == "name" else [])
 
 
 def _entity_names(out_role: str) -> list[str]:
@@ -322,7 +326,9 @@ def _section(tool: Tool) -> str:
         return f"tag:{tags[0]}"
     path = (tool.metadata.get("route") or {}).get("path", "")
     resources = [
-        s for s in path.split("/") if s and s[0] != "{" and s != "api" and not re.fullmatch(r"v\d+", s)
+        s
+        for s in path.split("/")
+        if s and s[0] != "{" and s.lower() != "api" and not re.fullmatch(r"[vV]\d[\w.]*", s)
     ]
     return f"path:{resources[0]}" if resources else ""
 

@@ -111,8 +111,10 @@ def test_abbreviations_read_as_the_words_they_stand_for() -> None:
     assert name_text("lat") == "latitude" and name_text("lng") == name_text("lon") == "longitude"
     assert name_text("src_lang") == "source language"
     assert name_text("latitude") == "latitude"
-    # a handle is the name a person gives (PeerTube's channelHandle takes a channel's name)
+    # a handle is the name a person gives (PeerTube's channelHandle takes a channel's name): its
+    # text reads so; an exact name does not (an opaque job_handle is no job_name)
     assert name_text("channelHandle") == "channel name"
+    assert name_text("channelHandle", synonyms=False) == "channel handle"
 
 
 def test_bare_labels_and_text_inputs() -> None:
@@ -320,6 +322,9 @@ def test_words_found_by_reading_whole_unlabelled_specs() -> None:
     tied = {"description": "object id for the user tied to this account"}
     assert role("userId", tied, "integer") == "id:user|user"
     assert role("ref", {"description": "ID of the feed"}, "string") == "id:|feed"  # "feed" is no participle
+    assert role("embed_id", {}, "string") == "id:embed|"  # nor is "embed"
+    # "key" names an entity (a deploy key, an API key); "id" does not
+    assert path_entity("/repos/{owner}/{repo}/keys/{key_id}", "key_id") == "key"
     # a schema suffix names no entity: a PeerTube AbuseStateConstant is an abuse state
     assert context_entity("getAbuses", ("state", "AbuseStateConstant")) == "state"
     assert context_entity("listNode", ("io.k8s.api.core.v1.NodeSpec",)) == ""
@@ -335,7 +340,7 @@ def test_words_found_by_reading_whole_unlabelled_specs() -> None:
 
 
 def test_a_hostile_description_is_read_only_as_far_as_a_first_sentence_goes() -> None:
-    # 200,000 unclosed "[" made the link pattern try 200 characters at each one (about a second)
+    # 200,000 unclosed "[" (the link pattern tried 200 characters at each one) read as nothing
     assert role("ref_id", {"description": "[" * 200_000}, "string") == "id:ref|"
     late = {"description": "x " * 2_000 + "The ID of the pet"}  # past what is read: no entity from it
     assert role("ref_id", late, "string") == "id:ref|"

@@ -157,3 +157,17 @@ def test_a_bare_label_read_with_its_entity_matches_an_input_so_named() -> None:
     scores = {(e.target.name, e.input): e.score for e in graph.edges_from(0) if e.output == "data[].name"}
     assert scores[("getChannel", "channelHandle")] == scores[("findVideos", "channelName")] == 1.0
     assert scores.get(("getRole", "roleName"), 0.0) < 1.0
+
+
+def test_a_name_or_an_id_goes_to_a_search_input_or_a_handle_only_by_what_it_is() -> None:
+    # A saved query's id is no search text (`q` reads "query"), and an opaque job handle is no
+    # job name: neither is an exact match.
+    described = {"type": "string", "description": "ID of the saved query"}
+    token = {"type": "string", "description": "Opaque token to poll with"}
+    tools = [
+        Tool("save_query", "db", output_parameters=schema(query_id=described, job_handle=token)),
+        Tool("search_tables", "db", parameters=schema(q="string")),
+        Tool("create_job", "db", parameters=schema(job_name={"type": "string", "description": "A title"})),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    assert all(e.score < 1.0 for e in graph.edges_from(0))
