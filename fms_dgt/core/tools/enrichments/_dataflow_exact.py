@@ -42,17 +42,17 @@ IntArray = npt.NDArray[np.int64]
 
 class Keys(NamedTuple):
     """What :func:`leaf_keys` gives: per name id, its last step's key and its list's; per role
-    id, the keys of its identifier's two entities (-1 where none)."""
+    id, the keys of its identifier's two entities (-1 where none); per name id its last step, per
+    role id the entity a bare label sits in (``""`` if none), and the key of every normalised
+    name (``location`` + ``name`` is ``locationName``)."""
 
     leaf: IntArray
     holder: IntArray
     entity_a: IntArray
     entity_b: IntArray
-    #: per name id its last step, per role id the entity a bare label sits in (``""`` if none),
-    #: and the key of every normalised name: ``location`` + ``name`` is ``locationName``.
-    last: Sequence[str] = ()
-    place: Sequence[str] = ()
-    table: Mapping[str, int] = {}
+    last: Sequence[str]
+    place: Sequence[str]
+    table: Mapping[str, int]
 
 
 _SEPARATORS = re.compile(r"[\W_]+")
@@ -99,13 +99,14 @@ def leaf_keys(names: Sequence[str], roles: Sequence[str]) -> Keys:
         if holder is not None:
             holders[number] = ids.setdefault(same_name(holder), len(ids))
     entities = np.full((2, max(len(roles), 1)), -1, dtype=np.int64)
+    places: list[str] = []
     for number, text in enumerate(roles):
         parsed = parse_role(text)
+        places.append(parsed.place)
         for slot, entity in enumerate((parsed.a, parsed.b) if parsed.identifier else ()):
             if entity:
                 entities[slot, number] = ids.setdefault(same_name(entity), len(ids))
     lasts = [_last_name(path) or "" for path in names]
-    places = [parse_role(text).place for text in roles]
     return Keys(keys, holders, entities[0], entities[1], lasts, places, ids)
 
 
@@ -141,27 +142,24 @@ def exact_pairs(
     leaf = keys.leaf
     if len(outs) == 0 or len(ins) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    span = (
-        max(
-            len(keys.table), int(max(leaf.max(), keys.holder.max(), keys.entity_a.max(), keys.entity_b.max()))
-        )
-        + 2
-    )
+    span = len(keys.table) + 2  # every key is an id of the table
     in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
     order = np.argsort(in_key, kind="stable")
     out_role = outs.roles[outs.sig]
-    out_keys = [leaf[outs.name], keys.holder[outs.name], keys.entity_a[out_role], keys.entity_b[out_role]]
-    out_keys += [_placed_keys(keys, out_role, outs.name, as_name) for as_name in ("", "handle")]
+    # (key per output instance, whether the input's own name must say it): a search input takes
+    # any text, never by its name alone an entity's id or label (a saved query's ``query_id`` is
+    # no ``q``).
+    out_keys = [(leaf[outs.name], False), (keys.holder[outs.name], False)]
+    out_keys += [(keys.entity_a[out_role], True), (keys.entity_b[out_role], True)]
+    out_keys += [(placed, True) for placed in _placed_keys(keys, out_role, outs.name)]
     pairs = [
-        _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k in out_keys
+        _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k, _ in out_keys
     ]
     out_inst = np.concatenate([p[0] for p in pairs])
     in_inst = np.concatenate([p[1] for p in pairs])
     keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]
-    # A search input takes any text, never by its name alone an entity's id or label (a saved
-    # query's ``query_id`` is no ``q``).
-    by_name = np.concatenate([np.full(len(p[0]), n < 2) for n, p in enumerate(pairs)])
-    keep &= by_name | ~scorer.in_query[ins.sig[in_inst]]
+    named = np.concatenate([np.full(len(p[0]), not kin) for p, (_, kin) in zip(pairs, out_keys, strict=True)])
+    keep &= named | ~scorer.in_query[ins.sig[in_inst]]
     out_sig, in_sig = outs.sig[out_inst], ins.sig[in_inst]
     # Under one name, a plain value and an identifier are the same thing (a listed object's
     # ``namespace`` and the ``{namespace}`` of a path): the types alone must fit.
@@ -172,24 +170,23 @@ def exact_pairs(
     return out_inst[keep], in_inst[keep]
 
 
-def _placed_keys(keys: Keys, role: IntArray, name: IntArray, as_name: str = "") -> IntArray:
+def _placed_keys(keys: Keys, role: IntArray, name: IntArray) -> tuple[IntArray, IntArray]:
     """Per output instance, the key of its bare label read with the entity it sits in (a
-    channel's ``name`` is a ``channelName``), -1 where none; with ``as_name``, of a ``name``
-    read as that word instead (a channel's ``name`` is its ``channelHandle``)."""
-    found = np.full(len(role), -1, dtype=np.int64)
-    if not keys.place or not any(keys.place):
-        return found
-    placed = np.array([bool(p) for p in keys.place], dtype=bool)[role]
-    if as_name:
-        placed &= np.array([last == "name" for last in keys.last], dtype=bool)[name]
-    rows = np.flatnonzero(placed)
+    channel's ``name`` is a ``channelName``), and of a ``name`` read as a handle (a channel's
+    ``name`` is its ``channelHandle``: a handle is the name a person gives), -1 where none."""
+    found = np.full((2, len(role)), -1, dtype=np.int64)
+    if not any(keys.place):
+        return found[0], found[1]
+    rows = np.flatnonzero(np.array([bool(p) for p in keys.place], dtype=bool)[role])
     pairs, inverse = np.unique(np.stack([role[rows], name[rows]]), axis=1, return_inverse=True)
-    known = np.array(
-        [keys.table.get(same_name(f"{keys.place[r]}_{as_name or keys.last[n]}"), -1) for r, n in pairs.T],
-        dtype=np.int64,
-    )
-    found[rows] = known[inverse.reshape(-1)] if len(known) else -1
-    return found
+    read = [(keys.place[r], keys.last[n]) for r, n in pairs.T]
+    labels = [keys.table.get(same_name(f"{place}_{last}"), -1) for place, last in read]
+    handles = [
+        keys.table.get(same_name(f"{place}_handle"), -1) if last == "name" else -1 for place, last in read
+    ]
+    for known, looked in zip(found, (labels, handles), strict=True):
+        known[rows] = np.array(looked, dtype=np.int64)[inverse.reshape(-1)] if looked else -1
+    return found[0], found[1]
 
 
 def _join(out_key: IntArray, in_key: IntArray, order: IntArray) -> tuple[IntArray, IntArray]:

@@ -52,6 +52,14 @@ class Field:
     holders: tuple[str, ...] = ()
     places: tuple[str, ...] = field(default=())
 
+    def titles(self) -> list[str]:
+        """The schema names among :attr:`places` (what is left once the holders are taken out)."""
+        titles = list(self.places)
+        for holder in self.holders:
+            if holder in titles:
+                titles.remove(holder)
+        return titles
+
 
 def input_fields(tool: Tool) -> list[Field]:
     """The top-level properties of the tool's ``parameters``."""

@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_feeders import feed_places
+from fms_dgt.core.tools.enrichments._dataflow_params import route_path
 from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, same_entity, tie_break
 
 if TYPE_CHECKING:
@@ -352,9 +353,7 @@ def sections(tools: Sequence[Tool]) -> IntArray:
 
 def _first_resource(tool: Tool) -> str:
     """The first segment of a REST tool's path that names a resource (not ``api`` or ``v1``)."""
-    route = tool.metadata.get("route")
-    path = route.get("path") if isinstance(route, dict) else None
-    for segment in path.split("/") if isinstance(path, str) else ():
+    for segment in route_path(tool).split("/"):
         if (
             segment
             and not segment.startswith("{")

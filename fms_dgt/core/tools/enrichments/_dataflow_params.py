@@ -44,6 +44,7 @@ __all__ = [
     "build_side",
     "input_fields",
     "output_fields",
+    "route_path",
     "signature",
     "type_compatibility",
     "type_key",
@@ -175,18 +176,14 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
 
 def _context(tool: Tool, found: Field, output: bool) -> str:
     """The entity where a parameter sits; a REST path parameter's is the collection before it."""
-    path = _route_path(tool)
+    path = route_path(tool)
     if not output and path:
         argument = tool.metadata["route"].get("arguments", {}).get(found.name)
         if isinstance(argument, dict) and argument.get("in") == "path":
             entity = path_entity(path, str(argument.get("name", found.name)))
             if entity:
                 return entity
-    titles = list(found.places)
-    for holder in found.holders:  # what is left are the schema names
-        if holder in titles:
-            titles.remove(holder)
-    return context_entity(tool.name, found.places, path, titles)
+    return context_entity(tool.name, found.places, path, found.titles())
 
 
 def _role_of(found: Field) -> str:
@@ -240,7 +237,7 @@ def _path_key(tool: Tool, found: Field) -> str:
     """The identifier role of a REST path parameter named for the collection before it
     (``/v1/refunds/{refund}``, ``/v1/tax_rates/{tax_rate}``, ``/v1/subscription_items/{item}``:
     an identifier of the path's entity), else ``""``."""
-    path = _route_path(tool)
+    path = route_path(tool)
     if not path:
         return ""
     argument = tool.metadata["route"].get("arguments", {}).get(found.name)
@@ -259,7 +256,7 @@ def _path_key(tool: Tool, found: Field) -> str:
     return f"id:{entity}|{entity}"
 
 
-def _route_path(tool: Tool) -> str:
+def route_path(tool: Tool) -> str:
     """The REST path of a tool loaded from an OpenAPI spec (``""`` for other tools)."""
     route = tool.metadata.get("route")
     path = route.get("path") if isinstance(route, dict) else None
