@@ -224,7 +224,7 @@ def _per_instance(
 
 
 def rank_edges(
-    lists: tuple[Pairs, Pairs, Pairs, Pairs],
+    lists: tuple[Pairs, Pairs, Pairs, Pairs, Pairs],
     sides: tuple[Side, Side],
     places: tuple[IntArray, IntArray],
     max_neighbors: int,
@@ -232,8 +232,9 @@ def rank_edges(
 ) -> Pairs:
     """Each output instance's ``max_neighbors`` best inputs from its candidate lists.
 
-    Exact matches come first, then inputs of the output's namespace up to :data:`LOCAL_SLOTS`
-    places (counting the exact matches; identifiers of the output's own entity do not count:
+    Edges the spec declares (its response links, :mod:`._dataflow_links`) come first, then exact
+    matches, then inputs of the output's namespace up to :data:`LOCAL_SLOTS` places (counting the
+    declared edges and exact matches; identifiers of the output's own entity do not count:
     a video's id feeds every input of its API taking a video's id), then the rest by score;
     equal scores follow the tie-break, except that exact matches of the output's section of its
     API come before the others (the spec's tag: Airflow's ``dag_run_id`` of a run feeds the run
@@ -242,7 +243,8 @@ def rank_edges(
     :func:`~._dataflow_feeders.feed_places` places when it does not rank higher.
 
     Args:
-        lists: exact matches (scored 1.0), feeders, local candidates and global candidates.
+        lists: declared edges and exact matches (both scored 1.0), feeders, local candidates and
+            global candidates.
         sides: the output and input sides.
         places: per tool, its namespace id and its section id (-1 for none).
         max_neighbors: inputs kept per output instance.
@@ -255,13 +257,16 @@ def rank_edges(
     if len(out_inst) == 0:
         return empty_pairs()
     score = np.concatenate([part[2] for part in lists])
-    tier = np.full(len(out_inst), 2, dtype=np.int64)
-    tier[: len(lists[0][0])] = 0
-    tier[(tier == 2) & (namespace[outs.tool[out_inst]] == namespace[ins.tool[in_inst]])] = 1
+    starts = np.cumsum([0, *(len(part[0]) for part in lists)])
+    # Tiers: 0 declared, 1 exact, 2 the output's namespace, 3 the rest.
+    tier = np.full(len(out_inst), 3, dtype=np.int64)
+    tier[: starts[1]] = 0
+    tier[starts[1] : starts[2]] = 1
+    tier[(tier == 3) & (namespace[outs.tool[out_inst]] == namespace[ins.tool[in_inst]])] = 2
     fed = np.zeros(len(out_inst), dtype=bool)
-    fed[len(lists[0][0]) : len(lists[0][0]) + len(lists[1][0])] = True
+    fed[starts[2] : starts[3]] = True
     mine = section[outs.tool[out_inst]]
-    apart = (mine < 0) | (mine != section[ins.tool[in_inst]]) | (tier != 0)
+    apart = (mine < 0) | (mine != section[ins.tool[in_inst]]) | (tier != 1)
     tie = tie_break(outs.sig[out_inst], in_inst) >> np.uint64(1)
     tie |= apart.astype(np.uint64) << np.uint64(63)
     order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
@@ -277,15 +282,15 @@ def rank_edges(
     # Inputs of the output's namespace beyond its reserved places compete by score: re-sort the
     # rows of the outputs that have such inputs (each output's rows are contiguous).
     rank = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left")
-    late = (tier == 1) & (rank >= LOCAL_SLOTS)
+    late = (tier == 2) & (rank >= LOCAL_SLOTS)
     late[late] = ~_kin(scorer, outs.sig[out_inst[late]], ins.sig[in_inst[late]])
     if late.any():
-        tier[late] = 2
+        tier[late] = 3
         rows = np.flatnonzero(np.isin(out_inst, np.unique(out_inst[late])))
         again = rows[np.lexsort((tie[rows], _sort_key(out_inst[rows], tier[rows], score[rows])))]
         in_inst[rows], score[rows], fed[rows] = in_inst[again], score[again], fed[again]
-    if fed.any() and feed_places(max_neighbors):  # exact matches never moved: still first
-        order = _promote(out_inst, (tier == 0, fed), max_neighbors)
+    if fed.any() and feed_places(max_neighbors):  # declared and exact edges never moved: still first
+        order = _promote(out_inst, (tier <= 1, fed), max_neighbors)
         in_inst, score = in_inst[order], score[order]
     kept = np.arange(len(out_inst)) - np.searchsorted(out_inst, out_inst, side="left") < max_neighbors
     return out_inst[kept], in_inst[kept], score[kept]
@@ -317,7 +322,7 @@ def _promote(
 
 
 def _sort_key(out_inst: IntArray, tier: IntArray, score: FloatArray) -> IntArray:
-    """One integer ordering rows by output, then tier, then score (best first).
+    """One integer ordering rows by output, then tier (0 to 3), then score (best first).
 
     The bits of a non-negative float32 order like its value, so the score takes 31 bits.
     """

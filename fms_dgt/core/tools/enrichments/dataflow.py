@@ -64,6 +64,7 @@ from fms_dgt.core.tools.enrichments._dataflow_feeders import (
     unmatched,
 )
 from fms_dgt.core.tools.enrichments._dataflow_fields import MAX_DEPTH, MAX_NESTED
+from fms_dgt.core.tools.enrichments._dataflow_links import declared_pairs
 from fms_dgt.core.tools.enrichments._dataflow_local import (
     LOCAL_SLOTS,
     Pairs,
@@ -270,10 +271,11 @@ class DataflowEnrichment(ToolEnrichment):
         spaces = place_ids(len(tools), [[rows] for _, rows in groups])
         exact = exact_pairs(outs, ins, leaf_keys(names.names, labels[1]), (spaces, qid), scorer)
         local, feeds, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
-        first: Pairs = (exact[0], exact[1], np.ones(len(exact[0]), np.float32))
-        feeds = unmatched(feeds, exact[1])
+        declared = declared_pairs(tools, (outs, ins), names.names, spaces)
+        declared = _other_tools(declared, qid, (outs, ins))
+        feeds = unmatched(feeds, np.concatenate([declared[1], exact[1]]))
         wide = self._expand(cands, qid, outs, ins, width)
-        lists = (first, feeds, local, wide)
+        lists = (_scored(declared), _scored(exact), feeds, local, wide)
         ranked = rank_edges(lists, (outs, ins), (places[0], sections(tools)), self.max_neighbors, scorer)
         edges = _edges(ranked, (outs, ins), remap)
         if self.memo is not None:
@@ -456,6 +458,19 @@ class DataflowEnrichment(ToolEnrichment):
         out_all = np.concatenate(parts_out)
         order = np.argsort(out_all, kind="stable")  # each part is in order: this merges them
         return out_all[order], np.concatenate(parts_in)[order], np.concatenate(parts_score)[order]
+
+
+def _other_tools(
+    pairs: tuple[IntArray, IntArray], qid: IntArray, sides: tuple[Side, Side]
+) -> tuple[IntArray, IntArray]:
+    """The pairs joining two different tools (a link back into its own operation is no hand-off)."""
+    keep = qid[sides[0].tool[pairs[0]]] != qid[sides[1].tool[pairs[1]]]
+    return pairs[0][keep], pairs[1][keep]
+
+
+def _scored(pairs: tuple[IntArray, IntArray]) -> Pairs:
+    """Pairs that score 1.0 (declared edges, exact matches)."""
+    return pairs[0], pairs[1], np.ones(len(pairs[0]), np.float32)
 
 
 def _joined(parts: Sequence[Pairs]) -> Pairs:

@@ -20,6 +20,7 @@ from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
+from fms_dgt.core.tools.enrichments._dataflow_links import declaring_link
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
 from fms_dgt.core.tools.enrichments._dataflow_scoring import KIN_FLOOR, QUERY_FLOOR, role_compatibility
 
@@ -46,7 +47,8 @@ class Why:
     Attributes:
         types: ``"string -> string"``.
         fit: the type fit (identifiers and labels included), in ``[0, 1]``.
-        names: ``"exact name, same namespace"``, ``"label into a search input"`` or
+        names: ``"declared by the spec's response link 'GetUser'"``, ``"exact name, same
+            namespace"``, ``"label into a search input"`` or
             ``"text similarity 0.62"``.
         entity: the entity both identifiers name (``""`` when the edge is not between identifiers).
     """
@@ -90,6 +92,9 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     # the last step, or the list whose items' id or name the output is (tax_rates[].id -> tax_rates)
     holder = list_name(edge.output)
     names = {same_name(s) for s in [*steps[-1:], *([holder] if holder else [])]}
+    link = declaring_link(edge.source, edge.target, edge.output, edge.input) if edge.score == 1.0 else None
+    if link is not None:
+        return f"declared by the spec's response link {link!r}"
     if same_space and same_name(edge.input) in names and edge.score == 1.0:
         return "exact name, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0

@@ -6,7 +6,8 @@ the tool's name, description, input schema (parameters plus request body, see
 schema (the success response) and metadata. The metadata keeps what people read at the top level
 (``kind``, ``source``, ``operation_id``, ``tags``, ``deprecated``, ``normalised``), the success
 response's examples (``result_examples``: the media type's ``example`` or ``examples`` values, or a
-Swagger 2.0 response's ``examples`` for its media type; the mock engine returns them) and everything
+Swagger 2.0 response's ``examples`` for its media type; the mock engine returns them), its OpenAPI 3
+``links`` (:mod:`~fms_dgt.core.tools.openapi.links`; the ``dataflow`` enrichment wires them) and everything
 the ``rest`` engine needs to rebuild the request as a
 :class:`~fms_dgt.core.tools.openapi.route.Route` under ``metadata["route"]``.
 """
@@ -20,6 +21,7 @@ from typing import Any
 from fms_dgt.core.tools.openapi.bodies import BodyConverter
 from fms_dgt.core.tools.openapi.documents import DocumentStore, RefError
 from fms_dgt.core.tools.openapi.endpoints import Endpoints
+from fms_dgt.core.tools.openapi.links import read_links
 from fms_dgt.core.tools.openapi.media import pick_media_type
 from fms_dgt.core.tools.openapi.operations import Operation, OperationError, spec_version
 from fms_dgt.core.tools.openapi.parameters import ArgumentsBuilder, ParameterConverter
@@ -111,37 +113,43 @@ class OperationConverter:
             self.parameters.add(builder, param, op)
         body = self.bodies.body(builder, op, params)
         parameters = self.compiler.attach_defs(builder.schema(), REQUEST)
-        output, response, examples = self._output(op)
+        output, response, examples, (links, link_notes) = self._output(op)
         route = self._route(op, builder, body, response)
-        notes = [*builder.notes, *self.compiler.def_notes(parameters, REQUEST)]
+        notes = [*builder.notes, *self.compiler.def_notes(parameters, REQUEST), *link_notes]
         metadata = self._metadata(op, route, notes)
         if examples:
             metadata["result_examples"] = examples
+        if links:
+            metadata["links"] = links
         return ToolFields(_tool_name(op), _description(op), parameters, output, metadata, route)
 
     # ------------------------------------------------------------------ responses
 
-    def _output(self, op: Operation) -> tuple[dict[str, Any], ResponseSpec | None, list[Any]]:
+    def _output(
+        self, op: Operation
+    ) -> tuple[dict[str, Any], ResponseSpec | None, list[Any], tuple[list[dict[str, Any]], list[str]]]:
+        """The success response's schema, spec, examples and links (with notes on links left out)."""
         responses = op.node.get("responses") or {}
         if not isinstance(responses, dict):
             raise OperationError("responses is not a map of status codes")
         status = _success_status(responses)
         if status is None:
-            return {}, None, []
+            return {}, None, [], ([], [])
         raw, uri = responses[status], op.uri
         if isinstance(raw, dict) and isinstance(raw.get("$ref"), str):
             target, raw = self.store.resolve(raw["$ref"], uri)
             uri = target.uri
         if not isinstance(raw, dict):
-            return {}, self._specs.make(ResponseSpec, status=str(status)), []
+            return {}, self._specs.make(ResponseSpec, status=str(status)), [], ([], [])
+        links = ([], []) if self.swagger else read_links(self.store, raw, uri)
         schema_node, content_type = self._response_schema(raw, op)
         info = self._specs.make(ResponseSpec, status=str(status), content_type=content_type or None)
         examples = self._examples(raw, content_type, uri)
         if schema_node is None:
-            return {}, info, examples
+            return {}, info, examples, links
         pointer = f"{op.pointer}/responses/{status}"
         compiled = self.compiler.compile(schema_node, uri, RESPONSE, pointer)
-        return self.compiler.attach_defs(_as_object(compiled.schema), RESPONSE), info, examples
+        return self.compiler.attach_defs(_as_object(compiled.schema), RESPONSE), info, examples, links
 
     def _examples(self, raw: dict[str, Any], content_type: str | None, uri: str) -> list[Any]:
         """The response's example values for its media type (not copied: read-only, like schemas)."""

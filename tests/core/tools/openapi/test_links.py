@@ -1,0 +1,193 @@
+"""Tests of OpenAPI response links kept in tool metadata (fms_dgt/core/tools/openapi/links.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.openapi_specs import load
+
+from fms_dgt.core.tools.openapi.links import MAX_LINKS
+
+_HEAD = {"openapi": "3.0.3", "info": {"title": "links", "version": "1"}}
+
+
+def _spec(tmp_path: Path, paths: dict[str, Any], components: dict[str, Any] | None = None) -> Path:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({**_HEAD, "paths": paths, "components": components or {}}), encoding="utf-8")
+    return spec
+
+
+def _op(op_id: str, links: Any = None, params: tuple[str, ...] = ()) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": "ok",
+        "content": {
+            "application/json": {"schema": {"type": "object", "properties": {"id": {"type": "string"}}}}
+        },
+    }
+    if links is not None:
+        response["links"] = links
+    return {
+        "get": {
+            "operationId": op_id,
+            "parameters": [
+                {"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in params
+            ],
+            "responses": {"200": response},
+        }
+    }
+
+
+def test_links_by_operation_id_operation_ref_and_component_ref(tmp_path: Path) -> None:
+    links = {
+        "ById": {"operationId": "getUser", "parameters": {"id": "$response.body#/id"}},
+        "ByRef": {
+            "operationRef": "#/paths/~1users~1{id}/get",
+            "parameters": {"path.id": "$response.body#/id"},
+        },
+        "Shared": {"$ref": "#/components/links/Whole"},
+    }
+    spec = _spec(
+        tmp_path,
+        {"/users": _op("addUser", links), "/users/{id}": _op("getUser", params=("id",))},
+        {"links": {"Whole": {"operationId": "getUser", "parameters": {"id": "$response.body"}}}},
+    )
+    tools, _ = load(spec)
+    assert tools["addUser"].metadata["links"] == [
+        {"name": "ById", "operation_id": "getUser", "parameters": {"id": "/id"}},
+        {"name": "ByRef", "operation_ref": "/paths/~1users~1{id}/get", "parameters": {"path.id": "/id"}},
+        {"name": "Shared", "operation_id": "getUser", "parameters": {"id": ""}},
+    ]
+    assert "links" not in tools["getUser"].metadata
+
+
+def test_values_that_are_not_the_response_body_are_left_out_with_a_note(tmp_path: Path) -> None:
+    links = {
+        "Mixed": {
+            "operationId": "getSquare",
+            "parameters": {
+                "row": "$request.path.row",  # this call's own request: no value of its result
+                "etag": "$response.header.ETag",
+                "fixed": 3,
+                "column": "$response.body#/column",
+                "bad": "$response.body#column",  # not a JSON pointer
+                "ctl": "$response.body#/a\u0001b",
+            },
+        },
+        "Nothing": {"operationId": "getSquare", "parameters": {"row": "$request.path.row"}},
+        "NoTarget": {"parameters": {"id": "$response.body#/id"}},
+        "NotALink": ["operationId", "getSquare"],
+    }
+    spec = _spec(
+        tmp_path, {"/squares": _op("listSquares", links), "/s/{row}": _op("getSquare", params=("row",))}
+    )
+    tools, _ = load(spec)
+    tool = tools["listSquares"]
+    assert tool.metadata["links"] == [
+        {"name": "Mixed", "operation_id": "getSquare", "parameters": {"column": "/column"}}
+    ]
+    notes = "\n".join(tool.metadata["normalised"])
+    for part in ("links.Mixed.parameters.row", "links.Mixed.parameters.etag", "links.Mixed.parameters.bad"):
+        assert part in notes
+    assert "links.NoTarget: neither operationId nor operationRef" in notes
+    assert "links.NotALink is not a Link Object" in notes
+
+
+def test_hostile_links_are_bounded_and_never_crash(tmp_path: Path) -> None:
+    many = {
+        f"L{n}": {"operationId": "getUser", "parameters": {"id": "$response.body#/id"}} for n in range(5000)
+    }
+    spec = _spec(
+        tmp_path,
+        {
+            "/many": _op("many", many),
+            "/odd": _op("odd", "not a map"),
+            "/long": _op(
+                "long",
+                {"X": {"operationId": "getUser", "parameters": {"id": "$response.body#/" + "a" * 5000}}},
+            ),
+            "/users/{id}": _op("getUser", params=("id",)),
+        },
+    )
+    tools, loader = load(spec)
+    assert len(tools["many"].metadata["links"]) == MAX_LINKS
+    assert any("only the first" in n for n in tools["many"].metadata["normalised"])
+    assert "links" not in tools["odd"].metadata and "links is a str" in tools["odd"].metadata["normalised"][0]
+    assert "links" not in tools["long"].metadata
+    assert loader.report.skipped == []  # a bad link never costs its operation
+
+
+@pytest.fixture
+def logging_server() -> Iterator[tuple[str, list[str]]]:
+    """A loopback HTTP server that records every request line it gets."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.requestline)
+            body = json.dumps({"operationId": "getUser", "parameters": {"id": "$response.body#/id"}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_links_into_other_documents_send_no_request(
+    tmp_path: Path, logging_server: tuple[str, list[str]]
+) -> None:
+    url, seen = logging_server
+    links = {
+        "Remote": {"$ref": f"{url}/link.json"},
+        "RemoteOp": {
+            "operationRef": f"{url}/spec.json#/paths/~1x/get",
+            "parameters": {"id": "$response.body#/id"},
+        },
+        "Outside": {"$ref": "../elsewhere.json#/link"},
+        "OtherFile": {
+            "operationRef": "other.json#/paths/~1x/get",
+            "parameters": {"id": "$response.body#/id"},
+        },
+    }
+    spec = _spec(tmp_path, {"/users": _op("addUser", links), "/users/{id}": _op("getUser", params=("id",))})
+    tools, loader = load(spec, allow_remote_refs=False)
+    assert seen == []  # nothing was fetched
+    assert "links" not in tools["addUser"].metadata
+    notes = "\n".join(tools["addUser"].metadata["normalised"])
+    assert "links.Remote: remote $ref refused" in notes
+    assert "links.Outside: file $ref outside the spec's directory refused" in notes
+    assert (
+        "links.OtherFile: operationRef 'other.json#/paths/~1x/get' is not an operation of this document"
+        in notes
+    )
+    assert "links.RemoteOp" in notes
+    assert loader.report.skipped == []
+
+
+def test_the_link_example_spec_keeps_every_link(corpus: Path) -> None:
+    tools, _ = load(corpus / "openapi" / "oai-examples" / "v3.0" / "link-example.yaml")
+    declared = {name: tool.metadata.get("links", []) for name, tool in tools.items()}
+    assert [link["operation_id"] for link in declared["getPullRequestsById"]] == ["mergePullRequest"]
+    assert declared["getPullRequestsById"][0]["parameters"] == {
+        "username": "/author/username",
+        "slug": "/repository/slug",
+        "pid": "/id",
+    }
+    assert sum(len(links) for links in declared.values()) == 4
