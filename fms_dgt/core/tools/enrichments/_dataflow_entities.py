@@ -29,6 +29,7 @@ __all__ = [
     "Role",
     "api_prefix",
     "bare_label",
+    "compound_name",
     "context_entity",
     "entity_key",
     "name_entity",
@@ -202,6 +203,9 @@ class Role:
         kind: ``"id"``, ``"label"``, ``"query"`` or ``""`` (a plain value).
         place: for a bare label (``name``, ``title``), the entity it sits in ("" when unknown):
             a pool's ``name`` is not a role's ``name``.
+        whole: for a bare identifier, the whole name of the object it identifies when that is a
+            compound its entity shortens (``payment method`` for the ``id`` of a
+            ``payment_method``, whose entity is ``method``); ``""`` otherwise.
     """
 
     identifier: bool
@@ -209,6 +213,7 @@ class Role:
     b: str = ""
     kind: str = ""
     place: str = ""
+    whole: str = ""
 
 
 def _id_word(tokens: Sequence[str]) -> str | None:
@@ -326,6 +331,17 @@ def context_entity(
     return (path_entity(path) if path else "") or _tool_entity(words(tool_name))
 
 
+def compound_name(places: Sequence[str]) -> str:
+    """The whole name of the nearest of ``places`` (outermost first) that names an entity, as
+    words, when it has more than one noun (``payment_method`` -> ``payment method``; its entity is
+    ``method``), else ``""`` (``author``, or a qualified schema name)."""
+    for name in reversed(places):
+        if name_entity(name):
+            nouns = [singular(w) for w in words(name) if _noun(w)] if "." not in name else []
+            return " ".join(nouns) if len(nouns) > 1 else ""
+    return ""
+
+
 def name_entity(name: str) -> str:
     """The entity one name gives: a property or schema name (``subscription_items`` ->
     ``subscription item``, ``io.k8s.api.apps.v1.StatefulSet`` -> ``statefulset``), ``""`` when
@@ -418,6 +434,7 @@ def role(
     context: Callable[[], str] | str = "",
     output: bool = True,
     holder: Callable[[], str] | str = "",
+    whole: Callable[[], str] | str = "",
 ) -> str:
     """The role string of a parameter.
 
@@ -437,6 +454,9 @@ def role(
             holding it when the object there has a schema name of its own (``mainDirector`` in
             a ``StaffHeader``), or a function giving it: it fills slot ``a`` when it differs
             from the context's.
+        whole: for an identifier that names no entity itself, the compound name of the object
+            it sits in (:func:`compound_name`), or a function giving it: ``"id:|method#payment
+            method"`` (an input named ``payment_method`` takes it, see :mod:`._dataflow_exact`).
     """
     if type_key.startswith(("object", "boolean", "array<object")):
         return ""
@@ -458,6 +478,9 @@ def role(
         b = context() if callable(context) else context
         also = holder() if callable(holder) else holder
         a = also if also != b else ""
+        full = (whole() if callable(whole) else whole) if b else ""
+        if full and entity_key(full) != entity_key(b) and entity_key(full).endswith(entity_key(b)):
+            return f"id:{a}|{b}#{full}"
     return f"id:{a}|{b}"
 
 
@@ -508,5 +531,6 @@ def parse_role(text: str) -> Role:
     if not text.startswith("id:"):
         kind, _, place = text.partition("@")
         return Role(identifier=False, kind=kind, place=place)
-    a, _, b = text[3:].partition("|")
-    return Role(identifier=True, a=a, b=b, kind="id")
+    a, _, rest = text[3:].partition("|")
+    b, _, whole = rest.partition("#")
+    return Role(identifier=True, a=a, b=b, kind="id", whole=whole)

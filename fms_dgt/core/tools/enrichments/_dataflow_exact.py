@@ -50,6 +50,7 @@ class Keys(NamedTuple):
     holder: IntArray
     entity_a: IntArray
     entity_b: IntArray
+    whole: IntArray
     last: Sequence[str]
     place: Sequence[str]
     table: Mapping[str, int]
@@ -98,16 +99,16 @@ def leaf_keys(names: Sequence[str], roles: Sequence[str]) -> Keys:
         holder = list_name(path)
         if holder is not None:
             holders[number] = ids.setdefault(same_name(holder), len(ids))
-    entities = np.full((2, max(len(roles), 1)), -1, dtype=np.int64)
+    entities = np.full((3, max(len(roles), 1)), -1, dtype=np.int64)
     places: list[str] = []
     for number, text in enumerate(roles):
         parsed = parse_role(text)
         places.append(parsed.place)
-        for slot, entity in enumerate((parsed.a, parsed.b) if parsed.identifier else ()):
+        for slot, entity in enumerate((parsed.a, parsed.b, parsed.whole) if parsed.identifier else ()):
             if entity:
                 entities[slot, number] = ids.setdefault(same_name(entity), len(ids))
     lasts = [_last_name(path) or "" for path in names]
-    return Keys(keys, holders, entities[0], entities[1], lasts, places, ids)
+    return Keys(keys, holders, entities[0], entities[1], entities[2], lasts, places, ids)
 
 
 def list_name(path: str) -> str | None:
@@ -150,7 +151,11 @@ def exact_pairs(
     # any text, never by its name alone an entity's id or label (a saved query's ``query_id`` is
     # no ``q``).
     out_keys = [(leaf[outs.name], False), (keys.holder[outs.name], False)]
-    out_keys += [(keys.entity_a[out_role], True), (keys.entity_b[out_role], True)]
+    out_keys += [
+        (keys.entity_a[out_role], True),
+        (keys.entity_b[out_role], True),
+        (keys.whole[out_role], True),
+    ]
     out_keys += [(placed, True) for placed in _placed_keys(keys, out_role, outs.name)]
     pairs = [
         _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k, _ in out_keys

@@ -21,6 +21,7 @@ from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
+    compound_name,
     context_entity,
     name_entity,
     name_text,
@@ -160,6 +161,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
             lambda: _context(tool, found, output),
             output,
             lambda: _role_of(found),
+            lambda: compound_name(found.places) if output else "",
         )
     if not output and not label.startswith("id:") and kind in ("string", "integer"):
         label = _path_key(tool, found) or label
@@ -168,7 +170,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
         head, _, last = text.rpartition(" ")
         text = f"{head} {singular(last)}".strip()
     if label.startswith("id:|") and len(label) > 4:
-        text = f"{label[4:]} {text}"
+        text = f"{parse_role(label).b} {text}"
     elif bare_label(found.leaf):  # a location's name reads "location name"
         text = f"{parse_role(label).place} {text}".strip()
     return text, str(found.schema.get("description", "")), kind, label

@@ -225,8 +225,11 @@ class DataflowEnrichment(ToolEnrichment):
         # ``/v1/customers/{customer}/tax_ids`` in ``customers``): its exact matches rank first.
         # A bare label read with the entity it sits in matches an input so named exactly (a
         # channel's ``name`` and ``channelHandle``, ``channelName``).
+        # Version 11: a bare identifier's role keeps the compound name of the object it sits in
+        # (``id:|method#payment method``): an input so named takes it exactly. Response links
+        # declared by a spec rank first (found at every run, like exact matches).
         self.settings = {
-            "version": 10,
+            "version": 11,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -97,6 +97,9 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
         return f"declared by the spec's response link {link!r}"
     if same_space and same_name(edge.input) in names and edge.score == 1.0:
         return "exact name, same namespace"
+    named = _named_for(roles[0], steps[-1] if steps else "")
+    if same_space and edge.score == 1.0 and same_name(edge.input) in named:
+        return f"input named for the {named[same_name(edge.input)]}, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0
     if tuple(_kind(r) for r in roles) == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:
         return "label into a search input"
@@ -104,6 +107,19 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
         return "identifiers of one entity"
     where = ", same namespace" if same_space else ""
     return f"text similarity {similarity:.2f}{where}"
+
+
+def _named_for(out_role: str, last: str) -> dict[str, str]:
+    """The names an input may have to take the output exactly, beyond its own (see
+    :mod:`._dataflow_exact`), each with what it names: the entities of an identifier and the
+    whole name of the object it sits in, and a bare label read with its entity."""
+    role = parse_role(out_role)
+    found = {same_name(e): e for e in (role.a, role.b, role.whole) if e}
+    if role.place:
+        found[same_name(f"{role.place}_{last}")] = f"{role.place} {last}"
+        if last == "name":
+            found[same_name(f"{role.place}_handle")] = f"{role.place} {last}"
+    return found
 
 
 def _shared_entity(out_role: str, in_role: str) -> str:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from support.schemas import rest_tool, schema
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_entities import compound_name, parse_role, role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+from fms_dgt.core.tools.enrichments.dataflow_view import explain
 from fms_dgt.core.tools.registry import ToolRegistry
 
 
@@ -117,6 +119,28 @@ def test_an_input_named_for_an_entity_takes_its_identifier() -> None:
     assert all(e.score < 1.0 for e in graph.edges_from(0))
 
 
+def test_an_input_named_for_the_object_a_bare_id_sits_in_takes_it() -> None:
+    # Stripe: a payment method's `id` sits in a `payment_method` (entity: method); the
+    # `payment_method` input ("The PaymentMethod to share.") takes it.
+    located = {"type": "string", "description": "Unique identifier for the object."}
+    method = {"type": "object", "title": "payment_method", "properties": {"id": located}}
+    listed = schema(data={"type": "array", "items": method})
+    share = {"type": "string", "description": "The PaymentMethod to share."}
+    tools = [
+        Tool("list_methods", "pay", output_parameters=listed),
+        Tool("share_method", "pay", parameters=schema(payment_method=share)),
+        Tool("setup", "pay", parameters=schema(setup_method="string")),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {(e.output, e.target.name, e.input): e.score for e in graph.edges_from(0)}
+    assert scores[("data[].id", "share_method", "payment_method")] == 1.0
+    assert scores.get(("data[].id", "setup", "setup_method"), 0.0) < 1.0  # only the whole name
+    # a single word is the entity itself (the rule above), not a second name
+    assert parse_role(role("id", located, "string", "method", True, "", "method")).whole == ""
+    assert compound_name(("PaymentFlowsPaymentMethodList", "data", "payment_method")) == "payment method"
+    assert compound_name(("author",)) == "" and compound_name(("io.k8s.api.apps.v1.StatefulSet",)) == ""
+
+
 def test_exact_matches_of_a_tagless_apis_own_resource_rank_first() -> None:
     # Stripe has no tags: a tax id's customer goes first to the tax id operations of that
     # customer, then to the many other operations taking a `customer`.
@@ -171,3 +195,15 @@ def test_a_name_or_an_id_goes_to_a_search_input_or_a_handle_only_by_what_it_is()
     ]
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
     assert all(e.score < 1.0 for e in graph.edges_from(0))
+
+
+def test_the_graph_view_says_an_input_is_named_for_the_object() -> None:
+    located = {"type": "string", "description": "Unique identifier for the object."}
+    method = {"type": "object", "title": "payment_method", "properties": {"id": located}}
+    tools = [
+        Tool("get_method", "pay", output_parameters=schema(data={"type": "array", "items": method})),
+        Tool("share_method", "pay", parameters=schema(payment_method="string")),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    (edge,) = [e for e in graph.edges_from(0) if e.input == "payment_method"]
+    assert explain(edge).names == "input named for the payment method, same namespace"

@@ -68,9 +68,12 @@ def test_explain_names_the_list_match_and_the_floor_between_identifiers_of_one_e
         rest_tool(
             "create_code", "/v1/promotion_codes", {}, {**schema(id=described), "title": "promotion_code"}
         ),
-        rest_tool("read_code", "/v1/promotion_codes/{promotion_code}", {"promotion_code": "string"}),
+        rest_tool("read_code", "/v1/promotion_codes/{code_token}", {"code_token": "string"}),
+        rest_tool("update_code", "/v1/promotion_codes/{promotion_code}", {"promotion_code": "string"}),
     ]
     graph = DataflowEnrichment().enrich(ToolRegistry(tools))
     why = {(e.output, e.input): explain(e).names for n in range(len(tools)) for e in graph.edges_from(n)}
     assert why[("tax_rates[].id", "tax_rates")] == "exact name, same namespace"
-    assert why[("id", "promotion_code")] == "identifiers of one entity"
+    assert why[("id", "code_token")] == "identifiers of one entity"
+    # named for the whole name of the object the id sits in: an exact match
+    assert why[("id", "promotion_code")] == "input named for the promotion code, same namespace"
