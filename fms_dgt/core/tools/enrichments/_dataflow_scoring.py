@@ -10,6 +10,7 @@ state where it stays exact (:func:`update_candidates`).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ __all__ = [
     "Scorer",
     "class_table",
     "from_state",
+    "orphan_inputs",
     "pool_key",
     "rank_inputs",
     "role_compatibility",
@@ -127,6 +129,32 @@ def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArra
     return kinds, slots[0], slots[1], slots[2]
 
 
+def orphan_inputs(
+    scorer: Scorer, outs: Side, ins: Side, instances: tuple[IntArray, IntArray]
+) -> npt.NDArray[np.bool_]:
+    """Per input signature of the pool, whether it is an identifier of one namespace
+    (``instances``: its output and input instances) whose entities no identifier among the
+    namespace's outputs names.
+
+    Nothing of its API gives such an input's entity under that name, so the name is the API's
+    word for an entity its outputs call otherwise (a value list's ``id`` read as a ``radar``
+    object's, for the ``{value_list}`` of a path); among the namespace's own outputs it is scored
+    as naming no known entity (:meth:`Scorer.freeing`). Against other namespaces it keeps its
+    entity: a pet's id never feeds an event's.
+    """
+    out_inst, in_inst = instances
+    free = np.zeros(len(ins.keys), dtype=bool)
+    if len(in_inst) == 0:
+        return free
+    made = np.concatenate([e[outs.sig[out_inst]] for e in scorer.out_entity])
+    made = np.unique(made[made >= 0])
+    sigs = np.unique(ins.sig[in_inst])
+    ia, ib = (e[sigs] for e in scorer.in_entity)
+    known = (ia >= 0) | (ib >= 0)
+    free[sigs] = known & ~np.isin(ia, made) & ~np.isin(ib, made)
+    return free
+
+
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
     """Where an output's entities (``oa``, ``ob``) and an input's (``ia``, ``ib``) share one."""
     found: npt.NDArray[np.bool_] = ((oa == ia) | (oa == ib)) & (oa >= 0)
@@ -192,6 +220,15 @@ class Scorer:
         self.in_entity = (first[ins.roles], second[ins.roles])
         self.out_place, self.in_place = place[outs.roles], place[ins.roles]
         self.threshold = threshold
+
+    def freeing(self, inputs: npt.NDArray[np.bool_]) -> Scorer:
+        """A scorer that reads the input signatures where ``inputs`` is true as naming no known
+        entity: no identifier is of another entity than theirs (see :func:`orphan_inputs`)."""
+        if not inputs.any():
+            return self
+        freed = copy.copy(self)
+        freed.in_entity = tuple(np.where(inputs, -1, e) for e in self.in_entity)  # type: ignore[assignment]
+        return freed
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
         """Top ``width[r]`` inputs among ``in_sigs`` for each output signature ``out_sigs[r]``."""
