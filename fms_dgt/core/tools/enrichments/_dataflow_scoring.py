@@ -35,7 +35,7 @@ __all__ = [
     "Scorer",
     "class_table",
     "from_state",
-    "orphan_inputs",
+    "orphans",
     "pool_key",
     "rank_inputs",
     "role_compatibility",
@@ -129,30 +129,37 @@ def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArra
     return kinds, slots[0], slots[1], slots[2]
 
 
-def orphan_inputs(
+def orphans(
     scorer: Scorer, outs: Side, ins: Side, instances: tuple[IntArray, IntArray]
-) -> npt.NDArray[np.bool_]:
-    """Per input signature of the pool, whether it is an identifier of one namespace
-    (``instances``: its output and input instances) whose entities no identifier among the
-    namespace's outputs names.
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Per output and per input signature of the pool, whether it is an identifier of one
+    namespace (``instances``: its output and input instances) whose entities the other side of
+    the namespace never names: an output identifier no input of the namespace asks for by its
+    entity, an input identifier no output gives by its entity.
 
-    Nothing of its API gives such an input's entity under that name, so the name is the API's
-    word for an entity its outputs call otherwise (a value list's ``id`` read as a ``radar``
-    object's, for the ``{value_list}`` of a path); among the namespace's own outputs it is scored
-    as naming no known entity (:meth:`Scorer.freeing`). Against other namespaces it keeps its
-    entity: a pet's id never feeds an event's.
+    Both are words of the API for something it names otherwise on the other side (Stripe's
+    value lists come back as ``id`` of a ``radar`` object and are asked for as ``{value_list}``),
+    so within the namespace such an output may feed such an input whatever their entities
+    (:meth:`Scorer.freeing`). An input whose entity comes from another API (a flight booking's
+    ``user_id``, given by the accounts API) is not fed the booking's id: the flights API asks for
+    bookings by name, so its booking id is no orphan. Other namespaces keep the exclusion.
     """
     out_inst, in_inst = instances
-    free = np.zeros(len(ins.keys), dtype=bool)
-    if len(in_inst) == 0:
-        return free
-    made = np.concatenate([e[outs.sig[out_inst]] for e in scorer.out_entity])
-    made = np.unique(made[made >= 0])
-    sigs = np.unique(ins.sig[in_inst])
-    ia, ib = (e[sigs] for e in scorer.in_entity)
-    known = (ia >= 0) | (ib >= 0)
-    free[sigs] = known & ~np.isin(ia, made) & ~np.isin(ib, made)
-    return free
+    free_out = np.zeros(len(outs.keys), dtype=bool)
+    free_in = np.zeros(len(ins.keys), dtype=bool)
+    if len(out_inst) == 0 or len(in_inst) == 0:
+        return free_out, free_in
+    for free, side, own, other, other_entity in (
+        (free_out, outs, out_inst, (ins, in_inst), scorer.in_entity),
+        (free_in, ins, in_inst, (outs, out_inst), scorer.out_entity),
+    ):
+        named = np.concatenate([e[other[0].sig[other[1]]] for e in other_entity])
+        named = np.unique(named[named >= 0])
+        sigs = np.unique(side.sig[own])
+        first, second = (e[sigs] for e in (scorer.out_entity if side is outs else scorer.in_entity))
+        known = (first >= 0) | (second >= 0)
+        free[sigs] = known & ~np.isin(first, named) & ~np.isin(second, named)
+    return free_out, free_in
 
 
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
@@ -220,14 +227,17 @@ class Scorer:
         self.in_entity = (first[ins.roles], second[ins.roles])
         self.out_place, self.in_place = place[outs.roles], place[ins.roles]
         self.threshold = threshold
+        #: Output and input signatures that entities do not keep apart (see :meth:`freeing`).
+        self.free: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
 
-    def freeing(self, inputs: npt.NDArray[np.bool_]) -> Scorer:
-        """A scorer that reads the input signatures where ``inputs`` is true as naming no known
-        entity: no identifier is of another entity than theirs (see :func:`orphan_inputs`)."""
-        if not inputs.any():
+    def freeing(self, free: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]) -> Scorer:
+        """A scorer under which an output signature and an input signature both marked in
+        ``free`` (per output, per input signature: :func:`orphans`) are not kept apart by their
+        entities."""
+        if not (free[0].any() and free[1].any()):
             return self
         freed = copy.copy(self)
-        freed.in_entity = tuple(np.where(inputs, -1, e) for e in self.in_entity)  # type: ignore[assignment]
+        freed.free = free
         return freed
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
@@ -263,7 +273,7 @@ class Scorer:
         dots *= in_inv[None, :]
         dots *= self.table[self.out_type[out_sigs]][:, in_type]
         self._searchable(dots, out_sigs, in_sigs, in_type)
-        self._separate_entities(dots, out_sigs, in_sigs if not everything else None, in_type)
+        self._separate_entities(dots, out_sigs, in_sigs, in_type, everything)
         return dots
 
     def columns(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray, least: float) -> Candidates:
@@ -298,19 +308,23 @@ class Scorer:
         dots[block] = np.maximum(dots[block], floor)
 
     def _separate_entities(
-        self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None, in_type: IntArray
+        self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray, in_type: IntArray, everything: bool
     ) -> None:
-        """Zero the cells between identifiers that name different entities, and raise those
-        between identifiers of one entity to :data:`KIN_FLOOR` x their type factor (in place;
-        ``in_type``: the type classes of the block's inputs)."""
+        """Zero the cells between identifiers that name different entities (unless both are
+        free, :meth:`freeing`), and raise those between identifiers of one entity to
+        :data:`KIN_FLOOR` x their type factor (in place; ``in_type``: the type classes of the
+        block's inputs; ``everything``: ``in_sigs`` is every input signature)."""
         oa, ob = (e[out_sigs] for e in self.out_entity)
-        ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
+        ia, ib = self.in_entity if everything else (e[in_sigs] for e in self.in_entity)
         rows = np.flatnonzero((oa >= 0) | (ob >= 0))
         cols = np.flatnonzero((ia >= 0) | (ib >= 0))
         if len(rows) == 0 or len(cols) == 0:
             return
         kin = same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
-        r, c = np.nonzero(~kin)
+        apart = ~kin
+        if self.free is not None:
+            apart &= ~(self.free[0][out_sigs[rows]][:, None] & self.free[1][in_sigs[cols]][None, :])
+        r, c = np.nonzero(apart)
         dots[rows[r], cols[c]] = 0.0
         r, c = np.nonzero(kin)
         floor = np.float32(KIN_FLOOR) * self.table[self.out_type[out_sigs[rows[r]]], in_type[cols[c]]]

@@ -101,7 +101,7 @@ from fms_dgt.core.tools.enrichments._dataflow_scoring import (
     Candidates,
     Scorer,
     from_state,
-    orphan_inputs,
+    orphans,
     pool_key,
     rank_inputs,
     to_state,
@@ -359,7 +359,7 @@ class DataflowEnrichment(ToolEnrichment):
             if memo is not None and key is not None and key in memo.positions:
                 cands = local_candidates(memo, key, sides)
             else:
-                mine = scorer.freeing(orphan_inputs(scorer, *sides, every))
+                mine = scorer.freeing(orphans(scorer, *sides, every))
                 cands = union(
                     [score_namespace(mine, sides, i, own_inputs, self.max_neighbors) for i in each]
                     + [score_feeders(mine, sides, i, qid) for i in each]

@@ -47,6 +47,8 @@ def test_an_input_whose_entity_its_api_never_names_takes_its_apis_identifiers() 
     assert ("id", "lib::borrow_volume", "volume_id") in edges
     assert ("id", "lib::get_author", "author_id") not in edges  # the API names authors: a clash
     assert ("id", "shop::order_volume", "volume_id") not in edges  # another namespace: a clash
+    # an author's id is asked for by name in "lib": it is an author's, never a volume's
+    assert ("author_id", "lib::borrow_volume", "volume_id") not in edges
     why = explain(edges[("id", "lib::borrow_volume", "volume_id")])
     assert why.entity == "book into volume (different entities)"
 
@@ -59,3 +61,25 @@ def test_a_produced_entity_keeps_the_exclusion() -> None:
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
     targets = {(e.output, e.target.name, e.input) for e in graph.edges_from(0)}
     assert ("id", "borrow_volume", "volume_id") not in targets  # volumes are named now: a book is none
+
+
+def test_an_input_given_by_another_api_is_not_fed_this_apis_identifiers() -> None:
+    # The flights API asks for bookings by name; a customer's id comes from the accounts API.
+    booking = _described("Identifier of the new booking.")
+    customer = _described("Identifier of the customer account.")
+    tools = [
+        Tool("find_user", "accounts", output_parameters=schema(user_id=customer)),
+        Tool(
+            "book_flight",
+            "flights",
+            parameters=schema(user_id=customer),
+            output_parameters=schema(booking_id=booking),
+        ),
+        Tool("cancel_booking", "flights", parameters=schema(booking_id=_described("The booking to cancel."))),
+        Tool("rebook", "flights", parameters=schema(user_id=customer, booking_id=booking)),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    edges = {(e.source.name, e.output, e.target.name, e.input) for n in range(4) for e in graph.edges_from(n)}
+    assert ("book_flight", "booking_id", "cancel_booking", "booking_id") in edges
+    assert ("book_flight", "booking_id", "rebook", "user_id") not in edges
+    assert ("find_user", "user_id", "rebook", "user_id") in edges
