@@ -100,6 +100,9 @@ _GENERIC = frozenset(
 _COMPOUND_HEADS = frozenset({"item", "entry", "record"})
 #: Plurals that are their own singular, and stems whose plural in "ies" drops the "s" only.
 _SAME_PLURAL = frozenset({"series", "species"})
+#: The plural of an acronym ending in u (``skus``, ``cpus``): no vowel before the "us", unlike
+#: Latin singulars (``status``, ``campus``).
+_ACRONYM_PLURAL = re.compile(r"[^aeiouy\W\d_]+us")
 _IE_STEMS = ("mov", "cook", "zomb", "calor", "rook", "selfi", "smooth", "goal", "hipp", "pix")
 #: Verbs that start a tool name (``get_pet``, ``SearchLocation``): the entity follows them.
 _VERBS = frozenset(
@@ -167,7 +170,7 @@ def words(name: str) -> list[str]:
 
 def singular(word: str) -> str:
     """A crude singular (``tickets`` -> ``ticket``, ``categories`` -> ``category``, ``movies`` ->
-    ``movie``; ``series`` and ``species`` stay)."""
+    ``movie``, ``skus`` -> ``sku``; ``series``, ``species`` and ``status`` stay)."""
     if word in _SAME_PLURAL:
         return word
     if len(word) > 4 and word.endswith("ies"):
@@ -175,6 +178,8 @@ def singular(word: str) -> str:
     if len(word) > 5 and word.endswith("sses"):  # classes, addresses
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    if len(word) > 3 and _ACRONYM_PLURAL.fullmatch(word) and word != "plus":  # skus; not status
         return word[:-1]
     return word
 

@@ -228,7 +228,9 @@ class DataflowEnrichment(ToolEnrichment):
         # channel's ``name`` and ``channelHandle``, ``channelName``).
         # Version 11: a bare identifier's role keeps the compound name of the object it sits in
         # (``id:|method#payment method``): an input so named takes it exactly. Response links
-        # declared by a spec rank first (found at every run, like exact matches).
+        # declared by a spec rank first (found at every run, like exact matches). Within one API,
+        # an output and an input whose entities the other side never names are not kept apart.
+        # An acronym ending in u takes an s (``/v1/skus/{id}`` is a SKU's).
         self.settings = {
             "version": 11,
             "threshold": self.threshold,

@@ -217,6 +217,16 @@ def test_plurals_schema_suffixes_and_path_segments_read_as_their_entity() -> Non
         "species",
         "city",
     ]
+    # Stripe's /v1/skus/{id} is a SKU's: an acronym ending in u takes an s; Latin words keep theirs.
+    assert [singular(w) for w in ("skus", "cpus", "status", "campus", "bus", "plus")] == [
+        "sku",
+        "cpu",
+        "status",
+        "campus",
+        "bus",
+        "plus",
+    ]
+    assert path_entity("/v1/skus/{id}", "id") == "sku"
     # Star Trek: schema names end in Full or Base; /tradingCardSet is a set, not a verb.
     assert context_entity("get_movie", ("MovieFullResponse", "movie", "MovieFull")) == "movie"
     assert context_entity("get_staff", ("StaffBase",)) == "staff"
