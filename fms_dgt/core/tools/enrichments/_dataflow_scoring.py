@@ -10,7 +10,6 @@ state where it stays exact (:func:`update_candidates`).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +34,6 @@ __all__ = [
     "Scorer",
     "class_table",
     "from_state",
-    "orphans",
     "pool_key",
     "rank_inputs",
     "role_compatibility",
@@ -129,39 +127,6 @@ def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArra
     return kinds, slots[0], slots[1], slots[2]
 
 
-def orphans(
-    scorer: Scorer, outs: Side, ins: Side, instances: tuple[IntArray, IntArray]
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """Per output and per input signature of the pool, whether it is an identifier of one
-    namespace (``instances``: its output and input instances) whose entities the other side of
-    the namespace never names: an output identifier no input of the namespace asks for by its
-    entity, an input identifier no output gives by its entity.
-
-    Both are words of the API for something it names otherwise on the other side (Stripe's
-    value lists come back as ``id`` of a ``radar`` object and are asked for as ``{value_list}``),
-    so within the namespace such an output may feed such an input whatever their entities
-    (:meth:`Scorer.freeing`). An input whose entity comes from another API (a flight booking's
-    ``user_id``, given by the accounts API) is not fed the booking's id: the flights API asks for
-    bookings by name, so its booking id is no orphan. Other namespaces keep the exclusion.
-    """
-    out_inst, in_inst = instances
-    free_out = np.zeros(len(outs.keys), dtype=bool)
-    free_in = np.zeros(len(ins.keys), dtype=bool)
-    if len(out_inst) == 0 or len(in_inst) == 0:
-        return free_out, free_in
-    for free, side, own, other, other_entity in (
-        (free_out, outs, out_inst, (ins, in_inst), scorer.in_entity),
-        (free_in, ins, in_inst, (outs, out_inst), scorer.out_entity),
-    ):
-        named = np.concatenate([e[other[0].sig[other[1]]] for e in other_entity])
-        named = np.unique(named[named >= 0])
-        sigs = np.unique(side.sig[own])
-        first, second = (e[sigs] for e in (scorer.out_entity if side is outs else scorer.in_entity))
-        known = (first >= 0) | (second >= 0)
-        free[sigs] = known & ~np.isin(first, named) & ~np.isin(second, named)
-    return free_out, free_in
-
-
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
     """Where an output's entities (``oa``, ``ob``) and an input's (``ia``, ``ib``) share one."""
     found: npt.NDArray[np.bool_] = ((oa == ia) | (oa == ib)) & (oa >= 0)
@@ -227,18 +192,6 @@ class Scorer:
         self.in_entity = (first[ins.roles], second[ins.roles])
         self.out_place, self.in_place = place[outs.roles], place[ins.roles]
         self.threshold = threshold
-        #: Output and input signatures that entities do not keep apart (see :meth:`freeing`).
-        self.free: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None
-
-    def freeing(self, free: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]) -> Scorer:
-        """A scorer under which an output signature and an input signature both marked in
-        ``free`` (per output, per input signature: :func:`orphans`) are not kept apart by their
-        entities."""
-        if not (free[0].any() and free[1].any()):
-            return self
-        freed = copy.copy(self)
-        freed.free = free
-        return freed
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
         """Top ``width[r]`` inputs among ``in_sigs`` for each output signature ``out_sigs[r]``."""
@@ -273,7 +226,7 @@ class Scorer:
         dots *= in_inv[None, :]
         dots *= self.table[self.out_type[out_sigs]][:, in_type]
         self._searchable(dots, out_sigs, in_sigs, in_type)
-        self._separate_entities(dots, out_sigs, in_sigs, in_type, everything)
+        self._separate_entities(dots, out_sigs, in_sigs if not everything else None, in_type)
         return dots
 
     def columns(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray, least: float) -> Candidates:
@@ -308,23 +261,19 @@ class Scorer:
         dots[block] = np.maximum(dots[block], floor)
 
     def _separate_entities(
-        self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray, in_type: IntArray, everything: bool
+        self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None, in_type: IntArray
     ) -> None:
-        """Zero the cells between identifiers that name different entities (unless both are
-        free, :meth:`freeing`), and raise those between identifiers of one entity to
-        :data:`KIN_FLOOR` x their type factor (in place; ``in_type``: the type classes of the
-        block's inputs; ``everything``: ``in_sigs`` is every input signature)."""
+        """Zero the cells between identifiers that name different entities, and raise those
+        between identifiers of one entity to :data:`KIN_FLOOR` x their type factor (in place;
+        ``in_type``: the type classes of the block's inputs)."""
         oa, ob = (e[out_sigs] for e in self.out_entity)
-        ia, ib = self.in_entity if everything else (e[in_sigs] for e in self.in_entity)
+        ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
         rows = np.flatnonzero((oa >= 0) | (ob >= 0))
         cols = np.flatnonzero((ia >= 0) | (ib >= 0))
         if len(rows) == 0 or len(cols) == 0:
             return
         kin = same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
-        apart = ~kin
-        if self.free is not None:
-            apart &= ~(self.free[0][out_sigs[rows]][:, None] & self.free[1][in_sigs[cols]][None, :])
-        r, c = np.nonzero(apart)
+        r, c = np.nonzero(~kin)
         dots[rows[r], cols[c]] = 0.0
         r, c = np.nonzero(kin)
         floor = np.float32(KIN_FLOOR) * self.table[self.out_type[out_sigs[rows[r]]], in_type[cols[c]]]

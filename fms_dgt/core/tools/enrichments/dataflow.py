@@ -101,7 +101,6 @@ from fms_dgt.core.tools.enrichments._dataflow_scoring import (
     Candidates,
     Scorer,
     from_state,
-    orphans,
     pool_key,
     rank_inputs,
     to_state,
@@ -228,9 +227,8 @@ class DataflowEnrichment(ToolEnrichment):
         # channel's ``name`` and ``channelHandle``, ``channelName``).
         # Version 11: a bare identifier's role keeps the compound name of the object it sits in
         # (``id:|method#payment method``): an input so named takes it exactly. Response links
-        # declared by a spec rank first (found at every run, like exact matches). Within one API,
-        # an output and an input whose entities the other side never names are not kept apart.
-        # An acronym ending in u takes an s (``/v1/skus/{id}`` is a SKU's).
+        # declared by a spec rank first (found at every run, like exact matches). An acronym
+        # ending in u takes an s (``/v1/skus/{id}`` is a SKU's).
         self.settings = {
             "version": 11,
             "threshold": self.threshold,
@@ -361,10 +359,9 @@ class DataflowEnrichment(ToolEnrichment):
             if memo is not None and key is not None and key in memo.positions:
                 cands = local_candidates(memo, key, sides)
             else:
-                mine = scorer.freeing(orphans(scorer, *sides, every))
                 cands = union(
-                    [score_namespace(mine, sides, i, own_inputs, self.max_neighbors) for i in each]
-                    + [score_feeders(mine, sides, i, qid) for i in each]
+                    [score_namespace(scorer, sides, i, own_inputs, self.max_neighbors) for i in each]
+                    + [score_feeders(scorer, sides, i, qid) for i in each]
                 )
             found.append(cands)
             strong = cands.at_least(self.threshold)

@@ -50,9 +50,7 @@ class Why:
         names: ``"declared by the spec's response link 'GetUser'"``, ``"exact name, same
             namespace"``, ``"label into a search input"`` or
             ``"text similarity 0.62"``.
-        entity: the entity both identifiers name (``""`` when the edge is not between identifiers;
-            ``"book into volume (different entities)"`` for a declared link or an input whose
-            entity no output of its namespace names, see :func:`~._dataflow_scoring.orphan_inputs`).
+        entity: the entity both identifiers name (``""`` when the edge is not between identifiers).
     """
 
     types: str
@@ -105,8 +103,7 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     similarity = edge.score / fit if fit > 0 else 0.0
     if tuple(_kind(r) for r in roles) == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:
         return "label into a search input"
-    shared = _shared_entity(*roles)
-    if shared not in ("", "unknown") and " into " not in shared and edge.score <= KIN_FLOOR * fit + 1e-6:
+    if _shared_entity(*roles) not in ("", "unknown") and edge.score <= KIN_FLOOR * fit + 1e-6:
         return "identifiers of one entity"
     where = ", same namespace" if same_space else ""
     return f"text similarity {similarity:.2f}{where}"
@@ -131,13 +128,7 @@ def _shared_entity(out_role: str, in_role: str) -> str:
         return ""
     theirs_keys = {entity_key(e) for e in (theirs.a, theirs.b) if e}
     shared = [e for e in (mine.a, mine.b) if e and entity_key(e) in theirs_keys]
-    if shared:
-        return shared[0]
-    mine_all = [e for e in (mine.a, mine.b) if e]
-    if mine_all and theirs_keys:  # a declared link, or an input whose entity its API's outputs never name
-        theirs_all = [e for e in (theirs.a, theirs.b) if e]
-        return f"{mine_all[0]} into {theirs_all[0]} (different entities)"
-    return "unknown"
+    return shared[0] if shared else "unknown"
 
 
 def describe_tool(graph: DataflowGraph, qualified_name: str, top: int = 10) -> list[str]:

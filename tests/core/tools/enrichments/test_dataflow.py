@@ -192,24 +192,13 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     scores = np.where(searchable, np.maximum(scores, np.float32(QUERY_FLOOR) * compat), scores)
     apart_pairs = {p for p in pairs if _entities_apart(*p)}
     apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
-    apart = apart.reshape(scores.shape)
-    api = _api_ids(tools)
-    # Within one API, an output and an input whose entities the other side of their namespace
-    # never names are not kept apart (their entities are two words for one thing).
-    free_out, free_in = _orphans(tools, outs, ins)
-    waived = np.array(
-        [
-            [api[o[0]] == api[i[0]] and fo and fi for i, fi in zip(ins, free_in, strict=True)]
-            for o, fo in zip(outs, free_out, strict=True)
-        ],
-        dtype=bool,
-    ).reshape(scores.shape)
-    scores[apart & ~waived] = 0.0
+    scores[apart.reshape(scores.shape)] = 0.0
     kin = np.array([[_kin(o, i) for i in in_roles] for o in out_roles], dtype=bool).reshape(scores.shape)
     scores = np.where(kin, np.maximum(scores, np.float32(KIN_FLOOR) * compat), scores)
     # An exact match asks the types alone to fit (a plain value and an identifier of one name).
     base = np.array([[type_compatibility(o[2][2], i[2][2]) for i in ins] for o in outs], np.float32)
     base = np.maximum(compat, base.reshape(compat.shape))
+    api = _api_ids(tools)
     numbering: dict[tuple[str, ...], int] = {}
     for _, _, sig, _ in outs:
         numbering.setdefault(sig, len(numbering))
@@ -294,24 +283,6 @@ def _kept(cands: list[list[Any]], max_neighbors: int) -> list[tuple[int, float]]
         kept = cand[0] == 0 or rank < max_neighbors - places or promoted
         (front if kept else back).append((cand[3], cand[4]))
     return (front + back)[:max_neighbors]
-
-
-def _orphans(tools: list[Tool], outs: list[Any], ins: list[Any]) -> tuple[list[bool], list[bool]]:
-    """Per output and input row, whether it is an identifier whose entities the other side of its
-    namespace never names (the outputs for an input, the inputs for an output)."""
-    named: dict[tuple[str, bool], set[str]] = {}
-    for rows, output in ((outs, True), (ins, False)):
-        for t_id, _, sig, _ in rows:
-            named.setdefault((tools[t_id].namespace, output), set()).update(_entities(sig[3]))
-
-    def free(rows: list[Any], output: bool) -> list[bool]:
-        found = []
-        for t_id, _, sig, _ in rows:
-            mine = _entities(sig[3])
-            found.append(bool(mine) and not mine & named.get((tools[t_id].namespace, not output), set()))
-        return found
-
-    return free(outs, True), free(ins, False)
 
 
 def _api_ids(tools: list[Tool]) -> list[int]:
