@@ -35,13 +35,21 @@ IntArray = npt.NDArray[np.int64]
 _LOCATIONS = ("path", "query", "header", "cookie", "body")
 
 
-def pointer_steps(pointer: str) -> tuple[str | int, ...]:
-    """The steps of a JSON pointer as :func:`~fms_dgt.core.tools.artifacts.split_path` gives them
-    (an array position is ``0``, whatever it is: a path's ``[]`` names every item)."""
+def pointer_steps(pointer: str) -> list[tuple[str | int, ...]]:
+    """The output paths a JSON pointer may read, as
+    :func:`~fms_dgt.core.tools.artifacts.split_path` gives their steps, most literal first: a
+    number is a property of that name, else an array item (``0``: a path's ``[]`` names every
+    item); and a pointer into a list result written without the item step reads the items'."""
     if not pointer:
-        return ()
-    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-    return tuple(0 if t.isdigit() else t for t in tokens)
+        return [()]
+    tokens: tuple[str | int, ...] = tuple(
+        t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]
+    )
+    items: tuple[str | int, ...] = tuple(
+        0 if isinstance(t, str) and t.isascii() and t.isdigit() else t for t in tokens
+    )
+    readings: list[tuple[str | int, ...]] = [tokens, items, (0, *tokens), (0, *items)]
+    return list(dict.fromkeys(readings))
 
 
 def declared_pairs(
@@ -60,112 +68,129 @@ def declared_pairs(
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     outs, ins = sides
     targets = _targets(tools, spaces)
-    found_out: list[int] = []
-    found_in: list[int] = []
+    inputs: dict[int, dict[str, int]] = {}
+    found: dict[tuple[int, int], None] = {}
     for row in linked:
         tool = tools[row]
         home = (int(spaces[row]), _document(tool))
-        out_range = _range(outs, row)
-        for link in tool.metadata["links"]:
-            if not isinstance(link, Mapping) or not isinstance(link.get("parameters"), Mapping):
-                continue
-            for target in _link_targets(targets, home, link):
+        paths = _output_paths(outs, row, names)
+        read: set[tuple[str, str, str]] = set()
+        for link in _links(tool):
+            for target in targets.get((*home, *_aim(link)), []):
+                if target not in inputs:
+                    inputs[target] = _input_names(ins, target, names)
                 arguments = _arguments(tools[target])
-                in_range = _range(ins, target)
                 for parameter, pointer in link["parameters"].items():
-                    if not isinstance(pointer, str):
+                    if (str(target), str(parameter), pointer) in read:  # a shared component's links
                         continue
-                    output = _output_instance(outs, out_range, names, pointer)
+                    read.add((str(target), str(parameter), pointer))
+                    output = next((paths[p] for p in pointer_steps(pointer) if p in paths), None)
                     name = _argument(arguments, str(parameter))
-                    inp = _input_instance(ins, in_range, names, name) if name else None
+                    inp = inputs[target].get(name) if name is not None else None
                     if output is not None and inp is not None:
-                        found_out.append(output)
-                        found_in.append(inp)
-    return np.asarray(found_out, dtype=np.int64), np.asarray(found_in, dtype=np.int64)
+                        found[(output, inp)] = None
+    pairs = np.asarray(list(found), dtype=np.int64).reshape(-1, 2)
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
 
 
 def declaring_link(source: Tool, target: Tool, output: str, input_name: str) -> str | None:
     """The name of ``source``'s response link that wires its ``output`` into ``target``'s
     ``input_name``, or None (for ``fms-dgt graph``'s why)."""
-    links = source.metadata.get("links")
-    if not isinstance(links, list) or source.namespace != target.namespace:
+    if (
+        source.namespace != target.namespace
+        or not _document(source)
+        or _document(source) != _document(target)
+    ):
         return None
-    if _document(source) != _document(target) or not _document(target):
-        return None
-    pointer = target.metadata["source"].split("#", 1)[1]
     try:
         steps = split_path(output)
     except ValueError:
         return None
+    aim = _operation(target)
     arguments = _arguments(target)
-    for link in links:
-        if not isinstance(link, Mapping) or not isinstance(link.get("parameters"), Mapping):
+    for link in _links(source):
+        if aim is None or _aim(link) not in aim:
             continue
-        if (
-            link.get("operation_id") != target.metadata.get("operation_id")
-            and link.get("operation_ref") != pointer
-        ):
-            continue
-        for parameter, value in link["parameters"].items():
-            read = pointer_steps(value) if isinstance(value, str) else None
-            if (
-                read is not None
-                and steps in (read, (0, *read))
-                and _argument(arguments, str(parameter)) == input_name
-            ):
+        for parameter, pointer in link["parameters"].items():
+            if steps in pointer_steps(pointer) and _argument(arguments, str(parameter)) == input_name:
                 return str(link.get("name", ""))
     return None
 
 
+def _links(tool: Tool) -> list[Mapping[str, Any]]:
+    """The tool's well-formed links (a target and a map of parameters to JSON pointers)."""
+    links = tool.metadata.get("links")
+    if not isinstance(links, list) or tool.metadata.get("kind") != "rest":
+        return []
+    return [
+        link
+        for link in links
+        if isinstance(link, Mapping)
+        and _aim(link)[1]
+        and isinstance(link.get("parameters"), Mapping)
+        and all(isinstance(p, str) for p in link["parameters"].values())
+    ]
+
+
+def _aim(link: Mapping[str, Any]) -> tuple[str, str]:
+    """What a link targets: ``("id", operationId)`` or ``("ref", pointer)`` (``("", "")`` if neither)."""
+    op_id = link.get("operation_id")
+    if isinstance(op_id, str):
+        return "id", op_id.strip()
+    ref = link.get("operation_ref")
+    return ("ref", ref) if isinstance(ref, str) else ("", "")
+
+
 def _document(tool: Tool) -> str:
-    """The spec file a REST tool was read from (its ``source`` before the ``#``)."""
+    """The spec file a REST tool was read from (its ``source`` before the operation's pointer)."""
     source = tool.metadata.get("source")
-    return source.split("#", 1)[0] if isinstance(source, str) else ""
+    if tool.metadata.get("kind") != "rest" or not isinstance(source, str) or "#" not in source:
+        return ""
+    return source.rsplit("#", 1)[0]
+
+
+def _operation(tool: Tool) -> set[tuple[str, str]] | None:
+    """The ways a link can name a REST tool's operation (by operationId, by pointer), or None."""
+    if not _document(tool):
+        return None
+    names = {("ref", str(tool.metadata["source"]).rsplit("#", 1)[1])}
+    op_id = tool.metadata.get("operation_id")
+    if isinstance(op_id, str) and op_id.strip():
+        names.add(("id", op_id.strip()))
+    return names
 
 
 def _targets(tools: Sequence[Tool], spaces: IntArray) -> dict[tuple[int, str, str, str], list[int]]:
     """REST tools by (namespace id, document, ``id`` or ``ref``, operationId or pointer)."""
     found: dict[tuple[int, str, str, str], list[int]] = {}
     for row, tool in enumerate(tools):
-        source = tool.metadata.get("source")
-        if tool.metadata.get("kind") != "rest" or not isinstance(source, str) or "#" not in source:
-            continue
-        document, pointer = source.split("#", 1)
-        space = int(spaces[row])
-        found.setdefault((space, document, "ref", pointer), []).append(row)
-        op_id = tool.metadata.get("operation_id")
-        if isinstance(op_id, str):
-            found.setdefault((space, document, "id", op_id), []).append(row)
+        for aim in _operation(tool) or ():
+            found.setdefault((int(spaces[row]), _document(tool), *aim), []).append(row)
     return found
 
 
-def _link_targets(
-    targets: Mapping[tuple[int, str, str, str], list[int]], home: tuple[int, str], link: Mapping[str, Any]
-) -> list[int]:
-    if isinstance(link.get("operation_id"), str):
-        return targets.get((*home, "id", link["operation_id"]), [])
-    if isinstance(link.get("operation_ref"), str):
-        return targets.get((*home, "ref", link["operation_ref"]), [])
-    return []
-
-
-def _range(side: Side, row: int) -> tuple[int, int]:
+def _range(side: Side, row: int) -> range:
     """The instances of tool ``row`` (a side's instances are in tool order)."""
     lo = int(np.searchsorted(side.tool, row, side="left"))
-    return lo, int(np.searchsorted(side.tool, row, side="right"))
+    return range(lo, int(np.searchsorted(side.tool, row, side="right")))
 
 
-def _output_instance(outs: Side, span: tuple[int, int], names: Sequence[str], pointer: str) -> int | None:
-    """The output instance a pointer reads (the item's, for a list result's pointer without ``/0``)."""
-    steps = pointer_steps(pointer)
+def _output_paths(outs: Side, row: int, names: Sequence[str]) -> dict[tuple[str | int, ...], int]:
+    """The output instances of tool ``row`` by the steps of their paths."""
     paths: dict[tuple[str | int, ...], int] = {}
-    for instance in range(*span):
+    for instance in _range(outs, row):
         try:
             paths.setdefault(split_path(names[int(outs.name[instance])]), instance)
         except ValueError:
             continue
-    found = paths.get(steps)
-    return found if found is not None else paths.get((0, *steps))
+    return paths
+
+
+def _input_names(ins: Side, row: int, names: Sequence[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for instance in _range(ins, row):
+        found.setdefault(names[int(ins.name[instance])], instance)
+    return found
 
 
 def _arguments(tool: Tool) -> Mapping[str, Any]:
@@ -175,7 +200,8 @@ def _arguments(tool: Tool) -> Mapping[str, Any]:
 
 
 def _argument(arguments: Mapping[str, Any], parameter: str) -> str | None:
-    """The tool's argument a link's parameter names (``id``, or ``path.id`` with its location)."""
+    """The tool's argument a link's parameter names: the one parameter of that name in the
+    request (``id``), or of that name and location (``path.id``); None when none or several."""
     location, _, bare = parameter.partition(".")
     if not bare or location not in _LOCATIONS:
         location, bare = "", parameter
@@ -183,16 +209,7 @@ def _argument(arguments: Mapping[str, Any], parameter: str) -> str | None:
         key
         for key, spec in arguments.items()
         if isinstance(spec, Mapping)
-        and bare in (spec.get("name"), spec.get("renamed_from"))
+        and spec.get("name") == bare
         and (not location or spec.get("in") == location)
     ]
-    if parameter in arguments and not location:
-        return parameter
     return matches[0] if len(matches) == 1 else None
-
-
-def _input_instance(ins: Side, span: tuple[int, int], names: Sequence[str], name: str) -> int | None:
-    for instance in range(*span):
-        if names[int(ins.name[instance])] == name:
-            return instance
-    return None

@@ -12,10 +12,10 @@ namespace's content and the settings, so the memo keeps them per namespace; thei
 tools (:func:`expand_namespace`) is redone every run, which keeps cached runs identical to cold
 ones.
 
-:func:`rank_edges` merges an output instance's three lists (exact matches, local candidates,
-global candidates) into its ``max_neighbors`` best. The union is enough: an input of the output's
-namespace that makes the final list is among the namespace's ``max_neighbors`` best, and one of
-another namespace is among the global best by score.
+:func:`rank_edges` merges an output instance's lists (edges its spec declares, exact matches,
+feeders, local candidates, global candidates) into its ``max_neighbors`` best. The union is
+enough: an input of the output's namespace that makes the final list is among the namespace's
+``max_neighbors`` best, and one of another namespace is among the global best by score.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of paramete
   vectors; ``hashed`` by default).
 
 Each output keeps its ``max_neighbors`` best inputs of *other* tools (another overload of the same
-name counts as the same tool): exact name matches within its namespace first
+name counts as the same tool): edges its OpenAPI spec's response links declare first
+(:mod:`._dataflow_links`), then exact name matches within its namespace
 (:mod:`._dataflow_exact`), then up to :data:`~._dataflow_local.LOCAL_SLOTS` places for the best
 inputs of its own API (an API is its namespace, or a part of a catalogue namespace), then the rest by
 score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Looking the other way,

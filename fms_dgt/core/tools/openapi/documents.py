@@ -169,8 +169,15 @@ class DocumentStore:
         """The absolute :class:`Target` of ``ref`` read in document ``base``.
 
         Raises:
-            RefError: the reference is refused by the security policy.
+            RefError: the reference is refused by the security policy, or malformed (an invalid
+                URL, a NUL byte in a path).
         """
+        try:
+            return self._target(ref, base)
+        except ValueError as exc:  # urllib and pathlib reject some strings outright
+            raise RefError(f"malformed $ref {ref[:200]!r}: {exc}") from exc
+
+    def _target(self, ref: str, base: str) -> Target:
         address, fragment = urldefrag(ref)
         pointer = unquote(fragment)
         if address or (pointer and not pointer.startswith("/")):

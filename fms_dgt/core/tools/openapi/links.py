@@ -65,6 +65,8 @@ def read_links(
         notes.extend(f"links.{shown}.parameters.{p}: {why}" for p, why in skipped)
         if parameters:
             links.append({"name": shown, **target, "parameters": parameters})
+        elif not skipped:
+            notes.append(f"links.{shown}: no parameter takes a value of the response body: no dataflow edge")
     return links, notes
 
 
@@ -79,13 +81,19 @@ def _link_object(store: DocumentStore, node: Any, uri: str) -> tuple[dict[str, A
 def _target(store: DocumentStore, link: Mapping[str, Any], uri: str) -> tuple[dict[str, str] | None, str]:
     """``{"operation_id": ...}`` or ``{"operation_ref": pointer}`` (into the root document), or why not."""
     op_id = link.get("operationId")
+    if op_id is not None and not isinstance(op_id, str):
+        return None, f"operationId is a {type(op_id).__name__}, not a string"
     if isinstance(op_id, str) and op_id.strip():
-        return {"operation_id": op_id.strip()[:500]}, ""
+        if len(op_id) > _MAX_EXPRESSION:
+            return None, f"operationId longer than {_MAX_EXPRESSION} characters"
+        return {"operation_id": op_id.strip()}, ""
     ref = link.get("operationRef")
     if not isinstance(ref, str) or not ref:
         return None, "neither operationId nor operationRef names the target operation"
+    if len(ref) > _MAX_EXPRESSION:
+        return None, f"operationRef longer than {_MAX_EXPRESSION} characters"
     try:
-        target = store.target(ref[:_MAX_EXPRESSION], uri)
+        target = store.target(ref, uri)
     except RefError as exc:
         return None, exc.reason
     if target.uri != store.root_uri or not target.pointer.startswith("/paths/"):
@@ -100,13 +108,15 @@ def _parameters(raw: Any) -> tuple[dict[str, str], list[tuple[str, str]]]:
     kept: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
     for name, expression in list(raw.items())[:MAX_LINK_PARAMETERS]:
-        shown = str(name)[:100]
+        shown = repr(str(name)[:100])[1:-1]
         pointer = _body_pointer(expression)
-        if pointer is None:
+        if _control(str(name)) or len(str(name)) > 200:
+            skipped.append((shown, "a name with control characters or over 200 characters: ignored"))
+        elif pointer is None:
             text = repr(expression)[:100]
             skipped.append((shown, f"{text} is no value of the response body: not a dataflow edge"))
         else:
-            kept[str(name)[:200]] = pointer
+            kept[str(name)] = pointer
     return kept, skipped
 
 
@@ -122,6 +132,9 @@ def _body_pointer(expression: Any) -> str | None:
     pointer = text[len(_BODY) + 1 :]
     if pointer and not pointer.startswith("/"):
         return None
-    if any(ord(c) < 32 for c in pointer):
-        return None
-    return pointer
+    return None if _control(pointer) else pointer
+
+
+def _control(text: str) -> bool:
+    """Whether ``text`` holds a control character (C0, DEL or C1)."""
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)

@@ -138,6 +138,8 @@ def test_an_input_named_for_the_object_a_bare_id_sits_in_takes_it() -> None:
     # a single word is the entity itself (the rule above), not a second name
     assert parse_role(role("id", located, "string", "method", True, "", "method")).whole == ""
     assert compound_name(("PaymentFlowsPaymentMethodList", "data", "payment_method")) == "payment method"
+    # a compound read from another place than the entity is not kept (a Source inside a payment_method)
+    assert parse_role(role("id", located, "string", "source", True, "", "payment method")).whole == ""
     assert compound_name(("author",)) == "" and compound_name(("io.k8s.api.apps.v1.StatefulSet",)) == ""
 
 

@@ -99,9 +99,15 @@ def test_a_link_wires_only_its_own_spec_in_its_own_namespace(tmp_path: Path) -> 
 
 
 def test_pointer_steps() -> None:
-    assert pointer_steps("") == ()
-    assert pointer_steps("/user/id") == ("user", "id")
-    assert pointer_steps("/items/3/a~1b~0c") == ("items", 0, "a/b~c")
+    assert pointer_steps("") == [()]
+    assert pointer_steps("/user/id") == [("user", "id"), (0, "user", "id")]
+    # a number is first a property of that name, then an array item; ~1 and ~0 are / and ~
+    assert pointer_steps("/items/3/a~1b~0c") == [
+        ("items", "3", "a/b~c"),
+        ("items", 0, "a/b~c"),
+        (0, "items", "3", "a/b~c"),
+        (0, "items", 0, "a/b~c"),
+    ]
 
 
 def test_the_graph_view_says_which_link_declared_an_edge(tmp_path: Path) -> None:
@@ -114,3 +120,70 @@ def test_the_graph_view_says_which_link_declared_an_edge(tmp_path: Path) -> None
     }
     assert "declared by the spec's response link 'Merge'" in whys[("merge", "pid")]
     assert "declared" not in whys[("part0", "pull_id")]
+
+
+def _spec_of(tmp_path: Path, paths: dict[str, Any]) -> list[Any]:
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}))
+    return RESTToolLoader(str(spec), namespace="u").load()
+
+
+def _param(name: str, where: str = "path") -> dict[str, Any]:
+    return {"name": name, "in": where, "required": where == "path", "schema": {"type": "string"}}
+
+
+def _op(op_id: str, params: list[dict[str, Any]], links: Any = None, method: str = "get") -> dict[str, Any]:
+    result = {"type": "object", "properties": {"user_id": {"type": "string"}, "token": {"type": "string"}}}
+    response: dict[str, Any] = {"description": "ok", "content": {"application/json": {"schema": result}}}
+    if links:
+        response["links"] = links
+    return {method: {"operationId": op_id, "parameters": params, "responses": {"200": response}}}
+
+
+def test_declared_edges_come_before_exact_matches(tmp_path: Path) -> None:
+    audit = {"Audit": {"operationId": "audit", "parameters": {"subject": "$response.body#/user_id"}}}
+    tools = _spec_of(
+        tmp_path,
+        {
+            "/users": _op("addUser", [], audit, method="post"),
+            "/users/{user_id}": _op("deleteUser", [_param("user_id")], method="delete"),
+            "/audit/{subject}": _op("audit", [_param("subject")]),
+        },
+    )
+    graph = DataflowEnrichment(max_neighbors=1).enrich(ToolRegistry(tools))
+    (only,) = [(e.output, e.target.name, e.input) for e in graph.edges_from(0) if e.output == "user_id"]
+    assert only == ("user_id", "audit", "subject")  # the link, though deleteUser.user_id is an exact match
+
+
+def test_link_parameters_name_the_request_parameter_with_its_location(tmp_path: Path) -> None:
+    links = {
+        "ByPath": {"operationId": "find", "parameters": {"path.id": "$response.body#/token"}},
+        "Ambiguous": {"operationId": "find", "parameters": {"id": "$response.body#/user_id"}},
+        "Named": {"operationId": "find", "parameters": {"query_id": "$response.body#/user_id"}},
+        "Self": {"operationId": "make", "parameters": {"seed": "$response.body#/token"}},
+    }
+    tools = _spec_of(
+        tmp_path,
+        {
+            "/things": _op("make", [_param("seed", "query")], links, method="post"),
+            # path id, query id (renamed query_id) and a query parameter literally named query_id
+            "/find/{id}": _op("find", [_param("id"), _param("id", "query"), _param("query_id", "query")]),
+        },
+    )
+    find = next(t for t in tools if t.name == "find")
+    arguments = {k: (v["in"], v["name"]) for k, v in find.metadata["route"]["arguments"].items()}
+    renamed = next(k for k, v in arguments.items() if v == ("query", "query_id"))
+    edges = {
+        (e.output, e.target.name, e.input)
+        for e in DataflowEnrichment().enrich(ToolRegistry(tools)).edges_from(0)
+    }
+    assert ("token", "find", "id") in edges  # path.id: the path's id
+    assert ("user_id", "find", renamed) in edges  # the spec's query_id, whatever its argument's name
+    assert ("user_id", "find", "query_id") not in edges  # that argument is the query's id
+    assert not any(target == "make" for _, target, _ in edges)  # a link back into its own operation
+    why = [
+        str(explain(e))
+        for e in DataflowEnrichment().enrich(ToolRegistry(tools)).edges_from(0)
+        if e.input == "id"
+    ]
+    assert why and "declared by the spec's response link 'ByPath'" in why[0]

@@ -99,6 +99,14 @@ def test_values_that_are_not_the_response_body_are_left_out_with_a_note(tmp_path
 
 
 def test_hostile_links_are_bounded_and_never_crash(tmp_path: Path) -> None:
+    malformed = {
+        "Ipv6": {"operationRef": "http://[::1/x#/paths/~1a/get", "parameters": {"id": "$response.body#/id"}},
+        "Nul": {"operationRef": "x%00.json#/paths/~1a/get", "parameters": {"id": "$response.body#/id"}},
+        "NulRef": {"$ref": "a\u0000b.json#/x"},
+        "BodyOnly": {"operationId": "getUser", "requestBody": "$response.body"},
+        "NumberId": {"operationId": 12, "parameters": {"id": "$response.body#/id"}},
+        "CtlName": {"operationId": "getUser", "parameters": {"i\u0000d": "$response.body#/id"}},
+    }
     many = {
         f"L{n}": {"operationId": "getUser", "parameters": {"id": "$response.body#/id"}} for n in range(5000)
     }
@@ -111,10 +119,18 @@ def test_hostile_links_are_bounded_and_never_crash(tmp_path: Path) -> None:
                 "long",
                 {"X": {"operationId": "getUser", "parameters": {"id": "$response.body#/" + "a" * 5000}}},
             ),
+            "/bad": _op("bad", malformed),
             "/users/{id}": _op("getUser", params=("id",)),
         },
     )
     tools, loader = load(spec)
+    notes = "\n".join(tools["bad"].metadata["normalised"])
+    assert "links" not in tools["bad"].metadata
+    assert "links.Ipv6: malformed $ref" in notes and "links.Nul: malformed $ref" in notes
+    assert "links.NulRef: malformed $ref" in notes
+    assert "links.BodyOnly: no parameter takes a value of the response body" in notes
+    assert "links.NumberId: operationId is a int, not a string" in notes
+    assert "links.CtlName.parameters.i\\x00d: a name with control characters" in notes
     assert len(tools["many"].metadata["links"]) == MAX_LINKS
     assert any("only the first" in n for n in tools["many"].metadata["normalised"])
     assert "links" not in tools["odd"].metadata and "links is a str" in tools["odd"].metadata["normalised"][0]
@@ -148,6 +164,22 @@ def logging_server() -> Iterator[tuple[str, list[str]]]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def test_an_operation_ref_is_never_fetched_even_with_remote_refs_allowed(
+    tmp_path: Path, logging_server: tuple[str, list[str]]
+) -> None:
+    url, seen = logging_server
+    links = {
+        "RemoteOp": {
+            "operationRef": f"{url}/spec.json#/paths/~1x/get",
+            "parameters": {"id": "$response.body#/id"},
+        }
+    }
+    spec = _spec(tmp_path, {"/users": _op("addUser", links), "/users/{id}": _op("getUser", params=("id",))})
+    tools, _ = load(spec, allow_remote_refs=True)
+    assert seen == []
+    assert "links.RemoteOp: operationRef" in "\n".join(tools["addUser"].metadata["normalised"])
 
 
 def test_links_into_other_documents_send_no_request(
