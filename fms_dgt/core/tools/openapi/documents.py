@@ -41,6 +41,7 @@ __all__ = [
     "parse_text",
     "public_url",
     "register_url_secrets",
+    "shown_ref",
     "unescape_pointer",
 ]
 
@@ -76,6 +77,20 @@ def register_url_secrets(url: str) -> None:
     for name, value in parse_qsl(parts.query, keep_blank_values=False):
         if is_sensitive_name(name):
             register_secret(value)
+
+
+def shown_ref(ref: str) -> str:
+    """A reference as a message may show it: no userinfo, query values as ``***``
+    (:func:`~fms_dgt.core.tools.transport.display_url`), even when it is no valid URL; at most
+    200 characters."""
+    try:
+        return display_url(ref)[:200]
+    except ValueError:  # an invalid URL (``http://[::1/x``): mask by pattern
+        return _QUERY_VALUE.sub("=***", _USERINFO.sub("//", ref))[:200]
+
+
+_USERINFO = re.compile(r"//[^/?#]*@")
+_QUERY_VALUE = re.compile(r"=[^&#]*")
 
 
 def escape_pointer(token: str) -> str:
@@ -175,7 +190,7 @@ class DocumentStore:
         try:
             return self._target(ref, base)
         except ValueError as exc:  # urllib and pathlib reject some strings outright
-            raise RefError(f"malformed $ref {ref[:200]!r}: {exc}") from exc
+            raise RefError(f"malformed $ref {shown_ref(ref)!r}: {exc}") from exc
 
     def _target(self, ref: str, base: str) -> Target:
         address, fragment = urldefrag(ref)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fms_dgt.core.tools.openapi.documents import DocumentStore
+from fms_dgt.core.tools.openapi.documents import DocumentStore, shown_ref
 from fms_dgt.errors import RefError
 
 __all__ = ["MAX_LINKS", "MAX_LINK_PARAMETERS", "read_links"]
@@ -97,7 +97,7 @@ def _target(store: DocumentStore, link: Mapping[str, Any], uri: str) -> tuple[di
     except RefError as exc:
         return None, exc.reason
     if target.uri != store.root_uri or not target.pointer.startswith("/paths/"):
-        return None, f"operationRef {ref[:200]!r} is not an operation of this document (not followed)"
+        return None, f"operationRef {shown_ref(ref)!r} is not an operation of this document (not followed)"
     return {"operation_ref": target.pointer}, ""
 
 

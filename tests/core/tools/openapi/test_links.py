@@ -223,3 +223,23 @@ def test_the_link_example_spec_keeps_every_link(corpus: Path) -> None:
         "pid": "/id",
     }
     assert sum(len(links) for links in declared.values()) == 4
+
+
+def test_notes_on_links_never_show_a_references_secrets(tmp_path: Path) -> None:
+    bad = "http://user:pw@[::1/x?token=SECRET1#/p"  # no valid URL: masked by pattern
+    away = "https://user:pw@h.example/s.json?key=SECRET2#/paths/~1x/get"
+    body = {"id": "$response.body#/id"}
+    links = {
+        "Bad": {"operationRef": bad, "parameters": body},
+        "Away": {"operationRef": away, "parameters": body},
+    }
+    spec = _spec(tmp_path, {"/users": _op("addUser", links)})
+    for allow in (False, True):  # an operationRef is never fetched either way
+        tools, _ = load(spec, allow_remote_refs=allow)
+        notes = "\n".join(tools["addUser"].metadata["normalised"])
+        assert "links.Bad: malformed $ref" in notes and "links.Away" in notes
+        assert not any(secret in notes for secret in ("SECRET1", "SECRET2", "pw@"))
+    component = {"Component": {"$ref": "https://h.example/l.json?api_key=SECRET3#/x"}}
+    tools, _ = load(_spec(tmp_path, {"/users": _op("addUser", component)}))
+    notes = "\n".join(tools["addUser"].metadata["normalised"])
+    assert "links.Component: remote $ref refused" in notes and "SECRET3" not in notes
