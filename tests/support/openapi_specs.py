@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +80,36 @@ def deep_spec(tmp_path: Path, depth: int) -> Path:
     path = tmp_path / "deep.json"
     path.write_text(text)
     return path
+
+
+def write_spec(
+    folder: Path, paths: dict[str, Any], components: dict[str, Any] | None = None, name: str = "spec.json"
+) -> Path:
+    """An OpenAPI 3.0 spec of ``paths`` (and ``components``) written as JSON in ``folder``."""
+    spec = folder / name
+    head = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}}
+    spec.write_text(json.dumps({**head, "paths": paths, "components": components or {}}), encoding="utf-8")
+    return spec
+
+
+def operation(
+    op_id: str,
+    params: Sequence[str | dict[str, Any]] = (),
+    result: dict[str, Any] | None = None,
+    links: Any = None,
+    method: str = "get",
+) -> dict[str, Any]:
+    """A path item of one operation: ``params`` are path parameter names (strings) or parameter
+    objects, ``result`` the 200 response's JSON schema and ``links`` its links (``None``: none)."""
+    response: dict[str, Any] = {"description": "ok"}
+    if result is not None:
+        response["content"] = {"application/json": {"schema": result}}
+    if links is not None:
+        response["links"] = links
+    parameters = [
+        p
+        if isinstance(p, dict)
+        else {"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
+        for p in params
+    ]
+    return {method: {"operationId": op_id, "parameters": parameters, "responses": {"200": response}}}

@@ -327,24 +327,29 @@ def context_entity(
         titles: which of ``places`` are schema names: one that is a word which otherwise only
             qualifies (Stripe's ``source`` object) names that entity.
     """
+    _, found = _naming_place(places, titles)
+    return found or (path_entity(path) if path else "") or _tool_entity(words(tool_name))
+
+
+def _naming_place(places: Sequence[str], titles: Sequence[str] = ()) -> tuple[str, str]:
+    """The nearest of ``places`` (outermost first) that names an entity, and that entity
+    (``("", "")`` when none does); see :func:`context_entity` for ``titles``."""
     for name in reversed(places):
         found = name_entity(name) or (
             name.lower() if name in titles and name.lower() in _NOUN_MODIFIERS else ""
         )
         if found:
-            return found
-    return (path_entity(path) if path else "") or _tool_entity(words(tool_name))
+            return name, found
+    return "", ""
 
 
 def compound_name(places: Sequence[str]) -> str:
     """The whole name of the nearest of ``places`` (outermost first) that names an entity, as
     words, when it has more than one noun (``payment_method`` -> ``payment method``; its entity is
     ``method``), else ``""`` (``author``, or a qualified schema name)."""
-    for name in reversed(places):
-        if name_entity(name):
-            nouns = [singular(w) for w in words(name) if _noun(w)] if "." not in name else []
-            return " ".join(nouns) if len(nouns) > 1 else ""
-    return ""
+    name, _ = _naming_place(places)
+    nouns = [singular(w) for w in words(name) if _noun(w)] if "." not in name else []
+    return " ".join(nouns) if len(nouns) > 1 else ""
 
 
 def name_entity(name: str) -> str:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "list_name", "same_name"]
+__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "list_name", "placed_names", "same_name"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -184,14 +184,22 @@ def _placed_keys(keys: Keys, role: IntArray, name: IntArray) -> tuple[IntArray, 
         return found[0], found[1]
     rows = np.flatnonzero(np.array([bool(p) for p in keys.place], dtype=bool)[role])
     pairs, inverse = np.unique(np.stack([role[rows], name[rows]]), axis=1, return_inverse=True)
-    read = [(keys.place[r], keys.last[n]) for r, n in pairs.T]
-    labels = [keys.table.get(same_name(f"{place}_{last}"), -1) for place, last in read]
-    handles = [
-        keys.table.get(same_name(f"{place}_handle"), -1) if last == "name" else -1 for place, last in read
-    ]
+    read = [placed_names(keys.place[r], keys.last[n]) for r, n in pairs.T]
+    labels = [keys.table.get(names[0], -1) for names in read]
+    handles = [keys.table.get(names[1], -1) if len(names) > 1 else -1 for names in read]
     for known, looked in zip(found, (labels, handles), strict=True):
         known[rows] = np.array(looked, dtype=np.int64)[inverse.reshape(-1)] if looked else -1
     return found[0], found[1]
+
+
+def placed_names(place: str, last: str) -> list[str]:
+    """The names (as :func:`same_name` gives them) of the inputs that take a bare label ``last``
+    read with the entity ``place`` it sits in: ``channelName`` for a channel's ``name``, and
+    ``channelHandle`` too (a handle is the name a person gives)."""
+    names = [same_name(f"{place}_{last}")]
+    if last == "name":
+        names.append(same_name(f"{place}_handle"))
+    return names
 
 
 def _join(out_key: IntArray, in_key: IntArray, order: IntArray) -> tuple[IntArray, IntArray]:

@@ -8,11 +8,11 @@ instances, ranked with the exact matches (:mod:`._dataflow_exact`).
 
 The target is an operation of the same spec file in the same namespace (by ``operationId``, or by
 the operation's JSON pointer for an ``operationRef``), so a link never wires tools of another
-source. A pointer is read against the tool's outputs (``/user/id`` is ``user.id``; a number is an
-array item: ``/items/0/id`` is ``items[].id``); a pointer into the items of an array result
-written without the item step (``/owner/username`` of a list of repositories, as the OpenAPI
-link example does) reads as the items'. A link whose target, parameter or value is not among the
-pool's parameters gives no edge.
+source. A pointer is read against the tool's outputs (``/user/id`` is ``user.id``; a number is a
+property of that name, else an array item: ``/items/0/id`` is ``items[].id``); a pointer into the
+items of an array result written without the item step (``/owner/username`` of a list of
+repositories, as the OpenAPI link example does) reads as the items'. A link whose target,
+parameter or value is not among the pool's parameters gives no edge.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
+from fms_dgt.core.tools.openapi.documents import unescape_pointer
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.data_objects import Tool
@@ -42,9 +43,7 @@ def pointer_steps(pointer: str) -> list[tuple[str | int, ...]]:
     item); and a pointer into a list result written without the item step reads the items'."""
     if not pointer:
         return [()]
-    tokens: tuple[str | int, ...] = tuple(
-        t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]
-    )
+    tokens: tuple[str | int, ...] = tuple(unescape_pointer(t) for t in pointer.split("/")[1:])
     items: tuple[str | int, ...] = tuple(
         0 if isinstance(t, str) and t.isascii() and t.isdigit() else t for t in tokens
     )
@@ -53,16 +52,21 @@ def pointer_steps(pointer: str) -> list[tuple[str | int, ...]]:
 
 
 def declared_pairs(
-    tools: Sequence[Tool], sides: tuple[Side, Side], names: Sequence[str], spaces: IntArray
+    tools: Sequence[Tool],
+    sides: tuple[Side, Side],
+    names: Sequence[str],
+    places: tuple[IntArray, IntArray],
 ) -> tuple[IntArray, IntArray]:
-    """``(output instances, input instances)`` of the edges the tools' response links declare.
+    """``(output instances, input instances)`` of the edges the tools' response links declare,
+    between two different tools (a link back into its own operation is no hand-off).
 
     Args:
         tools: the pool, in registry order.
         sides: the output and input sides.
         names: parameter names (paths for outputs) by name id.
-        spaces: per tool, its namespace id.
+        places: per tool, its namespace id and its qualified-name id (overloads share one).
     """
+    spaces, qid = places
     linked = [row for row, tool in enumerate(tools) if tool.metadata.get("links")]
     if not linked:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -87,7 +91,7 @@ def declared_pairs(
                     output = next((paths[p] for p in pointer_steps(pointer) if p in paths), None)
                     name = _argument(arguments, str(parameter))
                     inp = inputs[target].get(name) if name is not None else None
-                    if output is not None and inp is not None:
+                    if output is not None and inp is not None and qid[row] != qid[target]:
                         found[(output, inp)] = None
     pairs = np.asarray(list(found), dtype=np.int64).reshape(-1, 2)
     return pairs[:, 0].copy(), pairs[:, 1].copy()

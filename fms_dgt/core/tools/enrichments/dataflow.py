@@ -276,8 +276,7 @@ class DataflowEnrichment(ToolEnrichment):
         spaces = place_ids(len(tools), [[rows] for _, rows in groups])
         exact = exact_pairs(outs, ins, leaf_keys(names.names, labels[1]), (spaces, qid), scorer)
         local, feeds, by_group = self._local(scorer, (outs, ins), (groups, apis), memo, qid)
-        declared = declared_pairs(tools, (outs, ins), names.names, spaces)
-        declared = _other_tools(declared, qid, (outs, ins))
+        declared = declared_pairs(tools, (outs, ins), names.names, (spaces, qid))
         feeds = unmatched(feeds, np.concatenate([declared[1], exact[1]]))
         wide = self._expand(cands, qid, outs, ins, width)
         lists = (_scored(declared), _scored(exact), feeds, local, wide)
@@ -463,14 +462,6 @@ class DataflowEnrichment(ToolEnrichment):
         out_all = np.concatenate(parts_out)
         order = np.argsort(out_all, kind="stable")  # each part is in order: this merges them
         return out_all[order], np.concatenate(parts_in)[order], np.concatenate(parts_score)[order]
-
-
-def _other_tools(
-    pairs: tuple[IntArray, IntArray], qid: IntArray, sides: tuple[Side, Side]
-) -> tuple[IntArray, IntArray]:
-    """The pairs joining two different tools (a link back into its own operation is no hand-off)."""
-    keep = qid[sides[0].tool[pairs[0]]] != qid[sides[1].tool[pairs[1]]]
-    return pairs[0][keep], pairs[1][keep]
 
 
 def _scored(pairs: tuple[IntArray, IntArray]) -> Pairs:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
-from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, same_name
+from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, placed_names, same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
 from fms_dgt.core.tools.enrichments._dataflow_links import declaring_link
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
@@ -116,9 +116,7 @@ def _named_for(out_role: str, last: str) -> dict[str, str]:
     role = parse_role(out_role)
     found = {same_name(e): e for e in (role.a, role.b, role.whole) if e}
     if role.place:
-        found[same_name(f"{role.place}_{last}")] = f"{role.place} {last}"
-        if last == "name":
-            found[same_name(f"{role.place}_handle")] = f"{role.place} {last}"
+        found.update(dict.fromkeys(placed_names(role.place, last), f"{role.place} {last}"))
     return found
 
 

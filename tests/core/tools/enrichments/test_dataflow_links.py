@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from support.openapi_specs import operation, write_spec
 
 from fms_dgt.core.tools.enrichments._dataflow_links import pointer_steps
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.enrichments.dataflow_view import explain
 from fms_dgt.core.tools.loaders.rest import RESTToolLoader
 from fms_dgt.core.tools.registry import ToolRegistry
-
-
-def _get(
-    op_id: str, path_params: tuple[str, ...], result: dict[str, Any], links: Any = None
-) -> dict[str, Any]:
-    response: dict[str, Any] = {"description": "ok", "content": {"application/json": {"schema": result}}}
-    if links:
-        response["links"] = links
-    return {
-        "get": {
-            "operationId": op_id,
-            "parameters": [
-                {"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in path_params
-            ],
-            "responses": {"200": response},
-        }
-    }
 
 
 def _spec(tmp_path: Path, crowd: int) -> Path:
@@ -41,27 +25,25 @@ def _spec(tmp_path: Path, crowd: int) -> Path:
     }
     repos = {"type": "array", "items": {"type": "object", "properties": {"slug": {"type": "string"}}}}
     paths: dict[str, Any] = {
-        "/pulls/{pull_id}": _get(
+        "/pulls/{pull_id}": operation(
             "getPull",
             ("pull_id",),
             pull,
             {"Merge": {"operationId": "merge", "parameters": {"path.pid": "$response.body#/id"}}},
         ),
-        "/merge/{pid}": _get("merge", ("pid",), {"type": "object"}),
+        "/merge/{pid}": operation("merge", ("pid",), {"type": "object"}),
         # A pointer into a list result written without the item step (the OpenAPI link example's way).
-        "/repos": _get(
+        "/repos": operation(
             "listRepos",
             (),
             repos,
             {"One": {"operationId": "getRepo", "parameters": {"code": "$response.body#/slug"}}},
         ),
-        "/repo/{code}": _get("getRepo", ("code",), {"type": "object"}),
+        "/repo/{code}": operation("getRepo", ("code",), {"type": "object"}),
     }
     for n in range(crowd):
-        paths[f"/pulls/{{pull_id}}/part{n}"] = _get(f"part{n}", ("pull_id",), {"type": "object"})
-    spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}))
-    return spec
+        paths[f"/pulls/{{pull_id}}/part{n}"] = operation(f"part{n}", ("pull_id",), {"type": "object"})
+    return write_spec(tmp_path, paths)
 
 
 def _edges(registry: ToolRegistry, **options: Any) -> set[tuple[str, str, str, str]]:
@@ -123,21 +105,18 @@ def test_the_graph_view_says_which_link_declared_an_edge(tmp_path: Path) -> None
 
 
 def _spec_of(tmp_path: Path, paths: dict[str, Any]) -> list[Any]:
-    spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": paths}))
-    return RESTToolLoader(str(spec), namespace="u").load()
+    return RESTToolLoader(str(write_spec(tmp_path, paths)), namespace="u").load()
 
 
 def _param(name: str, where: str = "path") -> dict[str, Any]:
     return {"name": name, "in": where, "required": where == "path", "schema": {"type": "string"}}
 
 
+_TOKEN_RESULT = {"type": "object", "properties": {"user_id": {"type": "string"}, "token": {"type": "string"}}}
+
+
 def _op(op_id: str, params: list[dict[str, Any]], links: Any = None, method: str = "get") -> dict[str, Any]:
-    result = {"type": "object", "properties": {"user_id": {"type": "string"}, "token": {"type": "string"}}}
-    response: dict[str, Any] = {"description": "ok", "content": {"application/json": {"schema": result}}}
-    if links:
-        response["links"] = links
-    return {method: {"operationId": op_id, "parameters": params, "responses": {"200": response}}}
+    return operation(op_id, params, _TOKEN_RESULT, links or None, method)
 
 
 def test_declared_edges_come_before_exact_matches(tmp_path: Path) -> None:

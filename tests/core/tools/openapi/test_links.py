@@ -2,45 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.openapi_specs import load
+from support.openapi_specs import load, operation, write_spec
+from support.rest_server import serve
 
 from fms_dgt.core.tools.openapi.links import MAX_LINKS
 
-_HEAD = {"openapi": "3.0.3", "info": {"title": "links", "version": "1"}}
+_ID_RESULT = {"type": "object", "properties": {"id": {"type": "string"}}}
 
 
 def _spec(tmp_path: Path, paths: dict[str, Any], components: dict[str, Any] | None = None) -> Path:
-    spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps({**_HEAD, "paths": paths, "components": components or {}}), encoding="utf-8")
-    return spec
+    return write_spec(tmp_path, paths, components)
 
 
 def _op(op_id: str, links: Any = None, params: tuple[str, ...] = ()) -> dict[str, Any]:
-    response: dict[str, Any] = {
-        "description": "ok",
-        "content": {
-            "application/json": {"schema": {"type": "object", "properties": {"id": {"type": "string"}}}}
-        },
-    }
-    if links is not None:
-        response["links"] = links
-    return {
-        "get": {
-            "operationId": op_id,
-            "parameters": [
-                {"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in params
-            ],
-            "responses": {"200": response},
-        }
-    }
+    return operation(op_id, params, _ID_RESULT, links)
 
 
 def test_links_by_operation_id_operation_ref_and_component_ref(tmp_path: Path) -> None:
@@ -139,35 +119,14 @@ def test_hostile_links_are_bounded_and_never_crash(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def logging_server() -> Iterator[tuple[str, list[str]]]:
-    """A loopback HTTP server that records every request line it gets."""
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            seen.append(self.requestline)
-            body = json.dumps({"operationId": "getUser", "parameters": {"id": "$response.body#/id"}}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+def logging_server() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The project's loopback REST server (tests/support/rest_server.py): it records every request."""
+    with serve() as state:
+        yield state.base_url.removesuffix("/v1"), state.requests
 
 
 def test_an_operation_ref_is_never_fetched_even_with_remote_refs_allowed(
-    tmp_path: Path, logging_server: tuple[str, list[str]]
+    tmp_path: Path, logging_server: tuple[str, list[dict[str, Any]]]
 ) -> None:
     url, seen = logging_server
     links = {
@@ -183,7 +142,7 @@ def test_an_operation_ref_is_never_fetched_even_with_remote_refs_allowed(
 
 
 def test_links_into_other_documents_send_no_request(
-    tmp_path: Path, logging_server: tuple[str, list[str]]
+    tmp_path: Path, logging_server: tuple[str, list[dict[str, Any]]]
 ) -> None:
     url, seen = logging_server
     links = {
