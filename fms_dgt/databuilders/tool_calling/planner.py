@@ -28,6 +28,7 @@ from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
+from fms_dgt.errors import RejectedRecord
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.registry import ToolRegistry
@@ -115,13 +116,25 @@ class Planner:
     def _sample(self, sampler: ToolSampler, index: int) -> ToolSample:
         """The record's tool sample without edges that copy an item into a new one (see
         :func:`is_copy`). A sample whose tools only those edges joined is drawn again, a few
-        times at most, each from its own seed, so the run stays reproducible."""
+        times at most, each from its own seed, so the run stays reproducible.
+
+        Raises:
+            RejectedRecord: every draw joined its tools by a copy alone (a tool whose only edges
+                copy, drawn each time); the record is rejected rather than written with one.
+        """
         sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}"))
         for attempt in range(1, _REDRAWS + 1):
             if sample is not None:
                 return sample
             sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}:{attempt}"))
-        return sample if sample is not None else sampler.sample(seed=f"{self.settings.seed}:{index}")
+        if sample is None:
+            raise RejectedRecord(
+                f"record {index}: each of {_REDRAWS + 1} draws of its sampler joined its tools only by "
+                "copying a label of an item read into a new item (an event's title into a new event's); "
+                "such a tool has no other edge in the dataflow graph",
+                reason="copy",
+            )
+        return sample
 
     # ------------------------------------------------------------------ kind
 
@@ -204,8 +217,9 @@ class Planner:
 
 # --------------------------------------------------------------------------- copies
 
-#: Samples drawn again at most, while each copies an item into a new one.
-_REDRAWS = 3
+#: Samples drawn again at most, while each copies an item into a new one (then the record is
+#: rejected: with a third of a pool's chain sources copying, 1 record in 20,000 or so).
+_REDRAWS = 8
 _READS = frozenset({"get", "list", "find", "search", "show", "fetch", "retrieve", "lookup", "query", "read"})
 _CREATES = frozenset({"create", "add", "post", "new", "insert", "register", "make"})
 _LABELS = frozenset({"name", "title", "tag", "label", "subject", "tags", "labels"})

@@ -92,8 +92,10 @@ def test_records_hold_no_copy_of_an_item_into_a_new_one(tmp_path: Path) -> None:
     )
     chains = [r for r in records if r["metadata"]["kind"] == "calls"]
     pairs = {(e["source"], e["target"]) for r in chains for e in r["metadata"]["edges"]}
-    # Listed events still feed other tools (a title searched for); only the copy is gone.
-    assert ("calendar::list_events", "api_bank::SearchEngine") in pairs
+    # Only the copy is gone: a forecast's day still feeds the listing of that day's events (the
+    # listed titles fed API-Bank's search too before labels fed search inputs of other
+    # namespaces by their texts only).
+    assert ("weather_api::get_forecast", "calendar::list_events") in pairs
     assert ("calendar::list_events", "calendar::create_event") not in pairs
     for record in chains:
         for edge in record["metadata"]["edges"]:
@@ -247,3 +249,52 @@ def test_too_many_rejects_fail_the_run_after_the_summary(
             and summary["reject_reasons"] == {"arguments": summary["rejected"]}
         )
     assert "max_reject_rate=0.1" in capsys.readouterr().err
+
+
+def test_a_sample_joined_only_by_a_copy_is_rejected_not_written(tmp_path: Path) -> None:
+    # The only edge of this pool copies a listed item's title into a new item: no draw avoids it.
+    item = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+    config = {
+        "tools": {
+            "registry": [
+                {
+                    "type": "inline",
+                    "namespace": "notes",
+                    "tools": [
+                        {
+                            "name": "list_notes",
+                            "description": "List the notes.",
+                            "parameters": {"type": "object", "properties": {}},
+                            "output_parameters": {
+                                "type": "object",
+                                "properties": {"notes": {"type": "array", "items": item}},
+                                "required": ["notes"],
+                            },
+                        },
+                        {
+                            "name": "create_note",
+                            "description": "Create a note.",
+                            "parameters": item,
+                            "output_parameters": {
+                                "type": "object",
+                                "properties": {"note_id": {"type": "string"}},
+                            },
+                        },
+                    ],
+                }
+            ],
+            "enrichments": [{"type": "dataflow"}],
+        },
+        "generation": {
+            "seed": 3,
+            "count": 5,
+            "no_call_rate": 0.0,
+            "output_dir": str(tmp_path / "out"),
+            "scenarios": [{"name": "chain", "sampler": {"type": "tc/chain", "k": 2}}],
+        },
+    }
+    records, summary = _run(config)
+    assert records == []
+    assert summary["reject_reasons"] == {"copy": 5}
+    rejects = [json.loads(line) for line in (tmp_path / "out" / "rejects.jsonl").read_text().splitlines()]
+    assert len(rejects) == 5 and all("copying a label" in str(r) for r in rejects)
