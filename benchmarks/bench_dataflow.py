@@ -26,11 +26,13 @@ It also counts, in the graph of ``configs/demo.yaml``, the edges that feed an id
 entity into an identifier of another (``calendar::create_event.event_id -> petstore::getPet.petId``).
 
 Usage: ``python benchmarks/bench_dataflow.py [--encoders hashed,wordllama,minilm] [--baseline REV]
-[--neighbors N] [--splits tune,dev] [--misses] [--by-round]`` (``--neighbors`` measures recall at
-N places instead of 8, a finer signal where the tuned splits reach 100% at 8; ``--misses`` lists
-the tune and dev splits' missed edges; the held-out ones stay hidden unless ``--show-held-out`` is
-given too; ``--by-round`` adds a row per labelling round of each split, from the gold file's
-``rounds``).
+[--neighbors N] [--splits tune,dev] [--misses] [--by-round] [--tie-draws N]`` (``--neighbors``
+measures recall at N places instead of 8, a finer signal where the tuned splits reach 100% at 8;
+``--misses`` lists the tune and dev splits' missed edges; the held-out ones stay hidden unless
+``--show-held-out`` is given too; ``--by-round`` adds a row per labelling round of each split, from
+the gold file's ``rounds``; ``--tie-draws N`` measures N other orders among equal scores: where an
+output has more inputs at one score than places, which of them it keeps is arbitrary, and this
+shows how much of each figure that choice makes).
 """
 
 from __future__ import annotations
@@ -88,11 +90,25 @@ def load_tools(sources: list[dict[str, Any]]) -> list[Any]:
 # --------------------------------------------------------------------------- workers (subprocesses)
 
 
-def work_graph(distractors: bool, encoder: str, neighbors: int = 8) -> dict[str, Any]:
+def work_graph(distractors: bool, encoder: str, neighbors: int = 8, salt: int = 0) -> dict[str, Any]:
     """The edges of the graph over the gold pool (``neighbors`` inputs kept per output), as lists
-    ``[source, output, target, input]``."""
+    ``[source, output, target, input]``. A ``salt`` other than 0 draws another order among equal
+    scores (the order the package draws is as arbitrary as any other)."""
+    from fms_dgt.core.tools.enrichments import dataflow
     from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
     from fms_dgt.core.tools.registry import ToolRegistry
+
+    if salt:
+        import numpy as np
+
+        drawn = dataflow.mark
+
+        def salted(side: Any, *args: Any) -> None:
+            drawn(side, *args)
+            side.marks = side.marks ^ np.uint64(salt * 0x5851F42D4C957F2D % 2**64)
+            side.spots = side.spots ^ np.uint64(salt * 0x14057B7EF767814F % 2**64)
+
+        dataflow.mark = salted  # type: ignore[attr-defined]
 
     gold = load_gold()
     tools = load_tools(gold["sources"] + (gold["distractors"] if distractors else []))
@@ -250,11 +266,13 @@ def report(
     shown: list[str],
     neighbors: int = 8,
     by_round: bool = False,
+    salts: int = 0,
 ) -> None:
     gold = load_gold()
     splits = gold_edges(gold, by_round)
     sizes = ", ".join(f"{k} {len(v)}" for k, v in splits.items() if k in ("tune", "dev", "held_out"))
-    print(f"gold: {sum(len(v) for v in splits.values())} edges ({sizes})")
+    total = sum(len(v) for k, v in splits.items() if "," not in k)
+    print(f"gold: {total} edges ({sizes})")
     print(
         f"\n| pool | code | encoder | split | gold edges | recall@{neighbors} params "
         f"| recall@{neighbors} tools | precision | unjudged | time s |"
@@ -280,6 +298,14 @@ def report(
                     for family, edge in splits[split]:
                         if edge not in found:
                             print(f"    missed [{family}] {edge[0]}.{edge[1]} -> {edge[2]}.{edge[3]}")
+    if salts and encoders:
+        report_draws(
+            splits,
+            shown if not by_round else [*shown, *by_rounds(splits, shown)],
+            encoders[0],
+            neighbors,
+            salts,
+        )
     demo_runs = [("baseline", baseline), ("ours", None)] if baseline is not None else [("ours", None)]
     for label, root in demo_runs:
         edges = run("demo", root=root)["edges"]
@@ -289,6 +315,25 @@ def report(
         )
         for edge in bad[:5]:
             print(f"    {edge[0]}.{edge[1]} -> {edge[2]}.{edge[3]}")
+
+
+def by_rounds(splits: dict[str, list[tuple[str, Edge]]], shown: list[str]) -> list[str]:
+    """The per-round rows of the ``shown`` splits."""
+    return sorted(s for s in splits if s.split(",")[0] in shown and s not in shown)
+
+
+def report_draws(
+    splits: dict[str, list[tuple[str, Edge]]], rows: list[str], encoder: str, neighbors: int, draws: int
+) -> None:
+    """Recall over ``draws`` other orders among equal scores (gold pool): min / median / max."""
+    print(f"\norder among equal scores, {draws} other draws ({encoder}, gold pool): min / median / max")
+    print("\n| split | recall@8 params | recall@8 tools |\n|---|---|---|")
+    drawn = [run("graph", False, encoder, neighbors, salt)["edges"] for salt in range(1, draws + 1)]
+    for split in rows:
+        figures = [measure(splits[split], edges) for edges in drawn]
+        cells = [sorted(f[key] for f in figures) for key in ("recall_params", "recall_tools")]
+        spans = [f"{c[0]:.1%} / {c[len(c) // 2]:.1%} / {c[-1]:.1%}" for c in cells]
+        print(f"| {split} | {spans[0]} | {spans[1]} |")
 
 
 def main() -> None:
@@ -313,6 +358,13 @@ def main() -> None:
         "--by-round",
         action="store_true",
         help="also report each split's families by labelling round (the gold file's `rounds`)",
+    )
+    parser.add_argument(
+        "--tie-draws",
+        type=int,
+        default=0,
+        help="also measure N other orders among equal scores (first encoder, gold pool): how much of "
+        "a figure is the arbitrary choice among tied inputs",
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
@@ -339,6 +391,7 @@ def main() -> None:
             shown,
             options.neighbors,
             options.by_round,
+            options.tie_draws,
         )
 
 
