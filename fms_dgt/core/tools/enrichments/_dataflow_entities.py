@@ -32,6 +32,7 @@ __all__ = [
     "compound_name",
     "context_entity",
     "entity_key",
+    "in_space",
     "name_entity",
     "name_text",
     "parse_role",
@@ -198,6 +199,23 @@ def bare_label(name: str) -> bool:
     return len(tokens) == 1 and tokens[0] in _BARE_LABELS
 
 
+#: Separates a role from the namespace it holds (:func:`in_space`).
+_SPACE = "\x1e"
+
+
+def in_space(text: str, namespace: str | None) -> str:
+    """A role string with the namespace of its tool when it is a label or a search input.
+
+    Any label can be searched for, so a label feeds a search input of its own namespace however
+    few words they share; across namespaces only their texts decide. Without this, every name,
+    title and caption of a pool fed every search input of every other API (a pet photo's caption
+    into an unrelated document search).
+    """
+    if text.startswith("id:") or text.partition("@")[0] not in ("label", "query"):
+        return text
+    return f"{text}{_SPACE}{namespace or ''}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Role:
     """What :func:`parse_role` reads from a role string.
@@ -211,6 +229,8 @@ class Role:
         whole: for a bare identifier, the whole name of the object it identifies when that is a
             compound its entity shortens (``payment method`` for the ``id`` of a
             ``payment_method``, whose entity is ``method``); ``""`` otherwise.
+        space: for a label or a search input, the namespace of its tool (:func:`in_space`): a
+            label feeds any search input of its own namespace, whatever words they share.
     """
 
     identifier: bool
@@ -219,6 +239,7 @@ class Role:
     kind: str = ""
     place: str = ""
     whole: str = ""
+    space: str = ""
 
 
 def _id_word(tokens: Sequence[str]) -> str | None:
@@ -537,10 +558,11 @@ def _first_noun(description: str) -> str:
 
 
 def parse_role(text: str) -> Role:
-    """The :class:`Role` of a role string made by :func:`role`."""
+    """The :class:`Role` of a role string made by :func:`role` (and :func:`in_space`)."""
     if not text.startswith("id:"):
+        text, _, space = text.partition(_SPACE)
         kind, _, place = text.partition("@")
-        return Role(identifier=False, kind=kind, place=place)
+        return Role(identifier=False, kind=kind, place=place, space=space)
     a, _, rest = text[3:].partition("|")
     b, _, whole = rest.partition("#")
     return Role(identifier=True, a=a, b=b, kind="id", whole=whole)

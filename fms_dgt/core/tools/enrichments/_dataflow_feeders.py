@@ -100,7 +100,7 @@ def feeder_pairs(
     target, source, score = target[rows], producers[picks], score[rows]
     other = qid[outs.tool[source]] != qid[ins.tool[target]]
     target, source, score = target[other], source[other], score[other]
-    best = np.lexsort((tie_break(ins.sig[target], source), -score, target))
+    best = np.lexsort((tie_break(ins.marks[ins.sig[target]], outs.spots[source]), -score, target))
     first = best[np.r_[True, target[best][1:] != target[best][:-1]]] if len(best) else best
     return source[first], target[first], score[first]
 

@@ -191,7 +191,7 @@ def expand_namespace(
     sig, inst, score = cands.out[pair], by_sig[np.repeat(lo, counts) + _offsets(counts)], cands.score[pair]
     # Rank each output signature's inputs once; its producers share the ranking (the width
     # covers the inputs a producer skips as its own).
-    order = np.lexsort((tie_break(sig, inst), -score, sig))
+    order = np.lexsort((tie_break(outs.marks[sig], ins.spots[inst]), -score, sig))
     sig, inst, score = sig[order], inst[order], score[order]
     width = _widths(outs, out_inst, own_inputs, max_neighbors)
     kept = np.arange(len(sig)) - np.searchsorted(sig, sig, side="left") < width[sig]
@@ -267,7 +267,7 @@ def rank_edges(
     fed[starts[2] : starts[3]] = True
     mine = section[outs.tool[out_inst]]
     apart = (mine < 0) | (mine != section[ins.tool[in_inst]]) | (tier != 1)
-    tie = tie_break(outs.sig[out_inst], in_inst) >> np.uint64(1)
+    tie = tie_break(outs.marks[outs.sig[out_inst]], ins.spots[in_inst]) >> np.uint64(1)
     tie |= apart.astype(np.uint64) << np.uint64(63)
     order = np.lexsort((tie, _sort_key(out_inst, tier, score)))
     order = order[_first_of_each_pair(out_inst[order], in_inst[order])]

@@ -23,6 +23,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     compound_name,
     context_entity,
+    in_space,
     name_entity,
     name_text,
     parse_role,
@@ -173,7 +174,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
         text = f"{parse_role(label).b} {text}"
     elif bare_label(found.leaf):  # a location's name reads "location name"
         text = f"{parse_role(label).place} {text}".strip()
-    return text, str(found.schema.get("description", "")), kind, label
+    return text, str(found.schema.get("description", "")), kind, in_space(label, tool.namespace)
 
 
 def _context(tool: Tool, found: Field, output: bool) -> str:
@@ -306,6 +307,10 @@ class Side:
             the enrichment for signatures listed in ``texts``).
         members, ptr: instances grouped by signature (``members[ptr[s]:ptr[s + 1]]``).
         rank, chosen: signature table id -> signature id, and back.
+        marks: per signature, a number drawn from its content key; ``spots``: per instance, one
+            drawn from its tool's qualified name and its own name (set by :func:`mark`). Equal
+            scores are ordered by them, so the order among ties in one namespace does not move
+            when tools are added elsewhere in the pool.
     """
 
     def __init__(
@@ -333,9 +338,41 @@ class Side:
         self.members = np.argsort(self.sig, kind="stable")
         counts = np.bincount(self.sig, minlength=len(self.keys))
         self.ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        # A signature's key is a hex digest: its first 16 digits are its mark.
+        digits = bytes.fromhex(b"".join(key[:16] for key in self.keys.tolist()).decode())
+        self.marks = np.frombuffer(digits, dtype=">u8").astype(np.uint64)
+        self.spots = np.zeros(len(self.sig), dtype=np.uint64)
 
     def __len__(self) -> int:
         return len(self.sig)
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+_SPREAD = 0x9E3779B97F4A7C15
+
+
+def signature_mark(signature: Signature) -> int:
+    """The mark of a signature (see :class:`Side`)."""
+    return int(_signature_key(signature)[:16], 16)
+
+
+def spot(qualified_name: str, name: str) -> int:
+    """The spot of a parameter ``name`` of the tool ``qualified_name`` (see :class:`Side`)."""
+    return _digest(qualified_name) ^ ((_digest(name) * _SPREAD) & 0xFFFFFFFFFFFFFFFF)
+
+
+def mark(side: Side, tools: Sequence[Tool], names: Sequence[str]) -> None:
+    """Set ``side.spots``: per instance, a number from its tool's qualified name and its name."""
+    if not len(side):
+        return
+    used_tools, tool_of = np.unique(side.tool, return_inverse=True)
+    used_names, name_of = np.unique(side.name, return_inverse=True)
+    by_tool = np.array([_digest(tools[t].qualified_name) for t in used_tools.tolist()], dtype=np.uint64)
+    by_name = np.array([_digest(names[n]) for n in used_names.tolist()], dtype=np.uint64)
+    side.spots = by_tool[tool_of] ^ (by_name[name_of] * np.uint64(_SPREAD))
 
 
 class SignatureTable:

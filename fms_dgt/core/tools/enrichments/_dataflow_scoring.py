@@ -112,19 +112,23 @@ def class_table(type_keys: Sequence[str]) -> FloatArray:
     return np.block(blocks).astype(np.float32) if count else np.zeros((0, 0), np.float32)
 
 
-def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
     """Per role id: its kind (index in :data:`KINDS`), its two entities and, for a bare label, the
-    entity it sits in, as ids (-1 when unknown)."""
+    entity it sits in, as ids (-1 when unknown); and for a label or a search input, its
+    namespace's id (-1 for other roles)."""
     entities: dict[str, int] = {}
+    spaces: dict[str, int] = {}
     kinds = np.zeros(max(len(role_names), 1), dtype=np.int64)
-    slots = np.full((3, max(len(role_names), 1)), -1, dtype=np.int64)
+    slots = np.full((4, max(len(role_names), 1)), -1, dtype=np.int64)
     for number, text in enumerate(role_names):
         kinds[number] = role_kind(text)
         parsed = parse_role(text)
         for slot, entity in enumerate((parsed.a, parsed.b, parsed.place)):
             if entity:
                 slots[slot, number] = entities.setdefault(entity_key(entity), len(entities))
-    return kinds, slots[0], slots[1], slots[2]
+        if parsed.kind in ("label", "query"):
+            slots[3, number] = spaces.setdefault(parsed.space, len(spaces))
+    return kinds, slots[0], slots[1], slots[2], slots[3]
 
 
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
@@ -180,7 +184,7 @@ class Scorer:
         type_keys, role_names = labels
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
         self.in_vec, self.in_inv = ins.vectors, ins.inverse
-        kinds, first, second, place = entity_table(role_names)
+        kinds, first, second, place, space = entity_table(role_names)
         count = len(type_keys)
         self.table = class_table(type_keys)
         self.out_base, self.in_base = outs.types, ins.types
@@ -191,6 +195,7 @@ class Scorer:
         self.out_entity = (first[outs.roles], second[outs.roles])
         self.in_entity = (first[ins.roles], second[ins.roles])
         self.out_place, self.in_place = place[outs.roles], place[ins.roles]
+        self.out_space, self.in_space = space[outs.roles], space[ins.roles]
         self.threshold = threshold
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
@@ -251,13 +256,15 @@ class Scorer:
         return Candidates(top_cols.inp, top_cols.out, top_cols.score)
 
     def _searchable(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray, in_type: IntArray) -> None:
-        """Raise label -> search-input cells to :data:`QUERY_FLOOR` x their type factor (in place)."""
+        """Raise label -> search-input cells of one namespace to :data:`QUERY_FLOOR` x their type
+        factor (in place)."""
         rows = np.flatnonzero(self.out_label[out_sigs])
         cols = np.flatnonzero(self.in_query[in_sigs])
         if len(rows) == 0 or len(cols) == 0:
             return
         block = np.ix_(rows, cols)
         floor = np.float32(QUERY_FLOOR) * self.table[self.out_type[out_sigs[rows]]][:, in_type[cols]]
+        floor *= self.out_space[out_sigs[rows]][:, None] == self.in_space[in_sigs[cols]][None, :]
         dots[block] = np.maximum(dots[block], floor)
 
     def _separate_entities(
@@ -294,19 +301,22 @@ class Scorer:
         return Candidates(cands.out[chosen], cands.inp[chosen], cands.score[chosen])
 
 
-def tie_break(out_sig: IntArray, in_inst: IntArray) -> npt.NDArray[np.uint64]:
+def tie_break(mark: npt.NDArray[np.uint64], spot: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
     """A fixed pseudo-random order among equal scores, different for each output signature.
 
-    It depends on the output *signature* (not the producing tool), so every producer of a
-    signature shares one ranking and the expansion to tools stays linear.
+    ``mark`` is the ranking side's signature mark and ``spot`` the ranked instance's
+    (:class:`~._dataflow_params.Side`): both come from content, not positions, so adding tools
+    to a pool does not reorder the ties of the others. It depends on the output *signature* (not
+    the producing tool), so every producer of a signature shares one ranking and the expansion to
+    tools stays linear.
     """
-    h = (out_sig.astype(np.uint64) << np.uint64(32)) ^ in_inst.astype(np.uint64)
+    h = (mark * np.uint64(0xBF58476D1CE4E5B9)) ^ spot
     h = h * np.uint64(0x9E3779B97F4A7C15)
     return h ^ (h >> np.uint64(29))
 
 
 def rank_inputs(
-    cands: Candidates, ins: Side, width: IntArray
+    cands: Candidates, sides: tuple[Side, Side], width: IntArray
 ) -> tuple[tuple[IntArray, FloatArray], IntArray]:
     """Per output signature with candidates, its best ``width[sig]`` input *instances* (padded table).
 
@@ -317,13 +327,14 @@ def rank_inputs(
         ``((instances, scores), row_of_sig)``: row ``row_of_sig[sig]`` of both tables (``-1``
         when the signature has no candidate) lists input instances and scores, padded with -1 / 0.
     """
+    outs, ins = sides
     n_in = ins.ptr[cands.inp + 1] - ins.ptr[cands.inp]
     pair = np.repeat(np.arange(len(cands.out)), n_in)
     local = np.arange(int(n_in.sum())) - np.repeat(np.cumsum(n_in) - n_in, n_in)
     out_sig = cands.out[pair]
     in_inst = ins.members[ins.ptr[cands.inp[pair]] + local] if len(ins) else local
     score = cands.score[pair]
-    order = np.lexsort((tie_break(out_sig, in_inst), -score, out_sig))
+    order = np.lexsort((tie_break(outs.marks[out_sig], ins.spots[in_inst]), -score, out_sig))
     out_sig, in_inst, score = out_sig[order], in_inst[order], score[order]
     sigs, start, counts = np.unique(out_sig, return_index=True, return_counts=True)
     column = np.arange(len(out_sig)) - np.repeat(start, counts)

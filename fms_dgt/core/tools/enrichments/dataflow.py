@@ -91,6 +91,7 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     Names,
     Side,
     build_side,
+    mark,
     type_compatibility,
     type_key,
 )
@@ -230,8 +231,10 @@ class DataflowEnrichment(ToolEnrichment):
         # (``id:|method#payment method``): an input so named takes it exactly. Response links
         # declared by a spec rank first (found at every run, like exact matches). An acronym
         # ending in u takes an s (``/v1/skus/{id}`` is a SKU's).
+        # Version 12: labels and search inputs carry their namespace in their role; a label feeds
+        # any search input of its own namespace (``query_floor``), others by text only.
         self.settings = {
-            "version": 11,
+            "version": 12,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -263,6 +266,8 @@ class DataflowEnrichment(ToolEnrichment):
         tables = (Names(list(memo.types if memo else [])), Names(list(memo.roles if memo else [])))
         outs = build_side(tools, groups, memo, True, names, tables, self.encoder.dim)
         ins = build_side(tools, groups, memo, False, names, tables, self.encoder.dim)
+        mark(outs, tools, names.names)
+        mark(ins, tools, names.names)
         self._fill_vectors(outs)
         self._fill_vectors(ins)
         labels = (tables[0].names, tables[1].names)
@@ -396,7 +401,7 @@ class DataflowEnrichment(ToolEnrichment):
 
     def _expand(self, cands: Candidates, qid: IntArray, outs: Side, ins: Side, width: IntArray) -> Pairs:
         """Signature candidates -> each output instance's best inputs of other tools, by score."""
-        ranked, row_of_sig = rank_inputs(cands, ins, width)
+        ranked, row_of_sig = rank_inputs(cands, (outs, ins), width)
         parts = [
             self._pick(ranked, row_of_sig, outs, ins, qid, np.arange(lo, min(lo + step, len(outs))))
             for step in [max(1, _EXPAND_ROWS // max(1, ranked[0].shape[1]))]

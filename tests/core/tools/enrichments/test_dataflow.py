@@ -22,6 +22,8 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     input_fields,
     output_fields,
     signature,
+    signature_mark,
+    spot,
     type_compatibility,
     type_key,
 )
@@ -188,7 +190,14 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     fit = {k: role_compatibility(k[0], _kind(k[1]), k[2], _kind(k[3])) for k in fits}
     compat = np.array([[fit[(o[2][2], o[2][3], i[2][2], i[2][3])] for i in ins] for o in outs], np.float32)
     scores = (dots * compat).astype(np.float32)
-    searchable = np.outer([_kind(r) == "label" for r in out_roles], [_kind(r) == "query" for r in in_roles])
+    # A label feeds any search input of its own namespace.
+    searchable = np.array(
+        [
+            [_kind(o) == "label" and _kind(i) == "query" and _space(o) == _space(i) for i in in_roles]
+            for o in out_roles
+        ],
+        dtype=bool,
+    ).reshape(len(outs), len(ins))
     scores = np.where(searchable, np.maximum(scores, np.float32(QUERY_FLOOR) * compat), scores)
     apart_pairs = {p for p in pairs if _entities_apart(*p)}
     apart = np.array([[(o, i) in apart_pairs for i in in_roles] for o in out_roles], dtype=bool)
@@ -199,9 +208,6 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     base = np.array([[type_compatibility(o[2][2], i[2][2]) for i in ins] for o in outs], np.float32)
     base = np.maximum(compat, base.reshape(compat.shape))
     api = _api_ids(tools)
-    numbering: dict[tuple[str, ...], int] = {}
-    for _, _, sig, _ in outs:
-        numbering.setdefault(sig, len(numbering))
     exact = np.array(
         [
             [
@@ -237,7 +243,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
             fed = fed_by.get(i) == o and not exact[o, i]
             if exact[o, i] or scores[o, i] >= threshold or fed:
                 tier = 0 if exact[o, i] else 1 if api[ot] == api[it] else 2
-                tie = int(tie_break(np.array([numbering[osig]]), np.array([i]))[0]) >> 1
+                tie = int(tie_break(_marks(osig), _spots(itool, ins[i][1]))[0]) >> 1
                 tie |= (not (exact[o, i] and _same_section(otool, itool))) << 63
                 cands.append([tier, -score, tie, i, score, fed, _kin(osig[3], ins[i][2][3])])
         for i, score in _kept(cands, max_neighbors):
@@ -245,20 +251,29 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     return found
 
 
+def _marks(sig: tuple[str, ...]) -> Any:
+    return np.array([signature_mark(sig)], dtype=np.uint64)  # type: ignore[arg-type]
+
+
+def _spots(tool: Tool, field: Any) -> Any:
+    return np.array([spot(tool.qualified_name, field.name)], dtype=np.uint64)
+
+
+def _space(role_text: str) -> str:
+    return parse_role(role_text).space
+
+
 def _feeders(
     sides: tuple[list[Any], list[Any]], scores: Any, api: list[int], least: float, matched: Any
 ) -> dict[int, int]:
     """Per input not ``matched``, its best output of another tool of its API scoring at least ``least``."""
     outs, ins = sides
-    numbering: dict[tuple[str, ...], int] = {}
-    for _, _, sig, _ in ins:
-        numbering.setdefault(sig, len(numbering))
     best: dict[int, int] = {}
     for i, (it, _, isig, itool) in enumerate(ins):
         if matched[i]:
             continue
         cands = [
-            (-float(scores[o, i]), int(tie_break(np.array([numbering[isig]]), np.array([o]))[0]), o)
+            (-float(scores[o, i]), int(tie_break(_marks(isig), _spots(otool, outs[o][1]))[0]), o)
             for o, (ot, _, _, otool) in enumerate(outs)
             if api[ot] == api[it] and otool.qualified_name != itool.qualified_name and scores[o, i] >= least
         ]
@@ -560,13 +575,43 @@ def test_the_outputs_own_namespace_keeps_places_in_a_crowded_pool() -> None:
     assert "chat::send_message" in targets and len(targets) == 8
 
 
-def test_labels_feed_search_inputs() -> None:
+def test_labels_feed_search_inputs_of_their_namespace() -> None:
     news = Tool(
         "top_posts", "reddit", parameters=schema(sub="string"), output_parameters=schema(title="string")
     )
-    search = Tool("search_news", "news", parameters=schema(query="string"))
+    search = Tool("search_posts", "reddit", parameters=schema(query="string"))
     found = DataflowEnrichment().enrich(ToolRegistry([news, search]))
     assert [(e.output, e.input, e.score) for e in found.edges_from(0)] == [("title", "query", QUERY_FLOOR)]
+
+
+def test_across_namespaces_a_label_feeds_a_search_input_by_its_text_alone() -> None:
+    # A pet photo's caption is no document search's keyword: the floor stays in one namespace.
+    photo = Tool(
+        "upload_photo",
+        "petstore",
+        parameters=schema(pet_id="string"),
+        output_parameters=schema(caption={"type": "string", "description": "The photo's caption."}),
+    )
+    documents = Tool(
+        "search_documents",
+        "office",
+        parameters=schema(keyword={"type": "string", "description": "The keyword to search documents for."}),
+    )
+    topics = Tool(
+        "trending",
+        "news",
+        output_parameters=schema(topic={"type": "string", "description": "A topic to search news for."}),
+    )
+    news = Tool(
+        "search_news",
+        "wire",
+        parameters=schema(query={"type": "string", "description": "The news topic to search for."}),
+    )
+    graph = DataflowEnrichment().enrich(ToolRegistry([photo, documents, topics, news]))
+    assert graph.edges_from(graph.node(photo)) == []
+    [edge] = graph.edges_from(graph.node(topics))
+    assert (edge.target.qualified_name, edge.input) == ("wire::search_news", "query")
+    assert edge.score != QUERY_FLOOR  # its texts carry it, not the floor
 
 
 def test_encoders_of_more_than_1024_dimensions_are_refused(travel_registry: ToolRegistry) -> None:
@@ -642,3 +687,36 @@ def test_rest_path_parameters_and_results_take_the_entity_of_their_path() -> Non
         "tube::get_thread",
         "id",
     ) not in found
+
+
+def test_ties_keep_their_order_when_other_namespaces_join_the_pool() -> None:
+    # 12 inputs take a customer's id exactly, and 8 places hold them: which 8 is a fixed but
+    # arbitrary order. It comes from what the tools are, not where they sit in the registry, so
+    # a source added before this one (a refresh) does not change the shop's edges.
+    owner = Tool(
+        "get_customer",
+        "shop",
+        parameters=schema(email="string"),
+        output_parameters=schema(customer_id="string"),
+    )
+    users = [Tool(f"op_{i}", "shop", parameters=schema(customer_id="string")) for i in range(12)]
+    others = [
+        Tool(
+            f"lookup_{i}",
+            "crm",
+            parameters=schema(**{f"field_{i}": "integer"}),
+            output_parameters=schema(**{f"value_{i}": "boolean"}),
+        )
+        for i in range(30)
+    ]
+
+    def targets(tools: list[Tool]) -> set[str]:
+        graph = DataflowEnrichment().enrich(ToolRegistry(tools))
+        return {
+            e.target.qualified_name for e in graph.edges_from(graph.node(owner)) if e.output == "customer_id"
+        }
+
+    alone = targets([owner, *users])
+    assert len(alone) == 8
+    assert targets([*others, owner, *users]) == alone
+    assert targets([*others, *reversed(users), owner]) == alone
