@@ -101,7 +101,8 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     if same_space and edge.score == 1.0 and same_name(edge.input) in named:
         return f"input named for the {named[same_name(edge.input)]}, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0
-    if tuple(_kind(r) for r in roles) == ("label", "query") and edge.score <= QUERY_FLOOR * fit + 1e-6:
+    searched = tuple(_kind(r) for r in roles) == ("label", "query")
+    if same_space and searched and edge.score <= QUERY_FLOOR * fit + 1e-6:  # other namespaces: texts
         return "label into a search input"
     if _shared_entity(*roles) not in ("", "unknown") and edge.score <= KIN_FLOOR * fit + 1e-6:
         return "identifiers of one entity"

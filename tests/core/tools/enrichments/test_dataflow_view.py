@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from support.schemas import rest_tool, schema
 
+from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.enrichments.dataflow_view import describe_tool, explain, graph_of, to_dot
@@ -77,3 +78,12 @@ def test_explain_names_the_list_match_and_the_floor_between_identifiers_of_one_e
     assert why[("id", "code_token")] == "identifiers of one entity"
     # named for the whole name of the object the id sits in: an exact match
     assert why[("id", "promotion_code")] == "input named for the promotion code, same namespace"
+
+
+def test_explain_names_the_search_floor_only_within_a_namespace() -> None:
+    posts = Tool("top_posts", "reddit", output_parameters=schema(title="string"))
+    search = Tool("search_posts", "reddit", parameters=schema(query="string"))
+    elsewhere = Tool("search_news", "news", parameters=schema(query="string"))
+    assert explain(Edge(posts, "title", search, "query", 0.5)).names == "label into a search input"
+    # A label feeds another namespace's search input by its text alone.
+    assert explain(Edge(posts, "title", elsewhere, "query", 0.35)).names == "text similarity 0.35"
