@@ -96,8 +96,15 @@ class Planner:
         scenarios = self.settings.scenarios
         position = _weighted(rng, [s.weight for s in scenarios])
         scenario = scenarios[position]
-        sample = self._sample(self.samplers[position], index)
+        sample, copied = self._sample(self.samplers[position], index)
         kind = self._kind(sample, rng)
+        if copied and kind == CALLS:  # a no-call record wires nothing: the copy cannot reach it
+            raise RejectedRecord(
+                f"record {index}: each of {_REDRAWS + 1} draws of its sampler joined its tools only by "
+                "copying a label of an item read into a new item (an event's title into a new event's); "
+                "such a tool has no other edge in the dataflow graph",
+                reason="copy",
+            )
         plan = RecordPlan(index=index, scenario=scenario.name, kind=kind)
         if kind == "irrelevant":
             plan.topic = sample.tools[0]
@@ -113,28 +120,23 @@ class Planner:
         plan.steps = [[] for _ in steps]
         return PlannedRecord(plan=plan, sample=sample, levels=steps, feeds=feeds, sampler=scenario.sampler)
 
-    def _sample(self, sampler: ToolSampler, index: int) -> ToolSample:
+    def _sample(self, sampler: ToolSampler, index: int) -> tuple[ToolSample, bool]:
         """The record's tool sample without edges that copy an item into a new one (see
         :func:`is_copy`). A sample whose tools only those edges joined is drawn again, a few
         times at most, each from its own seed, so the run stays reproducible.
 
-        Raises:
-            RejectedRecord: every draw joined its tools by a copy alone (a tool whose only edges
-                copy, drawn each time); the record is rejected rather than written with one.
+        Returns:
+            The sample, and whether every draw joined its tools by a copy alone (a tool whose
+            only edges copy, drawn each time): the first draw is then returned whole, for a
+            no-call record; a record that calls its tools is rejected (see :meth:`plan`).
         """
-        sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}"))
+        first = sampler.sample(seed=f"{self.settings.seed}:{index}")
+        sample = _without_copies(first)
         for attempt in range(1, _REDRAWS + 1):
             if sample is not None:
-                return sample
+                return sample, False
             sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}:{attempt}"))
-        if sample is None:
-            raise RejectedRecord(
-                f"record {index}: each of {_REDRAWS + 1} draws of its sampler joined its tools only by "
-                "copying a label of an item read into a new item (an event's title into a new event's); "
-                "such a tool has no other edge in the dataflow graph",
-                reason="copy",
-            )
-        return sample
+        return (first, True) if sample is None else (sample, False)
 
     # ------------------------------------------------------------------ kind
 

@@ -251,7 +251,8 @@ def test_too_many_rejects_fail_the_run_after_the_summary(
     assert "max_reject_rate=0.1" in capsys.readouterr().err
 
 
-def test_a_sample_joined_only_by_a_copy_is_rejected_not_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize("no_call_rate", [0.0, 1.0])
+def test_a_sample_joined_only_by_a_copy_is_rejected_not_written(tmp_path: Path, no_call_rate: float) -> None:
     # The only edge of this pool copies a listed item's title into a new item: no draw avoids it.
     item = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
     config = {
@@ -288,12 +289,19 @@ def test_a_sample_joined_only_by_a_copy_is_rejected_not_written(tmp_path: Path) 
         "generation": {
             "seed": 3,
             "count": 5,
-            "no_call_rate": 0.0,
+            "no_call_rate": no_call_rate,
             "output_dir": str(tmp_path / "out"),
             "scenarios": [{"name": "chain", "sampler": {"type": "tc/chain", "k": 2}}],
         },
     }
     records, summary = _run(config)
+    if no_call_rate:  # a record that calls nothing wires nothing: the copy cannot reach it
+        assert len(records) == 5 and {r["metadata"]["kind"] for r in records} <= {
+            "irrelevant",
+            "missing_value",
+        }
+        assert summary["rejected"] == 0
+        return
     assert records == []
     assert summary["reject_reasons"] == {"copy": 5}
     rejects = [json.loads(line) for line in (tmp_path / "out" / "rejects.jsonl").read_text().splitlines()]

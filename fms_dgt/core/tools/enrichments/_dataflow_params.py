@@ -308,7 +308,8 @@ class Side:
         members, ptr: instances grouped by signature (``members[ptr[s]:ptr[s + 1]]``).
         rank, chosen: signature table id -> signature id, and back.
         marks: per signature, a number drawn from its content key; ``spots``: per instance, one
-            drawn from its tool's qualified name and its own name (set by :func:`mark`). Equal
+            drawn from its tool's qualified name and parameters' fingerprint (overloads differ)
+            and its own name (set by :func:`mark`). Equal
             scores are ordered by them, so the order among ties in one namespace does not move
             when tools are added elsewhere in the pool.
     """
@@ -338,9 +339,7 @@ class Side:
         self.members = np.argsort(self.sig, kind="stable")
         counts = np.bincount(self.sig, minlength=len(self.keys))
         self.ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        # A signature's key is a hex digest: its first 16 digits are its mark.
-        digits = bytes.fromhex(b"".join(key[:16] for key in self.keys.tolist()).decode())
-        self.marks = np.frombuffer(digits, dtype=">u8").astype(np.uint64)
+        self.marks = _marks(self.keys)
         self.spots = np.zeros(len(self.sig), dtype=np.uint64)
 
     def __len__(self) -> int:
@@ -356,21 +355,36 @@ _SPREAD = 0x9E3779B97F4A7C15
 
 def signature_mark(signature: Signature) -> int:
     """The mark of a signature (see :class:`Side`)."""
-    return int(_signature_key(signature)[:16], 16)
+    return int(_marks(np.array([_signature_key(signature).encode()], dtype="S32"))[0])
 
 
-def spot(qualified_name: str, name: str) -> int:
-    """The spot of a parameter ``name`` of the tool ``qualified_name`` (see :class:`Side`)."""
-    return _digest(qualified_name) ^ ((_digest(name) * _SPREAD) & 0xFFFFFFFFFFFFFFFF)
+def _marks(keys: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
+    """Per signature key (a digest: its 32 bytes are read as they are, as a memo's are not
+    trusted), its mark."""
+    words = np.ascontiguousarray(keys.astype("S32")).view("<u8").reshape(-1, 4)
+    mixed: npt.NDArray[np.uint64] = (words[:, 0] ^ (words[:, 1] * np.uint64(_SPREAD))) ^ (
+        words[:, 2] + words[:, 3]
+    )
+    return mixed
+
+
+def spot(tool: Tool, name: str) -> int:
+    """The spot of a parameter ``name`` of ``tool`` (see :class:`Side`)."""
+    return _digest(_identity(tool)) ^ ((_digest(name) * _SPREAD) & 0xFFFFFFFFFFFFFFFF)
+
+
+def _identity(tool: Tool) -> str:
+    """A tool's qualified name and its parameters' fingerprint: overloads differ."""
+    return f"{tool.qualified_name}\x1f{tool.fingerprint}"
 
 
 def mark(side: Side, tools: Sequence[Tool], names: Sequence[str]) -> None:
-    """Set ``side.spots``: per instance, a number from its tool's qualified name and its name."""
+    """Set ``side.spots``: per instance, a number from its tool (:func:`_identity`) and its name."""
     if not len(side):
         return
     used_tools, tool_of = np.unique(side.tool, return_inverse=True)
     used_names, name_of = np.unique(side.name, return_inverse=True)
-    by_tool = np.array([_digest(tools[t].qualified_name) for t in used_tools.tolist()], dtype=np.uint64)
+    by_tool = np.array([_digest(_identity(tools[t])) for t in used_tools.tolist()], dtype=np.uint64)
     by_name = np.array([_digest(names[n]) for n in used_names.tolist()], dtype=np.uint64)
     side.spots = by_tool[tool_of] ^ (by_name[name_of] * np.uint64(_SPREAD))
 

@@ -8,8 +8,8 @@ The artifact (``artifacts["dataflow"]``) is a :class:`DataflowGraph` of paramete
 * **type fit** compares JSON types (equal types 1.0, ``integer`` into ``number`` 0.9, ...) and the
   parameters' roles (:mod:`._dataflow_entities`): two identifiers of one entity fit whatever their
   scalar types, identifiers of different entities score 0, a plain value into an identifier or an
-  identifier into a plain value is scaled down, and a label fed to a search input scores at least
-  :data:`~._dataflow_scoring.QUERY_FLOOR`.
+  identifier into a plain value is scaled down, and a label fed to a search input of its own
+  namespace scores at least :data:`~._dataflow_scoring.QUERY_FLOOR` (other namespaces' by text).
 * **text similarity** is the cosine of the parameters' text vectors: the name as words and the
   description, each normalised, weighted by :data:`NAME_WEIGHT` and 1 (``encoder:`` chooses the
   vectors; ``hashed`` by default).
@@ -22,8 +22,9 @@ inputs of its own API (an API is its namespace, or a part of a catalogue namespa
 score (:mod:`._dataflow_local`); every one scores at least ``threshold``. Looking the other way,
 an input's best output in its API (its *feeder*, :mod:`._dataflow_feeders`) keeps the input in
 the last place of its list, so that an input no output ranks first still has a source. Equal scores are
-ordered by a fixed hash of the output's signature and the input parameter's position in the
-registry, so the result is exact and the same in every process.
+ordered by a fixed hash of the output's signature and the input (its tool and its name, not its
+position), so the result is exact, the same in every process, and a namespace's ties stay put
+when other tools join the pool.
 
 **Scaling.** No parameter-by-parameter matrix is ever built. Parameters with the same name,
 description, type and role are scored once (a *signature*); output signatures are scored against

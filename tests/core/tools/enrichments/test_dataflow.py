@@ -256,7 +256,7 @@ def _marks(sig: tuple[str, ...]) -> Any:
 
 
 def _spots(tool: Tool, field: Any) -> Any:
-    return np.array([spot(tool.qualified_name, field.name)], dtype=np.uint64)
+    return np.array([spot(tool, field.name)], dtype=np.uint64)
 
 
 def _space(role_text: str) -> str:
@@ -720,3 +720,26 @@ def test_ties_keep_their_order_when_other_namespaces_join_the_pool() -> None:
     assert len(alone) == 8
     assert targets([*others, owner, *users]) == alone
     assert targets([*others, *reversed(users), owner]) == alone
+
+
+def test_ties_among_overloads_do_not_follow_their_order_in_the_registry() -> None:
+    owner = Tool(
+        "get_customer",
+        "shop",
+        parameters=schema(email="string"),
+        output_parameters=schema(customer_id="string"),
+    )
+    overloads = [
+        Tool("op", "shop", parameters=schema(customer_id="string", **{f"extra_{i}": "integer"}))
+        for i in range(12)
+    ]
+
+    def kept(tools: list[Tool]) -> list[str]:
+        graph = DataflowEnrichment().enrich(ToolRegistry(tools))
+        edges = [e for e in graph.edges_from(graph.node(owner)) if e.output == "customer_id"]
+        return sorted(sorted(e.target.parameters["properties"])[1] for e in edges)
+
+    first = kept([owner, *overloads])
+    assert len(first) == 8
+    assert kept([owner, *reversed(overloads)]) == first
+    assert kept([*reversed(overloads), owner]) == first
