@@ -94,21 +94,22 @@ def work_graph(distractors: bool, encoder: str, neighbors: int = 8, salt: int = 
     """The edges of the graph over the gold pool (``neighbors`` inputs kept per output), as lists
     ``[source, output, target, input]``. A ``salt`` other than 0 draws another order among equal
     scores (the order the package draws is as arbitrary as any other)."""
-    from fms_dgt.core.tools.enrichments import dataflow
+    from fms_dgt.core.tools.enrichments import _dataflow_params
     from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
     from fms_dgt.core.tools.registry import ToolRegistry
 
     if salt:
         import numpy as np
 
-        drawn = dataflow.mark
+        drawn = _dataflow_params.mark
 
-        def salted(side: Any, *args: Any) -> None:
-            drawn(side, *args)
+        def salted(side: Any, *args: Any) -> Any:
+            side = drawn(side, *args)
             side.marks = side.marks ^ np.uint64(salt * 0x5851F42D4C957F2D % 2**64)
             side.spots = side.spots ^ np.uint64(salt * 0x14057B7EF767814F % 2**64)
+            return side
 
-        dataflow.mark = salted  # type: ignore[attr-defined]
+        _dataflow_params.mark = salted
 
     gold = load_gold()
     tools = load_tools(gold["sources"] + (gold["distractors"] if distractors else []))

@@ -211,7 +211,7 @@ def in_space(text: str, namespace: str | None) -> str:
     title and caption of a pool fed every search input of every other API (a pet photo's caption
     into an unrelated document search).
     """
-    if text.startswith("id:") or text.partition("@")[0] not in ("label", "query"):
+    if parse_role(text).kind not in ("label", "query"):
         return text
     return f"{text}{_SPACE}{namespace or ''}"
 

@@ -309,7 +309,7 @@ class Side:
         rank, chosen: signature table id -> signature id, and back.
         marks: per signature, a number drawn from its content key; ``spots``: per instance, one
             drawn from its tool's qualified name and parameters' fingerprint (overloads differ)
-            and its own name (set by :func:`mark`). Equal
+            and its own name (set by :func:`mark` when :func:`build_side` builds it). Equal
             scores are ordered by them, so the order among ties in one namespace does not move
             when tools are added elsewhere in the pool.
     """
@@ -370,7 +370,14 @@ def _marks(keys: npt.NDArray[np.bytes_]) -> npt.NDArray[np.uint64]:
 
 def spot(tool: Tool, name: str) -> int:
     """The spot of a parameter ``name`` of ``tool`` (see :class:`Side`)."""
-    return _digest(_identity(tool)) ^ ((_digest(name) * _SPREAD) & 0xFFFFFFFFFFFFFFFF)
+    by_tool = np.array([_digest(_identity(tool))], dtype=np.uint64)
+    return int(_spots(by_tool, np.array([_digest(name)], dtype=np.uint64))[0])
+
+
+def _spots(by_tool: npt.NDArray[np.uint64], by_name: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """Spots from the digests of each instance's tool and name."""
+    mixed: npt.NDArray[np.uint64] = by_tool ^ (by_name * np.uint64(_SPREAD))
+    return mixed
 
 
 def _identity(tool: Tool) -> str:
@@ -378,15 +385,17 @@ def _identity(tool: Tool) -> str:
     return f"{tool.qualified_name}\x1f{tool.fingerprint}"
 
 
-def mark(side: Side, tools: Sequence[Tool], names: Sequence[str]) -> None:
-    """Set ``side.spots``: per instance, a number from its tool (:func:`_identity`) and its name."""
+def mark(side: Side, tools: Sequence[Tool], names: Sequence[str]) -> Side:
+    """``side`` with its ``spots`` set: per instance, a number from its tool (:func:`_identity`)
+    and its name."""
     if not len(side):
-        return
+        return side
     used_tools, tool_of = np.unique(side.tool, return_inverse=True)
     used_names, name_of = np.unique(side.name, return_inverse=True)
     by_tool = np.array([_digest(_identity(tools[t])) for t in used_tools.tolist()], dtype=np.uint64)
     by_name = np.array([_digest(names[n]) for n in used_names.tolist()], dtype=np.uint64)
-    side.spots = by_tool[tool_of] ^ (by_name[name_of] * np.uint64(_SPREAD))
+    side.spots = _spots(by_tool[tool_of], by_name[name_of])
+    return side
 
 
 class SignatureTable:
@@ -514,4 +523,4 @@ def build_side(
         empty = np.zeros(0, dtype=np.int64)
         return Side(empty, empty, empty, table)
     instance_tool, instance_name, combined = (np.concatenate([p[i] for p in parts]) for i in range(3))
-    return Side(instance_tool, instance_name, combined, table)
+    return mark(Side(instance_tool, instance_name, combined, table), tools, names.names)

@@ -92,7 +92,6 @@ from fms_dgt.core.tools.enrichments._dataflow_params import (
     Names,
     Side,
     build_side,
-    mark,
     type_compatibility,
     type_key,
 )
@@ -267,8 +266,6 @@ class DataflowEnrichment(ToolEnrichment):
         tables = (Names(list(memo.types if memo else [])), Names(list(memo.roles if memo else [])))
         outs = build_side(tools, groups, memo, True, names, tables, self.encoder.dim)
         ins = build_side(tools, groups, memo, False, names, tables, self.encoder.dim)
-        mark(outs, tools, names.names)
-        mark(ins, tools, names.names)
         self._fill_vectors(outs)
         self._fill_vectors(ins)
         labels = (tables[0].names, tables[1].names)

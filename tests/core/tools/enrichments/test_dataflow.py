@@ -689,16 +689,26 @@ def test_rest_path_parameters_and_results_take_the_entity_of_their_path() -> Non
     ) not in found
 
 
-def test_ties_keep_their_order_when_other_namespaces_join_the_pool() -> None:
-    # 12 inputs take a customer's id exactly, and 8 places hold them: which 8 is a fixed but
-    # arbitrary order. It comes from what the tools are, not where they sit in the registry, so
-    # a source added before this one (a refresh) does not change the shop's edges.
-    owner = Tool(
+def _customer_owner() -> Tool:
+    return Tool(
         "get_customer",
         "shop",
         parameters=schema(email="string"),
         output_parameters=schema(customer_id="string"),
     )
+
+
+def _fed_by(owner: Tool, tools: list[Tool]) -> list[Any]:
+    """The edges of the default graph over ``tools`` from ``owner``'s ``customer_id``."""
+    graph = DataflowEnrichment().enrich(ToolRegistry(tools))
+    return [e for e in graph.edges_from(graph.node(owner)) if e.output == "customer_id"]
+
+
+def test_ties_keep_their_order_when_other_namespaces_join_the_pool() -> None:
+    # 12 inputs take a customer's id exactly, and 8 places hold them: which 8 is a fixed but
+    # arbitrary order. It comes from what the tools are, not where they sit in the registry, so
+    # a source added before this one (a refresh) does not change the shop's edges.
+    owner = _customer_owner()
     users = [Tool(f"op_{i}", "shop", parameters=schema(customer_id="string")) for i in range(12)]
     others = [
         Tool(
@@ -711,10 +721,7 @@ def test_ties_keep_their_order_when_other_namespaces_join_the_pool() -> None:
     ]
 
     def targets(tools: list[Tool]) -> set[str]:
-        graph = DataflowEnrichment().enrich(ToolRegistry(tools))
-        return {
-            e.target.qualified_name for e in graph.edges_from(graph.node(owner)) if e.output == "customer_id"
-        }
+        return {e.target.qualified_name for e in _fed_by(owner, tools)}
 
     alone = targets([owner, *users])
     assert len(alone) == 8
@@ -723,21 +730,14 @@ def test_ties_keep_their_order_when_other_namespaces_join_the_pool() -> None:
 
 
 def test_ties_among_overloads_do_not_follow_their_order_in_the_registry() -> None:
-    owner = Tool(
-        "get_customer",
-        "shop",
-        parameters=schema(email="string"),
-        output_parameters=schema(customer_id="string"),
-    )
+    owner = _customer_owner()
     overloads = [
         Tool("op", "shop", parameters=schema(customer_id="string", **{f"extra_{i}": "integer"}))
         for i in range(12)
     ]
 
     def kept(tools: list[Tool]) -> list[str]:
-        graph = DataflowEnrichment().enrich(ToolRegistry(tools))
-        edges = [e for e in graph.edges_from(graph.node(owner)) if e.output == "customer_id"]
-        return sorted(sorted(e.target.parameters["properties"])[1] for e in edges)
+        return sorted(sorted(e.target.parameters["properties"])[1] for e in _fed_by(owner, tools))
 
     first = kept([owner, *overloads])
     assert len(first) == 8
