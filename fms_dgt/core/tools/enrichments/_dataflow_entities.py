@@ -38,7 +38,9 @@ __all__ = [
     "parse_role",
     "path_entity",
     "role",
+    "schema_entity",
     "singular",
+    "with_variants",
     "words",
 ]
 
@@ -231,6 +233,9 @@ class Role:
             ``payment_method``, whose entity is ``method``); ``""`` otherwise.
         space: for a label or a search input, the namespace of its tool (:func:`in_space`): a
             label feeds any search input of its own namespace, whatever words they share.
+        variants: for a polymorphic identifier, the entities it may name (a balance
+            transaction's ``source`` is a charge's, a refund's or a top-up's id): an identifier
+            of any of them feeds it and is fed by it.
     """
 
     identifier: bool
@@ -240,6 +245,7 @@ class Role:
     place: str = ""
     whole: str = ""
     space: str = ""
+    variants: tuple[str, ...] = ()
 
 
 def _id_word(tokens: Sequence[str]) -> str | None:
@@ -270,6 +276,8 @@ def _phrase_entity(tokens: Sequence[str], start: int) -> str:
     head = before = qualifier = ""
     for word in tokens[start : start + 6]:
         if word in _ARTICLES and not head:
+            if qualifier:
+                break  # "the source this transaction is attached to": a clause follows the noun
             continue
         if word in _PHRASE_END or word in _ID_WORDS:
             break
@@ -378,6 +386,12 @@ def name_entity(name: str) -> str:
     ``subscription item``, ``io.k8s.api.apps.v1.StatefulSet`` -> ``statefulset``), ``""`` when
     it names nothing (``data``)."""
     return _type_entity(name) if "." in name else _named_entity(words(name))
+
+
+def schema_entity(name: str) -> str:
+    """The entity a schema's name gives: as :func:`name_entity`, and a qualifying word alone
+    names its entity (Stripe's ``source`` object)."""
+    return name_entity(name) or (name.lower() if name.lower() in _NOUN_MODIFIERS else "")
 
 
 def path_entity(path: str, param: str = "") -> str:
@@ -563,6 +577,21 @@ def parse_role(text: str) -> Role:
         text, _, space = text.partition(_SPACE)
         kind, _, place = text.partition("@")
         return Role(identifier=False, kind=kind, place=place, space=space)
+    text, _, variants = text.partition(_VARIANTS)
     a, _, rest = text[3:].partition("|")
     b, _, whole = rest.partition("#")
-    return Role(identifier=True, a=a, b=b, kind="id", whole=whole)
+    return Role(
+        identifier=True, a=a, b=b, kind="id", whole=whole, variants=tuple(v for v in variants.split(",") if v)
+    )
+
+
+#: Separates an identifier's role from the entities it may name when it is polymorphic.
+_VARIANTS = "~"
+
+
+def with_variants(text: str, variants: Sequence[str]) -> str:
+    """An identifier's role string that also names ``variants`` (two at least, else unchanged)."""
+    found = sorted({v for v in variants if v})
+    if not text.startswith("id:") or len(found) < 2:
+        return text
+    return f"{text.partition(_VARIANTS)[0]}{_VARIANTS}{','.join(found)}"

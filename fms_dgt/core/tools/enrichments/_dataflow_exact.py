@@ -29,7 +29,6 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role, singular
-from fms_dgt.core.tools.enrichments._dataflow_scoring import same_entity
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
@@ -213,10 +212,10 @@ def _join(out_key: IntArray, in_key: IntArray, order: IntArray) -> tuple[IntArra
 
 
 def _entities_agree(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
-    oa, ob = (e[out_sig] for e in scorer.out_entity)
-    ia, ib = (e[in_sig] for e in scorer.in_entity)
-    unknown = ((oa < 0) & (ob < 0)) | ((ia < 0) & (ib < 0))
-    agree: npt.NDArray[np.bool_] = unknown | same_entity(oa, ob, ia, ib)
+    out = tuple(e[out_sig] for e in scorer.out_entity)
+    into = tuple(e[in_sig] for e in scorer.in_entity)
+    unknown = np.all([e < 0 for e in out], axis=0) | np.all([e < 0 for e in into], axis=0)
+    agree: npt.NDArray[np.bool_] = unknown | scorer.kin(out_sig, in_sig)
     return agree
 
 

@@ -21,13 +21,23 @@ from typing import Any
 from fms_dgt.core.tools.artifacts import WHOLE_RESULT, item_path, join_path
 from fms_dgt.core.tools.data_objects import Tool
 
-__all__ = ["MAX_DEPTH", "MAX_NESTED", "Field", "find_field", "input_fields", "output_fields"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_NESTED",
+    "Field",
+    "find_field",
+    "input_fields",
+    "output_fields",
+    "response_variants",
+    "union_names",
+]
 
 #: Levels below the top-level output properties that are read (``a.b.c.d`` is level 3).
 MAX_DEPTH = 3
 #: Nested outputs kept per tool (shallower first), so a huge result schema stays bounded.
 MAX_NESTED = 48
 _MAX_REFS = 8
+_SCALARS = ("string", "integer", "number", "boolean", "null")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +97,34 @@ def output_fields(tool: Tool) -> list[Field]:
         walk.fields.append(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema))
         walk.expand(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema), title, 0)
     return walk.run()
+
+
+def response_variants(tool: Tool) -> list[str]:
+    """The schema names of the objects a tool's result may be, when it is a union of two or more
+    (Stripe's ``payment_source``: an account, a bank account, a card or a source), else ``[]``."""
+    root = tool.output_parameters
+    return union_names(root, _definitions(root)) if root else []
+
+
+def union_names(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> list[str]:
+    """The names (``$ref`` target or ``title``) of a union's object branches, nested unions
+    flattened (three levels at most); ``[]`` when ``schema`` is no union of two objects or more."""
+    resolved, _ = _resolve(schema, defs)
+    branches = resolved.get("anyOf") or resolved.get("oneOf")
+    if not isinstance(branches, list) or len(branches) < 2:
+        return []
+    names: list[str] = []
+    for branch in branches:
+        if not isinstance(branch, dict) or branch.get("type") in _SCALARS:
+            continue
+        nested = union_names(branch, defs, depth + 1) if depth < 3 else []
+        if nested:
+            names += nested
+            continue
+        _, name = _resolve(branch, defs)
+        if name:
+            names.append(name)
+    return names if len(set(names)) > 1 else []
 
 
 def find_field(tool: Tool, name: str, *, output: bool) -> Field | None:

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_feeders import feed_places
 from fms_dgt.core.tools.enrichments._dataflow_params import route_path
-from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, same_entity, tie_break
+from fms_dgt.core.tools.enrichments._dataflow_scoring import Candidates, tie_break
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.data_objects import Tool
@@ -298,9 +298,7 @@ def rank_edges(
 
 def _kin(scorer: Scorer, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
     """Whether each output and input are identifiers sharing a known entity."""
-    oa, ob = (e[out_sig] for e in scorer.out_entity)
-    ia, ib = (e[in_sig] for e in scorer.in_entity)
-    return same_entity(oa, ob, ia, ib)
+    return scorer.kin(out_sig, in_sig)
 
 
 def _promote(

@@ -11,13 +11,14 @@ namespaces the memo knows from the memo and doing per-tool work only for the oth
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT
+from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
@@ -29,10 +30,17 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import (
     parse_role,
     path_entity,
     role,
+    schema_entity,
     singular,
+    with_variants,
     words,
 )
-from fms_dgt.core.tools.enrichments._dataflow_fields import Field, input_fields, output_fields
+from fms_dgt.core.tools.enrichments._dataflow_fields import (
+    Field,
+    input_fields,
+    output_fields,
+    response_variants,
+)
 from fms_dgt.core.tools.schema import json_type
 
 if TYPE_CHECKING:
@@ -152,8 +160,9 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     kind = type_key(found.schema)
     reference = _reference(found.schema)
     if reference is not None:  # a string or the object it names: the string is the object's id
-        kind, entity = reference
-        label = f"id:{_leaf_entity(found.leaf)}|{entity}"
+        kind, entities = reference
+        entity = entities[0] if len(set(entities)) == 1 else ""  # several: any of them (variants)
+        label = with_variants(f"id:{_leaf_entity(found.leaf)}|{entity}", entities)
     else:
         label = role(
             found.leaf,
@@ -165,7 +174,9 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
             lambda: compound_name(found.places) if output else "",
         )
     if not output and not label.startswith("id:") and kind in ("string", "integer"):
-        label = _path_key(tool, found) or label
+        label = _path_key(tool, found) or _listed_role(tool, found.name) or label
+    if not output and label.startswith("id:") and _last_path_parameter(tool, found):  # what the call acts on
+        label = with_variants(label, [schema_entity(n) for n in response_variants(tool)])
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
     if output and found.name.endswith(ITEM):  # an item of "user_ids" is a "user id"
         head, _, last = text.rpartition(" ")
@@ -201,8 +212,9 @@ def _role_of(found: Field) -> str:
 _ID_SCALARS = ("string", "integer")
 
 
-def _reference(schema: Any) -> tuple[str, str] | None:
-    """``(type, entity)`` of a reference field, else None.
+def _reference(schema: Any) -> tuple[str, list[str]] | None:
+    """``(type, entities)`` of a reference field, else None (several entities when it may be
+    any of several objects: a balance transaction's ``source``).
 
     A field that is either a string or an object (``anyOf: [string, $ref:
     payout]``: an expandable reference, as Stripe's ``original_payout``) holds the object's id
@@ -219,14 +231,14 @@ def _reference(schema: Any) -> tuple[str, str] | None:
     names = [_schema_name(b) for b in objects if b.get("type") not in _ID_SCALARS]
     if len(scalars) != 1 or not names or not names[0]:
         return None
-    return str(scalars[0]), names[0]
+    return str(scalars[0]), [n for n in names if n]
 
 
 def _schema_name(branch: dict[str, Any]) -> str:
     """The entity an object branch names: its ``$ref``'s last step or its ``title`` (``""``)."""
     ref = branch.get("$ref")
     name = ref.rsplit("/", 1)[-1] if isinstance(ref, str) else branch.get("title")
-    return name_entity(name) if isinstance(name, str) else ""
+    return schema_entity(name) if isinstance(name, str) else ""
 
 
 def _leaf_entity(name: str) -> str:
@@ -257,6 +269,38 @@ def _path_key(tool: Tool, found: Field) -> str:
     if not entity or named not in ([entity], collection, collection[-1:]):
         return ""
     return f"id:{entity}|{entity}"
+
+
+#: Per thread, the last tool whose listed roles were read, and those roles.
+_LISTED = threading.local()
+
+
+def _listed_role(tool: Tool, name: str) -> str:
+    """The identifier role of the property ``name`` of the items a tool lists (the ``customer``
+    filter of a list of charges takes what each charge's ``customer`` holds), else ``""``."""
+    if getattr(_LISTED, "tool", None) is not tool:  # a tool's inputs are read one after another
+        roles: dict[str, str] = {}
+        for field in output_fields(tool):
+            steps = split_path(field.name)
+            if 2 <= len(steps) <= 3 and steps[-2] == 0 and isinstance(steps[-1], str):
+                label = signature(tool, field, True)[3]
+                if label.startswith("id:"):
+                    roles.setdefault(steps[-1], label)
+        _LISTED.tool, _LISTED.roles = tool, roles
+    found: str = _LISTED.roles.get(name, "")
+    return found
+
+
+def _last_path_parameter(tool: Tool, found: Field) -> bool:
+    """Whether ``found`` is the last parameter of the tool's REST path (``{id}`` of
+    ``/v1/customers/{customer}/sources/{id}``: the object the call reads or changes)."""
+    route = tool.metadata.get("route")
+    arguments = route.get("arguments") if isinstance(route, dict) else None
+    argument = arguments.get(found.name) if isinstance(arguments, dict) else None
+    if not isinstance(argument, dict) or argument.get("in") != "path":
+        return False
+    params = [s for s in route_path(tool).split("/") if s.startswith("{")]
+    return bool(params) and params[-1] == f"{{{argument.get('name', found.name)}}}"
 
 
 def route_path(tool: Tool) -> str:

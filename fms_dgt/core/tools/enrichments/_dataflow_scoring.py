@@ -112,14 +112,15 @@ def class_table(type_keys: Sequence[str]) -> FloatArray:
     return np.block(blocks).astype(np.float32) if count else np.zeros((0, 0), np.float32)
 
 
-def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+def entity_table(role_names: Sequence[str]) -> Entities:
     """Per role id: its kind (index in :data:`KINDS`), its two entities and, for a bare label, the
-    entity it sits in, as ids (-1 when unknown); and for a label or a search input, its
-    namespace's id (-1 for other roles)."""
+    entity it sits in, as ids (-1 when unknown); for a label or a search input, its namespace's
+    id (-1 for other roles); and for a polymorphic identifier, its group of variants."""
     entities: dict[str, int] = {}
     spaces: dict[str, int] = {}
+    groups: dict[tuple[str, ...], int] = {}
     kinds = np.zeros(max(len(role_names), 1), dtype=np.int64)
-    slots = np.full((4, max(len(role_names), 1)), -1, dtype=np.int64)
+    slots = np.full((5, max(len(role_names), 1)), -1, dtype=np.int64)
     for number, text in enumerate(role_names):
         kinds[number] = role_kind(text)
         parsed = parse_role(text)
@@ -128,7 +129,47 @@ def entity_table(role_names: Sequence[str]) -> tuple[IntArray, IntArray, IntArra
                 slots[slot, number] = entities.setdefault(entity_key(entity), len(entities))
         if parsed.kind in ("label", "query"):
             slots[3, number] = spaces.setdefault(parsed.space, len(spaces))
-    return kinds, slots[0], slots[1], slots[2], slots[3]
+        if parsed.variants:
+            keys = tuple(sorted({entity_key(v) for v in parsed.variants}))
+            for key in keys:
+                entities.setdefault(key, len(entities))
+            slots[4, number] = groups.setdefault(keys, len(groups))
+    member = np.zeros((max(len(groups), 1), max(len(entities), 1)), dtype=bool)
+    for keys, group in groups.items():
+        member[group, [entities[k] for k in keys]] = True
+    overlap = (member.astype(np.int32) @ member.T.astype(np.int32)) > 0  # groups are few
+    return Entities(kinds, slots[0], slots[1], slots[2], slots[3], slots[4], member, overlap)
+
+
+@dataclass(slots=True)
+class Entities:
+    """What :func:`entity_table` reads from a pool's roles (arrays by role id), and which
+    entities each group of variants holds (``member[group, entity]``) and which groups share one
+    (``overlap[group, group]``)."""
+
+    kinds: IntArray
+    first: IntArray
+    second: IntArray
+    place: IntArray
+    space: IntArray
+    group: IntArray
+    member: npt.NDArray[np.bool_]
+    overlap: npt.NDArray[np.bool_]
+
+    def kin(self, out: tuple[IntArray, ...], into: tuple[IntArray, ...]) -> npt.NDArray[np.bool_]:
+        """Where an output and an input (each: entities ``a``, ``b`` and group of variants, as
+        ids) may name one thing: a shared entity, one's entity among the other's variants, or
+        variants in common."""
+        oa, ob, og = out
+        ia, ib, ig = into
+        found = same_entity(oa, ob, ia, ib)
+        for group, one, two in ((og, ia, ib), (ig, oa, ob)):
+            has = group >= 0
+            row = np.where(has, group, 0)
+            for entity in (one, two):
+                found = found | (has & (entity >= 0) & self.member[row, np.maximum(entity, 0)])
+        both = (og >= 0) & (ig >= 0)
+        return found | (both & self.overlap[np.maximum(og, 0), np.maximum(ig, 0)])
 
 
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:
@@ -184,7 +225,9 @@ class Scorer:
         type_keys, role_names = labels
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
         self.in_vec, self.in_inv = ins.vectors, ins.inverse
-        kinds, first, second, place, space = entity_table(role_names)
+        table = entity_table(role_names)
+        self.entities = table
+        kinds, first, second, place, space = table.kinds, table.first, table.second, table.place, table.space
         count = len(type_keys)
         self.table = class_table(type_keys)
         self.out_base, self.in_base = outs.types, ins.types
@@ -192,11 +235,16 @@ class Scorer:
         self.in_type = ins.types + count * kinds[ins.roles]
         self.out_label = kinds[outs.roles] == KINDS.index("label")
         self.in_query = kinds[ins.roles] == KINDS.index("query")
-        self.out_entity = (first[outs.roles], second[outs.roles])
-        self.in_entity = (first[ins.roles], second[ins.roles])
+        self.out_entity = (first[outs.roles], second[outs.roles], table.group[outs.roles])
+        self.in_entity = (first[ins.roles], second[ins.roles], table.group[ins.roles])
         self.out_place, self.in_place = place[outs.roles], place[ins.roles]
         self.out_space, self.in_space = space[outs.roles], space[ins.roles]
         self.threshold = threshold
+
+    def kin(self, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
+        """Whether each output and input signature (paired) are identifiers that may name one thing."""
+        out = tuple(e[out_sig] for e in self.out_entity)
+        return self.entities.kin(out, tuple(e[in_sig] for e in self.in_entity))
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
         """Top ``width[r]`` inputs among ``in_sigs`` for each output signature ``out_sigs[r]``."""
@@ -273,13 +321,15 @@ class Scorer:
         """Zero the cells between identifiers that name different entities, and raise those
         between identifiers of one entity to :data:`KIN_FLOOR` x their type factor (in place;
         ``in_type``: the type classes of the block's inputs)."""
-        oa, ob = (e[out_sigs] for e in self.out_entity)
-        ia, ib = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
-        rows = np.flatnonzero((oa >= 0) | (ob >= 0))
-        cols = np.flatnonzero((ia >= 0) | (ib >= 0))
+        oa, ob, og = (e[out_sigs] for e in self.out_entity)
+        ia, ib, ig = self.in_entity if in_sigs is None else (e[in_sigs] for e in self.in_entity)
+        rows = np.flatnonzero((oa >= 0) | (ob >= 0) | (og >= 0))
+        cols = np.flatnonzero((ia >= 0) | (ib >= 0) | (ig >= 0))
         if len(rows) == 0 or len(cols) == 0:
             return
-        kin = same_entity(oa[rows, None], ob[rows, None], ia[None, cols], ib[None, cols])
+        kin = self.entities.kin(
+            (oa[rows, None], ob[rows, None], og[rows, None]), (ia[None, cols], ib[None, cols], ig[None, cols])
+        )
         r, c = np.nonzero(~kin)
         dots[rows[r], cols[c]] = 0.0
         r, c = np.nonzero(kin)

@@ -233,8 +233,13 @@ class DataflowEnrichment(ToolEnrichment):
         # ending in u takes an s (``/v1/skus/{id}`` is a SKU's).
         # Version 12: labels and search inputs carry their namespace in their role; a label feeds
         # any search input of its own namespace (``query_floor``), others by text only.
+        # Version 13: a polymorphic identifier names any of its variants (a reference field that
+        # may be one of several objects; the last path parameter of an operation whose result
+        # is a union); a list's filter takes the identifier role of its items' property of that
+        # name; a qualifying noun followed by a clause is the phrase's noun ("the source this
+        # transaction is attached to").
         self.settings = {
-            "version": 12,
+            "version": 13,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -127,7 +127,19 @@ def _shared_entity(out_role: str, in_role: str) -> str:
         return ""
     theirs_keys = {entity_key(e) for e in (theirs.a, theirs.b) if e}
     shared = [e for e in (mine.a, mine.b) if e and entity_key(e) in theirs_keys]
-    return shared[0] if shared else "unknown"
+    if shared:
+        return shared[0]
+    # a polymorphic identifier: one side's entity among the other's variants, or both's
+    mine_keys = {entity_key(e) for e in (mine.a, mine.b) if e}
+    for one, other in (
+        (mine_keys, theirs.variants),
+        (theirs_keys, mine.variants),
+        ({entity_key(v) for v in mine.variants}, theirs.variants),
+    ):
+        found = [v for v in other if entity_key(v) in one]
+        if found:
+            return f"{found[0]} (one of the objects it may be)"
+    return "unknown"
 
 
 def describe_tool(graph: DataflowGraph, qualified_name: str, top: int = 10) -> list[str]:

@@ -168,9 +168,15 @@ def _entities(role_text: str) -> set[str]:
     return {entity_key(e) for e in (parsed.a, parsed.b) if e} if parsed.identifier else set()
 
 
+def _variants(role_text: str) -> set[str]:
+    """The entities a polymorphic identifier may name, as compared."""
+    return {entity_key(v) for v in parse_role(role_text).variants}
+
+
 def _entities_apart(out_role: str, in_role: str) -> bool:
-    mine, theirs = _entities(out_role), _entities(in_role)
-    return bool(mine and theirs and not mine & theirs)
+    mine = _entities(out_role) | _variants(out_role)
+    theirs = _entities(in_role) | _variants(in_role)
+    return bool(mine and theirs and not _kin(out_role, in_role))
 
 
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
@@ -315,8 +321,11 @@ def _kind(role: str) -> str:
 
 
 def _kin(out_role: str, in_role: str) -> bool:
-    """Identifiers sharing a known entity."""
-    return bool(_entities(out_role) & _entities(in_role))
+    """Identifiers sharing a known entity, or one's entity among the other's variants, or variants
+    in common."""
+    mine, theirs = _entities(out_role), _entities(in_role)
+    mine_v, theirs_v = _variants(out_role), _variants(in_role)
+    return bool(mine & theirs or mine & theirs_v or theirs & mine_v or mine_v & theirs_v)
 
 
 def _placed_names(out_role: str, leaf: str) -> list[str]:

@@ -322,9 +322,8 @@ def test_a_description_may_declare_an_identifier_after_a_noun_phrase(description
 
 def test_entities_compare_without_spaces() -> None:
     assert entity_key("invoice item") == entity_key("invoiceitem") == "invoiceitem"
-    _kinds, first, second, _place, _space = entity_table(
-        ["id:invoice item|", "id:|invoiceitem", "id:|invoice"]
-    )
+    table = entity_table(["id:invoice item|", "id:|invoiceitem", "id:|invoice"])
+    first, second = table.first, table.second
     assert first[0] == second[1] >= 0  # one entity, from a description and from a path
     assert second[2] not in (first[0], -1)
 
