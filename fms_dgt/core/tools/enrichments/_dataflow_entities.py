@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "MAX_VARIANTS",
     "Role",
     "api_prefix",
     "bare_label",
@@ -585,13 +586,15 @@ def parse_role(text: str) -> Role:
     )
 
 
-#: Separates an identifier's role from the entities it may name when it is polymorphic.
-_VARIANTS = "~"
+#: Separates an identifier's role from the entities it may name when it is polymorphic; at most
+#: :data:`MAX_VARIANTS` of them (one that may be any of more objects names none).
+_VARIANTS, MAX_VARIANTS = "~", 32
 
 
 def with_variants(text: str, variants: Sequence[str]) -> str:
-    """An identifier's role string that also names ``variants`` (two at least, else unchanged)."""
+    """An identifier's role string that also names ``variants`` (2 to :data:`MAX_VARIANTS`,
+    else unchanged)."""
     found = sorted({v for v in variants if v})
-    if not text.startswith("id:") or len(found) < 2:
+    if not text.startswith("id:") or not 2 <= len(found) <= MAX_VARIANTS:
         return text
     return f"{text.partition(_VARIANTS)[0]}{_VARIANTS}{','.join(found)}"

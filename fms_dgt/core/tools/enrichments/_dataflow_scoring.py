@@ -134,18 +134,30 @@ def entity_table(role_names: Sequence[str]) -> Entities:
             for key in keys:
                 entities.setdefault(key, len(entities))
             slots[4, number] = groups.setdefault(keys, len(groups))
-    member = np.zeros((max(len(groups), 1), max(len(entities), 1)), dtype=bool)
+    return Entities(kinds, slots[0], slots[1], slots[2], slots[3], slots[4], variant_bits(groups, entities))
+
+
+def variant_bits(
+    groups: Mapping[tuple[str, ...], int], entities: Mapping[str, int]
+) -> tuple[IntArray, npt.NDArray[np.uint64]]:
+    """Which entities each group of variants holds, as bit sets: per entity id its bit (-1 for
+    an entity of no group), and per group its words. Memory grows with the groups times the
+    entities that are variants, not with all entities (a pool may have tens of thousands)."""
+    bit_of = np.full(max(len(entities), 1), -1, dtype=np.int64)
+    named = sorted({entities[k] for keys in groups for k in keys})
+    bit_of[named] = np.arange(len(named), dtype=np.int64)
+    words = np.zeros((max(len(groups), 1), max(1, -(-len(named) // 64))), dtype=np.uint64)
     for keys, group in groups.items():
-        member[group, [entities[k] for k in keys]] = True
-    overlap = (member.astype(np.int32) @ member.T.astype(np.int32)) > 0  # groups are few
-    return Entities(kinds, slots[0], slots[1], slots[2], slots[3], slots[4], member, overlap)
+        for key in keys:
+            bit = int(bit_of[entities[key]])
+            words[group, bit // 64] |= np.uint64(1 << (bit % 64))
+    return bit_of, words
 
 
 @dataclass(slots=True)
 class Entities:
-    """What :func:`entity_table` reads from a pool's roles (arrays by role id), and which
-    entities each group of variants holds (``member[group, entity]``) and which groups share one
-    (``overlap[group, group]``)."""
+    """What :func:`entity_table` reads from a pool's roles (arrays by role id), and the variants
+    of each group (:func:`variant_bits`)."""
 
     kinds: IntArray
     first: IntArray
@@ -153,23 +165,31 @@ class Entities:
     place: IntArray
     space: IntArray
     group: IntArray
-    member: npt.NDArray[np.bool_]
-    overlap: npt.NDArray[np.bool_]
+    bits: tuple[IntArray, npt.NDArray[np.uint64]]
 
     def kin(self, out: tuple[IntArray, ...], into: tuple[IntArray, ...]) -> npt.NDArray[np.bool_]:
         """Where an output and an input (each: entities ``a``, ``b`` and group of variants, as
-        ids) may name one thing: a shared entity, one's entity among the other's variants, or
-        variants in common."""
+        ids; arrays that broadcast) may name one thing: a shared entity, one's entity among the
+        other's variants, or variants in common."""
         oa, ob, og = out
         ia, ib, ig = into
         found = same_entity(oa, ob, ia, ib)
+        bit_of, words = self.bits
         for group, one, two in ((og, ia, ib), (ig, oa, ob)):
-            has = group >= 0
-            row = np.where(has, group, 0)
             for entity in (one, two):
-                found = found | (has & (entity >= 0) & self.member[row, np.maximum(entity, 0)])
-        both = (og >= 0) & (ig >= 0)
-        return found | (both & self.overlap[np.maximum(og, 0), np.maximum(ig, 0)])
+                bit = np.where(entity >= 0, bit_of[np.maximum(entity, 0)], -1)
+                hit = (group >= 0) & (bit >= 0)
+                if bool(hit.any()):
+                    at = np.maximum(bit, 0)
+                    word = words[np.maximum(group, 0), at // 64]
+                    found = found | (hit & (((word >> (at % 64).astype(np.uint64)) & np.uint64(1)) > 0))
+        both = np.nonzero(np.broadcast_to((og >= 0) & (ig >= 0), found.shape))
+        if len(both[0]):
+            mine = np.broadcast_to(og, found.shape)[both]
+            theirs = np.broadcast_to(ig, found.shape)[both]
+            found = np.array(found, copy=True)
+            found[both] |= (words[mine] & words[theirs]).any(axis=1)
+        return found
 
 
 def same_entity(oa: IntArray, ob: IntArray, ia: IntArray, ib: IntArray) -> npt.NDArray[np.bool_]:

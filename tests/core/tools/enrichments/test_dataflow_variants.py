@@ -1,0 +1,204 @@
+"""Tests for polymorphic identifiers in the dataflow graph (settings version 13): an identifier
+that may name one of several objects, read from a spec's unions, and a list's filter that takes
+the role of its items' property."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from support.openapi_specs import operation, write_spec
+
+from fms_dgt.core.tools.enrichments._dataflow_entities import MAX_VARIANTS, parse_role, role, with_variants
+from fms_dgt.core.tools.enrichments._dataflow_fields import input_fields, response_variants, union_names
+from fms_dgt.core.tools.enrichments._dataflow_params import signature
+from fms_dgt.core.tools.enrichments._dataflow_scoring import entity_table
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+from fms_dgt.core.tools.enrichments.dataflow_view import explain
+from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(**props: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {k: {"type": v} if isinstance(v, str) else v for k, v in props.items()},
+    }
+
+
+def _query(name: str, description: str = "") -> dict[str, Any]:
+    return {"name": name, "in": "query", "schema": {"type": "string"}, "description": description}
+
+
+def _listed(item: str) -> dict[str, Any]:
+    return _object(data={"type": "array", "items": _ref(item)})
+
+
+def _spec(tmp_path: Path) -> Path:
+    """A payments API shaped like Stripe's: a balance transaction's ``source`` is a charge or a
+    top-up (an expandable reference), a customer's source is a card or a bank account (a union
+    result), and invoices are neither."""
+    components = {
+        "schemas": {
+            "charge": _object(id="string", amount="integer"),
+            "topup": _object(id="string", amount="integer"),
+            "invoice": _object(id="string", total="integer"),
+            "card": _object(id="string", last4="string"),
+            "bank_account": _object(id="string", routing_number="string"),
+            "balance_transaction": _object(
+                id="string",
+                amount="integer",
+                source={
+                    "description": "The object to which this transaction is related.",
+                    "anyOf": [{"type": "string"}, _ref("charge"), _ref("topup")],
+                },
+            ),
+            "payment_source": {"anyOf": [_ref("card"), _ref("bank_account")]},
+        }
+    }
+    paths = {
+        "/v1/charges/{charge}": operation("GetCharge", ("charge",), _ref("charge")),
+        "/v1/topups/{topup}": operation("GetTopup", ("topup",), _ref("topup")),
+        "/v1/invoices/{invoice}": operation("GetInvoice", ("invoice",), _ref("invoice")),
+        "/v1/balance_transactions": operation(
+            "ListBalanceTransactions",
+            (_query("source", "Only return the transactions of this object."),),
+            _listed("balance_transaction"),
+        ),
+        "/v1/customers/{customer}/cards": operation("ListCards", ("customer",), _listed("card")),
+        "/v1/customers/{customer}/sources/{id}": operation(
+            "GetSource", ("customer", "id"), _ref("payment_source")
+        ),
+    }
+    return write_spec(tmp_path, paths, components)
+
+
+def _edges(tmp_path: Path) -> set[tuple[str, str, str, str]]:
+    tools = RESTToolLoader(_spec(tmp_path), namespace="pay").load()
+    graph = DataflowEnrichment(max_neighbors=8).enrich(ToolRegistry(tools))
+    return {
+        (graph.tools[int(a)].name, graph.names[o], graph.tools[int(b)].name, graph.names[i])
+        for a, o, b, i in zip(graph.src, graph.output, graph.dst, graph.input, strict=True)
+    }
+
+
+def test_a_polymorphic_reference_feeds_each_object_it_may_be_and_no_other(tmp_path: Path) -> None:
+    edges = _edges(tmp_path)
+    source = ("ListBalanceTransactions", "data[].source")
+    assert (*source, "GetTopup", "topup") in edges
+    assert (*source, "GetCharge", "charge") in edges
+    assert (*source, "GetInvoice", "invoice") not in edges  # an invoice is none of them
+
+
+def test_a_lists_filter_takes_the_role_of_its_items_property(tmp_path: Path) -> None:
+    # `source` of the list is what each listed transaction's `source` holds: a charge or a top-up
+    edges = _edges(tmp_path)
+    assert ("GetTopup", "id", "ListBalanceTransactions", "source") in edges
+    assert ("GetCharge", "id", "ListBalanceTransactions", "source") in edges
+    assert ("GetInvoice", "id", "ListBalanceTransactions", "source") not in edges
+    tools = {t.name: t for t in RESTToolLoader(_spec(tmp_path), namespace="pay").load()}
+    listing = tools["ListBalanceTransactions"]
+    (field,) = [f for f in input_fields(listing) if f.name == "source"]
+    assert set(parse_role(signature(listing, field, False)[3]).variants) == {"charge", "topup"}
+
+
+def test_the_object_a_union_result_is_identified_by_the_last_path_parameter(tmp_path: Path) -> None:
+    # /customers/{customer}/sources/{id} returns a card or a bank account: a card's id is its `id`
+    edges = _edges(tmp_path)
+    assert ("ListCards", "data[].id", "GetSource", "id") in edges
+    assert ("GetInvoice", "id", "GetSource", "id") not in edges
+    assert ("ListCards", "data[].id", "GetSource", "customer") not in edges  # not what it acts on
+    tools = {t.name: t for t in RESTToolLoader(_spec(tmp_path), namespace="pay").load()}
+    assert response_variants(tools["GetSource"]) == ["card", "bank_account"]
+    assert response_variants(tools["GetCharge"]) == []
+
+
+def test_the_graph_view_says_which_object_a_polymorphic_identifier_is(tmp_path: Path) -> None:
+    tools = RESTToolLoader(_spec(tmp_path), namespace="pay").load()
+    registry = ToolRegistry(tools)
+    graph = DataflowEnrichment().enrich(registry)
+    source = graph.node(registry.get("pay::ListBalanceTransactions"))
+    (edge,) = [e for e in graph.edges_from(source) if e.target.name == "GetTopup"]
+    assert explain(edge).entity == "topup (one of the objects it may be)"
+
+
+def test_variants_are_written_and_read_back_with_the_role() -> None:
+    text = with_variants("id:source|", ["topup", "charge", "topup", ""])
+    assert text == "id:source|~charge,topup"
+    parsed = parse_role(text)
+    assert (parsed.a, parsed.b, parsed.variants) == ("source", "", ("charge", "topup"))
+    assert with_variants("id:source|charge", ["charge"]) == "id:source|charge"  # one object: no variants
+    assert with_variants("label", ["a", "b"]) == "label"  # only identifiers have variants
+
+
+def test_kin_between_entities_and_variants() -> None:
+    roles = ["id:|topup", "id:|invoice", "id:source|~charge,topup", "id:|~card,topup", "id:|~card,account"]
+    table = entity_table(roles)
+    a, b, g = table.first, table.second, table.group
+
+    def kin(i: int, j: int) -> bool:
+        out = (np.array([a[i]]), np.array([b[i]]), np.array([g[i]]))
+        into = (np.array([a[j]]), np.array([b[j]]), np.array([g[j]]))
+        return bool(table.kin(out, into)[0])
+
+    assert kin(0, 2) and kin(2, 0)  # a top-up's id and what may be a top-up
+    assert not kin(1, 2) and not kin(2, 1)  # an invoice is neither
+    assert kin(2, 3)  # variants in common (topup)
+    assert not kin(2, 4)  # no variant in common
+    assert kin(0, 0) and not kin(0, 1)
+
+
+def test_unions_are_read_to_a_bounded_depth_and_survive_cycles() -> None:
+    defs: dict[str, Any] = {
+        "a": {"anyOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/a"}]},  # refers to itself
+        "b": {"type": "object", "title": "B"},
+    }
+    assert set(union_names({"$ref": "#/$defs/a"}, defs)) <= {"a", "b"}
+    nested: Any = {"type": "object", "title": "leaf"}
+    for depth in range(50):  # a union 50 levels deep
+        nested = {"anyOf": [nested, {"type": "object", "title": f"other{depth}"}]}
+    assert len(union_names(nested, {})) <= 8  # four levels of two branches at most
+    assert union_names({"anyOf": [{"type": "string"}, {"type": "null"}]}, {}) == []
+
+
+@pytest.mark.parametrize(
+    "description",
+    ["The ID of the source this transaction is attached to.", "The ID of a source to transfer funds from."],
+)
+def test_a_qualifying_noun_followed_by_a_clause_is_the_phrases_noun(description: str) -> None:
+    # not the transaction: "this transaction ..." is a clause about the source
+    assert parse_role(role("ref", {"description": description}, "string", output=False)).b == "source"
+
+
+def test_kin_agrees_with_sets_over_many_groups_and_entities() -> None:
+    # 150 groups over 300 entities: the variants take several 64-bit words per group
+    rng = np.random.default_rng(5)
+    roles = [f"id:|e{n}" for n in range(300)]
+    for _ in range(150):
+        picked = sorted({f"e{int(n)}" for n in rng.integers(0, 300, size=3)})
+        roles.append(with_variants("id:|", picked))
+    table = entity_table(roles)
+    every = np.arange(len(roles))
+    out = (table.first[every, None], table.second[every, None], table.group[every, None])
+    into = (table.first[None, every], table.second[None, every], table.group[None, every])
+    found = table.kin(out, into)
+
+    def names(text: str) -> set[str]:
+        parsed = parse_role(text)
+        return {e for e in (parsed.a, parsed.b, *parsed.variants) if e}
+
+    expected = np.array([[bool(names(o) & names(i)) for i in roles] for o in roles])
+    assert found.shape == expected.shape and bool((found == expected).all())
+
+
+def test_an_identifier_that_may_be_too_many_objects_names_none() -> None:
+    many = [f"thing{n}" for n in range(MAX_VARIANTS + 1)]
+    assert with_variants("id:source|", many) == "id:source|"
+    kept = many[:MAX_VARIANTS]
+    assert parse_role(with_variants("id:source|", kept)).variants == tuple(sorted(kept))
