@@ -13,6 +13,7 @@ nullable object (``anyOf: [object, null]``) is read as the object.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ MAX_DEPTH = 3
 MAX_NESTED = 48
 _MAX_REFS = 8
 _SCALARS = ("string", "integer", "number", "boolean", "null")
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,7 +126,16 @@ def union_names(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> list[st
         _, name = _resolve(branch, defs)
         if name:
             names.append(name)
+    names = [n for n in names if not any(_extends(n, m) for m in names)]
     return names if len(set(names)) > 1 else []
+
+
+def _extends(name: str, other: str) -> bool:
+    """Whether schema ``name`` is ``other`` with more words (``UserWithStats`` and ``User``: a user
+    with more fields, not another object)."""
+    mine = [w.lower() for w in _WORD.findall(name)]
+    theirs = [w.lower() for w in _WORD.findall(other)]
+    return 0 < len(theirs) < len(mine) and mine[: len(theirs)] == theirs
 
 
 def find_field(tool: Tool, name: str, *, output: bool) -> Field | None:

@@ -174,7 +174,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
             lambda: compound_name(found.places) if output else "",
         )
     if not output and not label.startswith("id:") and kind in ("string", "integer"):
-        label = _path_key(tool, found) or _listed_role(tool, found.name) or label
+        label = _path_key(tool, found) or _result_role(tool, found.name) or label
     if not output and label.startswith("id:") and _last_path_parameter(tool, found):  # what the call acts on
         label = with_variants(label, [schema_entity(n) for n in response_variants(tool)])
     text = name_text(tool.name if output and found.name == WHOLE_RESULT else found.leaf)
@@ -271,36 +271,38 @@ def _path_key(tool: Tool, found: Field) -> str:
     return f"id:{entity}|{entity}"
 
 
-#: Per thread, the last tool whose listed roles were read, and those roles.
-_LISTED = threading.local()
+#: Per thread, the last tool whose result roles were read, and those roles.
+_RESULT_ROLES = threading.local()
 
 
-def _listed_role(tool: Tool, name: str) -> str:
-    """The identifier role of the property ``name`` of the items a tool lists (the ``customer``
-    filter of a list of charges takes what each charge's ``customer`` holds), else ``""``."""
-    if getattr(_LISTED, "tool", None) is not tool:  # a tool's inputs are read one after another
+def _result_role(tool: Tool, name: str) -> str:
+    """The identifier role of the tool's result property ``name``, or of its listed items' (a
+    list's ``customer`` filter takes what each charge's ``customer`` holds; a new card's
+    ``replacement_for`` is what the created card's will be), else ``""``."""
+    if getattr(_RESULT_ROLES, "tool", None) is not tool:  # a tool's inputs are read one after another
         roles: dict[str, str] = {}
         for field in output_fields(tool):
             steps = split_path(field.name)
-            if 2 <= len(steps) <= 3 and steps[-2] == 0 and isinstance(steps[-1], str):
+            listed = 2 <= len(steps) <= 3 and steps[-2] == 0
+            if (listed or len(steps) == 1) and isinstance(steps[-1], str):
                 label = signature(tool, field, True)[3]
                 if label.startswith("id:"):
                     roles.setdefault(steps[-1], label)
-        _LISTED.tool, _LISTED.roles = tool, roles
-    found: str = _LISTED.roles.get(name, "")
+        _RESULT_ROLES.tool, _RESULT_ROLES.roles = tool, roles
+    found: str = _RESULT_ROLES.roles.get(name, "")
     return found
 
 
 def _last_path_parameter(tool: Tool, found: Field) -> bool:
-    """Whether ``found`` is the last parameter of the tool's REST path (``{id}`` of
-    ``/v1/customers/{customer}/sources/{id}``: the object the call reads or changes)."""
+    """Whether ``found`` is the parameter that ends the tool's REST path (``{id}`` of
+    ``/v1/customers/{customer}/sources/{id}``: the object the call returns; not ``{customer}`` of
+    ``/v1/customers/{customer}/sources``, whose result is a new source)."""
     route = tool.metadata.get("route")
     arguments = route.get("arguments") if isinstance(route, dict) else None
     argument = arguments.get(found.name) if isinstance(arguments, dict) else None
     if not isinstance(argument, dict) or argument.get("in") != "path":
         return False
-    params = [s for s in route_path(tool).split("/") if s.startswith("{")]
-    return bool(params) and params[-1] == f"{{{argument.get('name', found.name)}}}"
+    return route_path(tool).rstrip("/").endswith(f"/{{{argument.get('name', found.name)}}}")
 
 
 def route_path(tool: Tool) -> str:

@@ -234,10 +234,11 @@ class DataflowEnrichment(ToolEnrichment):
         # Version 12: labels and search inputs carry their namespace in their role; a label feeds
         # any search input of its own namespace (``query_floor``), others by text only.
         # Version 13: a polymorphic identifier names any of its variants (a reference field that
-        # may be one of several objects; the last path parameter of an operation whose result
-        # is a union); a list's filter takes the identifier role of its items' property of that
-        # name; a qualifying noun followed by a clause is the phrase's noun ("the source this
-        # transaction is attached to").
+        # may be one of several objects; the parameter ending the path of an operation whose result
+        # is a union of other objects); an input without an identifier role takes the role of
+        # the result's property of its name, or its listed items' (a list's filter, a new
+        # object's reference); a qualifying noun followed by a clause is the phrase's noun ("the
+        # source this transaction is attached to").
         self.settings = {
             "version": 13,
             "threshold": self.threshold,

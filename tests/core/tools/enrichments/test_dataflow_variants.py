@@ -49,7 +49,13 @@ def _spec(tmp_path: Path) -> Path:
             "charge": _object(id="string", amount="integer"),
             "topup": _object(id="string", amount="integer"),
             "invoice": _object(id="string", total="integer"),
-            "card": _object(id="string", last4="string"),
+            "card": _object(
+                id="string",
+                last4="string",
+                replacement_for={"anyOf": [{"type": "string"}, _ref("card")]},
+            ),
+            "user": _object(id="string", name="string"),
+            "user_with_stats": _object(id="string", name="string", videos="integer"),
             "bank_account": _object(id="string", routing_number="string"),
             "balance_transaction": _object(
                 id="string",
@@ -75,8 +81,27 @@ def _spec(tmp_path: Path) -> Path:
         "/v1/customers/{customer}/sources/{id}": operation(
             "GetSource", ("customer", "id"), _ref("payment_source")
         ),
+        # a new source: `{customer}` is whose it is, not what the union result is
+        "/v1/customers/{customer}/sources": operation(
+            "CreateSource", ("customer",), _ref("payment_source"), method="post"
+        ),
+        "/v1/users/{id}": operation("GetUser", ("id",), {"oneOf": [_ref("user"), _ref("user_with_stats")]}),
+        "/v1/cards": {"post": _create_card()},
     }
     return write_spec(tmp_path, paths, components)
+
+
+def _create_card() -> dict[str, Any]:
+    """``POST /v1/cards``: its body's ``replacement_for`` ("The card this one replaces") is what
+    the new card's ``replacement_for`` will hold, a card's id."""
+    body = _object(replacement_for={"type": "string", "description": "The card this one replaces."})
+    return {
+        "operationId": "CreateCard",
+        "requestBody": {"content": {"application/json": {"schema": body}}},
+        "responses": {
+            "200": {"description": "ok", "content": {"application/json": {"schema": _ref("card")}}}
+        },
+    }
 
 
 def _edges(tmp_path: Path) -> set[tuple[str, str, str, str]]:
@@ -117,6 +142,29 @@ def test_the_object_a_union_result_is_identified_by_the_last_path_parameter(tmp_
     tools = {t.name: t for t in RESTToolLoader(_spec(tmp_path), namespace="pay").load()}
     assert response_variants(tools["GetSource"]) == ["card", "bank_account"]
     assert response_variants(tools["GetCharge"]) == []
+
+
+def test_a_union_of_an_object_and_its_extension_is_one_object(tmp_path: Path) -> None:
+    # PeerTube's getUser: a User or a UserWithStats is a user either way
+    tools = {t.name: t for t in RESTToolLoader(_spec(tmp_path), namespace="pay").load()}
+    assert response_variants(tools["GetUser"]) == []
+    (field,) = [f for f in input_fields(tools["GetUser"]) if f.name == "id"]
+    assert parse_role(signature(tools["GetUser"], field, False)[3]).variants == ()
+
+
+def test_a_parameter_before_the_end_of_the_path_is_not_what_a_union_result_is(tmp_path: Path) -> None:
+    tools = {t.name: t for t in RESTToolLoader(_spec(tmp_path), namespace="pay").load()}
+    create = tools["CreateSource"]
+    (field,) = [f for f in input_fields(create) if f.name == "customer"]
+    assert parse_role(signature(create, field, False)[3]).variants == ()
+    assert ("ListCards", "data[].id", "CreateSource", "customer") not in _edges(tmp_path)
+
+
+def test_an_input_stored_in_the_result_takes_the_role_of_what_it_becomes(tmp_path: Path) -> None:
+    # the new card's `replacement_for` is a card (a reference field): so is the body's
+    edges = _edges(tmp_path)
+    assert ("ListCards", "data[].id", "CreateCard", "replacement_for") in edges
+    assert ("GetInvoice", "id", "CreateCard", "replacement_for") not in edges
 
 
 def test_the_graph_view_says_which_object_a_polymorphic_identifier_is(tmp_path: Path) -> None:
