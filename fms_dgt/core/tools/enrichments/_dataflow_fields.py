@@ -39,6 +39,8 @@ MAX_DEPTH = 3
 MAX_NESTED = 48
 _MAX_REFS = 8
 _SCALARS = ("string", "integer", "number", "boolean", "null")
+#: Most object names a union is read for (the entities' cap, :data:`._dataflow_entities.MAX_VARIANTS`).
+MAX_VARIANT_NAMES = 32
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 
 
@@ -109,25 +111,44 @@ def response_variants(tool: Tool) -> list[str]:
 
 
 def union_names(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> list[str]:
-    """The names (``$ref`` target or ``title``) of a union's object branches, nested unions
-    flattened (three levels at most); ``[]`` when ``schema`` is no union of two objects or more."""
+    """The distinct names (``$ref`` target or ``title``) of a union's object branches, nested
+    unions flattened (three levels at most); ``[]`` when ``schema`` is no union of two objects or
+    more, or of more than :data:`MAX_VARIANT_NAMES` (a union of everything names nothing)."""
+    names: list[str] = []
+    if not _union_names(schema, defs, depth, names, set()):
+        return []
+    names = [n for n in names if not any(_extends(n, m) for m in names)]
+    return names if len(names) > 1 else []
+
+
+def _union_names(schema: Any, defs: Mapping[str, Any], depth: int, names: list[str], seen: set[str]) -> bool:
+    """Add the names of ``schema``'s branches to ``names`` (each once); False once there are too
+    many. A ``$ref`` already read is not read again (a union that includes itself)."""
+    for branch in _branches(schema, defs):
+        ref = branch.get("$ref")
+        if isinstance(ref, str):
+            if ref in seen:
+                continue
+            seen.add(ref)
+        if depth < 3 and _branches(branch, defs):
+            if not _union_names(branch, defs, depth + 1, names, seen):
+                return False
+            continue
+        _, name = _resolve(branch, defs)
+        if name and name not in names:
+            names.append(name)
+        if len(names) > MAX_VARIANT_NAMES:
+            return False
+    return True
+
+
+def _branches(schema: Any, defs: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The object branches of a union of two or more (``[]`` when ``schema`` is none)."""
     resolved, _ = _resolve(schema, defs)
     branches = resolved.get("anyOf") or resolved.get("oneOf")
     if not isinstance(branches, list) or len(branches) < 2:
         return []
-    names: list[str] = []
-    for branch in branches:
-        if not isinstance(branch, dict) or branch.get("type") in _SCALARS:
-            continue
-        nested = union_names(branch, defs, depth + 1) if depth < 3 else []
-        if nested:
-            names += nested
-            continue
-        _, name = _resolve(branch, defs)
-        if name:
-            names.append(name)
-    names = [n for n in names if not any(_extends(n, m) for m in names)]
-    return names if len(set(names)) > 1 else []
+    return [b for b in branches if isinstance(b, dict) and b.get("type") not in _SCALARS]
 
 
 def _extends(name: str, other: str) -> bool:
@@ -239,12 +260,16 @@ def _definitions(root: Mapping[str, Any]) -> Mapping[str, Any]:
     return defs
 
 
-def _resolve(schema: Any, defs: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+def _resolve(schema: Any, defs: Mapping[str, Any], depth: int = 0) -> tuple[Mapping[str, Any], str]:
     """``schema`` with local references, ``allOf`` and a nullable wrapper followed; and its name.
 
     The name is the last ``$ref`` target's name, else the schema's ``title`` ("" when none).
+    ``depth`` counts the wrappers followed so far: a schema that wraps itself (``A: anyOf: [$ref
+    A, null]``) resolves to nothing after :data:`_MAX_REFS` of them instead of recursing on.
     """
     name = ""
+    if depth > _MAX_REFS:
+        return {}, name
     for _ in range(_MAX_REFS):
         if not isinstance(schema, dict):
             return {}, name
@@ -257,18 +282,18 @@ def _resolve(schema: Any, defs: Mapping[str, Any]) -> tuple[Mapping[str, Any], s
         schema, name = defs[target], target
     if not isinstance(schema, dict):
         return {}, name
-    schema = _merged(schema, defs)
+    schema = _merged(schema, defs, depth)
     return schema, name or str(schema.get("title", ""))
 
 
-def _merged(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, Any]:
+def _merged(schema: Mapping[str, Any], defs: Mapping[str, Any], depth: int = 0) -> Mapping[str, Any]:
     """``allOf`` branches merged into one object; ``anyOf``/``oneOf`` of one object and null unwrapped."""
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list):
             real = [b for b in branches if not (isinstance(b, dict) and b.get("type") == "null")]
             if len(real) == 1 and len(branches) == 2:
-                inner, _ = _resolve(real[0], defs)
+                inner, _ = _resolve(real[0], defs, depth + 1)
                 if inner:
                     return {**inner, **{k: v for k, v in schema.items() if k not in (key, "type")}}
     branches = schema.get("allOf")
@@ -277,7 +302,7 @@ def _merged(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, 
     props: dict[str, Any] = {}
     merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
     for branch in branches:
-        inner, _ = _resolve(branch, defs)
+        inner, _ = _resolve(branch, defs, depth + 1)
         props.update(inner.get("properties", {}) if isinstance(inner.get("properties"), dict) else {})
         merged.setdefault("type", inner.get("type"))
     if props:

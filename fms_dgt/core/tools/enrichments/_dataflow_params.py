@@ -181,7 +181,7 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
     if output and found.name.endswith(ITEM):  # an item of "user_ids" is a "user id"
         head, _, last = text.rpartition(" ")
         text = f"{head} {singular(last)}".strip()
-    if label.startswith("id:|") and len(label) > 4:
+    if label.startswith("id:|") and parse_role(label).b:
         text = f"{parse_role(label).b} {text}"
     elif bare_label(found.leaf):  # a location's name reads "location name"
         text = f"{parse_role(label).place} {text}".strip()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
+from fms_dgt.core.tools.enrichments._dataflow_entities import MAX_VARIANTS, entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
 if TYPE_CHECKING:
@@ -130,34 +130,56 @@ def entity_table(role_names: Sequence[str]) -> Entities:
         if parsed.kind in ("label", "query"):
             slots[3, number] = spaces.setdefault(parsed.space, len(spaces))
         if parsed.variants:
-            keys = tuple(sorted({entity_key(v) for v in parsed.variants}))
+            keys = tuple(sorted({entity_key(v) for v in parsed.variants}))[:MAX_VARIANTS]
             for key in keys:
                 entities.setdefault(key, len(entities))
             slots[4, number] = groups.setdefault(keys, len(groups))
-    return Entities(kinds, slots[0], slots[1], slots[2], slots[3], slots[4], variant_bits(groups, entities))
+    return Entities(kinds, slots[0], slots[1], slots[2], slots[3], slots[4], variant_table(groups, entities))
 
 
-def variant_bits(
-    groups: Mapping[tuple[str, ...], int], entities: Mapping[str, int]
-) -> tuple[IntArray, npt.NDArray[np.uint64]]:
-    """Which entities each group of variants holds, as bit sets: per entity id its bit (-1 for
-    an entity of no group), and per group its words. Memory grows with the groups times the
-    entities that are variants, not with all entities (a pool may have tens of thousands)."""
+def variant_table(groups: Mapping[tuple[str, ...], int], entities: Mapping[str, int]) -> Variants:
+    """Which entities each group of variants holds, in memory that grows with the variants (at
+    most :data:`MAX_VARIANTS` a group), never with the groups squared or all entities."""
     bit_of = np.full(max(len(entities), 1), -1, dtype=np.int64)
     named = sorted({entities[k] for keys in groups for k in keys})
     bit_of[named] = np.arange(len(named), dtype=np.int64)
-    words = np.zeros((max(len(groups), 1), max(1, -(-len(named) // 64))), dtype=np.uint64)
+    held = np.full((max(len(groups), 1), MAX_VARIANTS), -1, dtype=np.int64)
     for keys, group in groups.items():
-        for key in keys:
-            bit = int(bit_of[entities[key]])
-            words[group, bit // 64] |= np.uint64(1 << (bit % 64))
-    return bit_of, words
+        bits = sorted(int(bit_of[entities[k]]) for k in keys)[:MAX_VARIANTS]
+        held[group, : len(bits)] = bits
+    held = held[:, : max(1, int((held >= 0).sum(axis=1).max()))]  # as wide as the widest group
+    width = max(len(named), 1)
+    flat = held.reshape(-1)
+    rows = np.repeat(np.arange(len(held), dtype=np.int64), held.shape[1])
+    valid = flat >= 0
+    return Variants(bit_of, held, np.unique(rows[valid] * width + flat[valid]), width)
+
+
+@dataclass(slots=True)
+class Variants:
+    """The variants of each group: per entity id its bit (-1 for an entity of no group), per
+    group its bits (padded with -1), and every (group, bit) pair as ``group * width + bit``,
+    sorted."""
+
+    bit_of: IntArray
+    held: IntArray
+    keys: IntArray
+    width: int
+
+    def holds(self, group: IntArray, bit: IntArray) -> npt.NDArray[np.bool_]:
+        """Whether each ``group`` (>= 0) holds ``bit`` (-1: no)."""
+        wanted = group * self.width + bit
+        if not len(self.keys):
+            return np.zeros(np.shape(wanted), dtype=bool)
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        found: npt.NDArray[np.bool_] = (bit >= 0) & (group >= 0) & (self.keys[at] == wanted)
+        return found
 
 
 @dataclass(slots=True)
 class Entities:
     """What :func:`entity_table` reads from a pool's roles (arrays by role id), and the variants
-    of each group (:func:`variant_bits`)."""
+    of each group (:func:`variant_table`)."""
 
     kinds: IntArray
     first: IntArray
@@ -165,7 +187,7 @@ class Entities:
     place: IntArray
     space: IntArray
     group: IntArray
-    bits: tuple[IntArray, npt.NDArray[np.uint64]]
+    variants: Variants
 
     def kin(self, out: tuple[IntArray, ...], into: tuple[IntArray, ...]) -> npt.NDArray[np.bool_]:
         """Where an output and an input (each: entities ``a``, ``b`` and group of variants, as
@@ -174,21 +196,21 @@ class Entities:
         oa, ob, og = out
         ia, ib, ig = into
         found = same_entity(oa, ob, ia, ib)
-        bit_of, words = self.bits
+        variants = self.variants
         for group, one, two in ((og, ia, ib), (ig, oa, ob)):
             for entity in (one, two):
-                bit = np.where(entity >= 0, bit_of[np.maximum(entity, 0)], -1)
-                hit = (group >= 0) & (bit >= 0)
-                if bool(hit.any()):
-                    at = np.maximum(bit, 0)
-                    word = words[np.maximum(group, 0), at // 64]
-                    found = found | (hit & (((word >> (at % 64).astype(np.uint64)) & np.uint64(1)) > 0))
+                bit = np.where(entity >= 0, variants.bit_of[np.maximum(entity, 0)], -1)
+                if bool(((group >= 0) & (bit >= 0)).any()):
+                    found = found | variants.holds(group, bit)
         both = np.nonzero(np.broadcast_to((og >= 0) & (ig >= 0), found.shape))
         if len(both[0]):
             mine = np.broadcast_to(og, found.shape)[both]
             theirs = np.broadcast_to(ig, found.shape)[both]
+            shared = np.zeros(len(mine), dtype=bool)
+            for column in range(variants.held.shape[1]):  # one variant of the input's at a time
+                shared |= variants.holds(mine, variants.held[theirs, column])
             found = np.array(found, copy=True)
-            found[both] |= (words[mine] & words[theirs]).any(axis=1)
+            found[both] |= shared
         return found
 
 

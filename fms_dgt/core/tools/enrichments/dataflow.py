@@ -239,8 +239,12 @@ class DataflowEnrichment(ToolEnrichment):
         # the result's property of its name, or its listed items' (a list's filter, a new
         # object's reference); a qualifying noun followed by a clause is the phrase's noun ("the
         # source this transaction is attached to").
+        # Version 14: version 13's rules corrected before release: only the parameter that ends
+        # a path is what a union result is; a union of an object and its extension (User,
+        # UserWithStats) is one object; a result's own properties lend their roles, not only
+        # listed items'; a role with variants and no entity of its own reads its name alone.
         self.settings = {
-            "version": 13,
+            "version": 14,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -250,3 +250,38 @@ def test_an_identifier_that_may_be_too_many_objects_names_none() -> None:
     assert with_variants("id:source|", many) == "id:source|"
     kept = many[:MAX_VARIANTS]
     assert parse_role(with_variants("id:source|", kept)).variants == tuple(sorted(kept))
+
+
+def test_a_nullable_schema_that_wraps_itself_costs_nothing_but_itself(tmp_path: Path) -> None:
+    # `loop: anyOf: [$ref loop, null]` as a branch of a union result recursed without end
+    components = {
+        "schemas": {
+            "loop": {"anyOf": [_ref("loop"), {"type": "null"}]},
+            "card": _object(id="string"),
+            "thing": {"oneOf": [_ref("loop"), _ref("card")]},
+        }
+    }
+    paths = {
+        "/things/{id}": operation("GetThing", ("id",), _ref("thing")),
+        "/cards": operation("ListCards", (), _listed("card")),
+    }
+    tools = RESTToolLoader(write_spec(tmp_path, paths, components), namespace="t").load()
+    graph = DataflowEnrichment().enrich(ToolRegistry(tools))
+    assert {t.name for t in graph.tools} == {"GetThing", "ListCards"}
+
+
+def test_a_union_of_thousands_of_objects_names_none_and_is_read_once(tmp_path: Path) -> None:
+    schemas: dict[str, Any] = {f"kind{n}": _object(id="string") for n in range(2000)}
+    schemas["everything"] = {"oneOf": [_ref(f"kind{n}") for n in range(2000)]}
+    # nested unions that repeat one another's branches: read once each
+    schemas["inner"] = {"oneOf": [_ref("kind1"), _ref("kind2")]}
+    schemas["outer"] = {"oneOf": [_ref("inner"), _ref("inner"), _ref("kind2"), _ref("kind3")]}
+    paths = {f"/all{n}/{{id}}": operation(f"GetAll{n}", ("id",), _ref("everything")) for n in range(10)}
+    paths["/outer/{id}"] = operation("GetOuter", ("id",), _ref("outer"))
+    tools = {
+        t.name: t
+        for t in RESTToolLoader(write_spec(tmp_path, paths, {"schemas": schemas}), namespace="t").load()
+    }
+    assert response_variants(tools["GetAll0"]) == []  # more than 32 objects: none in particular
+    assert response_variants(tools["GetOuter"]) == ["kind1", "kind2", "kind3"]
+    DataflowEnrichment().enrich(ToolRegistry(list(tools.values())))
