@@ -1,4 +1,5 @@
-"""Edges a spec declares: OpenAPI response links, for the ``dataflow`` enrichment.
+"""Edges a spec declares: OpenAPI response links, and inputs whose description links to the
+operation their values come from, for the ``dataflow`` enrichment.
 
 The REST loader keeps each operation's response links in ``metadata["links"]``
 (:mod:`fms_dgt.core.tools.openapi.links`): a target operation and, per target parameter, the JSON
@@ -13,10 +14,16 @@ property of that name, else an array item: ``/items/0/id`` is ``items[].id``); a
 items of an array result written without the item step (``/owner/username`` of a list of
 repositories, as the OpenAPI link example does) reads as the items'. A link whose target,
 parameter or value is not among the pool's parameters gives no edge.
+
+An input's description may name the operation that lists its values with a Redoc anchor
+(PeerTube's ``category``: "category id of the video (see [/videos/categories](#operation/getCategories))"):
+:func:`described_pairs` wires that operation's outputs named as the input ends (``token`` into a
+``videoFileToken``), else its scalar result or list items, into the input.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,16 +31,22 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
+from fms_dgt.core.tools.enrichments._dataflow_entities import words
+from fms_dgt.core.tools.enrichments._dataflow_fields import output_fields
 from fms_dgt.core.tools.openapi.documents import unescape_pointer
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.data_objects import Tool
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
 
-__all__ = ["declared_pairs", "declaring_link", "pointer_steps"]
+__all__ = ["declared_pairs", "declaring_link", "described_pairs", "describing_link", "pointer_steps"]
 
 IntArray = npt.NDArray[np.int64]
 _LOCATIONS = ("path", "query", "header", "cookie", "body")
+#: A Redoc anchor to an operation in a description (``#operation/getCategories``).
+_ANCHOR = re.compile(r"#operation/([A-Za-z0-9_.~-]{1,200})")
+#: How much of a description is searched for anchors (a hostile one may be megabytes).
+_READ = 4000
 
 
 def pointer_steps(pointer: str) -> list[tuple[str | int, ...]]:
@@ -57,8 +70,9 @@ def declared_pairs(
     names: Sequence[str],
     places: tuple[IntArray, IntArray],
 ) -> tuple[IntArray, IntArray]:
-    """``(output instances, input instances)`` of the edges the tools' response links declare,
-    between two different tools (a link back into its own operation is no hand-off).
+    """``(output instances, input instances)`` of the edges the tools' response links and their
+    inputs' descriptions (:func:`described_pairs`) declare, between two different tools (a link
+    back into its own operation is no hand-off).
 
     Args:
         tools: the pool, in registry order.
@@ -68,8 +82,6 @@ def declared_pairs(
     """
     spaces, qid = places
     linked = [row for row, tool in enumerate(tools) if tool.metadata.get("links")]
-    if not linked:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     outs, ins = sides
     targets = _targets(tools, spaces)
     inputs: dict[int, dict[str, int]] = {}
@@ -93,18 +105,105 @@ def declared_pairs(
                     inp = inputs[target].get(name) if name is not None else None
                     if output is not None and inp is not None and qid[row] != qid[target]:
                         found[(output, inp)] = None
+    described = described_pairs(tools, sides, names, places)
+    found.update(dict.fromkeys(zip(described[0].tolist(), described[1].tolist(), strict=True)))
     pairs = np.asarray(list(found), dtype=np.int64).reshape(-1, 2)
     return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def described_pairs(
+    tools: Sequence[Tool],
+    sides: tuple[Side, Side],
+    names: Sequence[str],
+    places: tuple[IntArray, IntArray],
+) -> tuple[IntArray, IntArray]:
+    """``(output instances, input instances)`` of the edges the inputs' descriptions declare by
+    linking to an operation of their spec file and namespace (see the module docstring).
+
+    Args: as :func:`declared_pairs`.
+    """
+    spaces, qid = places
+    outs, ins = sides
+    anchored = [(row, _anchors(tool)) for row, tool in enumerate(tools) if _document(tool)]
+    anchored = [(row, found) for row, found in anchored if found]
+    if not anchored:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    targets = _targets(tools, spaces)
+    pairs: dict[tuple[int, int], None] = {}
+    for row, found in anchored:
+        inputs = _input_names(ins, row, names)
+        home = (int(spaces[row]), _document(tools[row]))
+        for name, operations in found.items():
+            inp = inputs.get(name)
+            if inp is None:
+                continue
+            sources = [s for op in operations for s in targets.get((*home, "id", op), [])]
+            for source in (s for s in sources if qid[s] != qid[row]):
+                for output in _fed_outputs(tools[source], _output_paths(outs, source, names), name):
+                    pairs[(output, inp)] = None
+    both = np.asarray(list(pairs), dtype=np.int64).reshape(-1, 2)
+    return both[:, 0].copy(), both[:, 1].copy()
+
+
+def describing_link(source: Tool, target: Tool, output: str, input_name: str) -> str | None:
+    """The operationId ``target``'s description of ``input_name`` links to when that is
+    ``source``'s operation and ``output`` one it takes from it, or None (for ``fms-dgt graph``'s why)."""
+    op_id = source.metadata.get("operation_id")
+    if not _one_document(source, target):
+        return None
+    if not isinstance(op_id, str) or op_id not in _anchors(target).get(input_name, ()):
+        return None
+    paths: dict[tuple[str | int, ...], int] = {}
+    for number, field in enumerate(output_fields(source)):
+        try:
+            paths.setdefault(split_path(field.name), number)
+        except ValueError:
+            continue
+    fed = {steps for steps, number in paths.items() if number in _fed_outputs(source, paths, input_name)}
+    try:
+        return op_id if split_path(output) in fed else None
+    except ValueError:
+        return None
+
+
+def _anchors(tool: Tool) -> dict[str, set[str]]:
+    """Per input of a REST tool, the operationIds its description links to."""
+    props = tool.parameters.get("properties") if tool.metadata.get("kind") == "rest" else None
+    found: dict[str, set[str]] = {}
+    for name, schema in props.items() if isinstance(props, Mapping) else ():
+        text = schema.get("description") if isinstance(schema, Mapping) else None
+        if isinstance(text, str) and "#operation/" in text:
+            found[str(name)] = set(_ANCHOR.findall(text[:_READ]))
+    return {name: ops for name, ops in found.items() if ops}
+
+
+def _fed_outputs(source: Tool, paths: Mapping[tuple[str | int, ...], int], input_name: str) -> list[int]:
+    """The outputs (``paths``: instances by steps) of the tool an input links to that the input
+    takes: those whose name ends the input's (``token`` for ``videoFileToken``), else its
+    scalar result or the scalar items of its list result."""
+    wanted = words(input_name)
+    named = [i for steps, i in paths.items() if _ends(wanted, steps)]
+    if named:
+        return named
+    root = source.output_parameters if isinstance(source.output_parameters, Mapping) else {}
+    items = root.get("items") if root.get("type") == "array" else None
+    steps = (0,) if isinstance(items, Mapping) and _scalar(items) else () if _scalar(root) else None
+    return [paths[steps]] if steps is not None and steps in paths else []
+
+
+def _ends(wanted: list[str], steps: tuple[str | int, ...]) -> bool:
+    leaf = words(steps[-1]) if steps and isinstance(steps[-1], str) else []
+    return bool(leaf) and wanted[-len(leaf) :] == leaf
+
+
+def _scalar(schema: Mapping[str, Any]) -> bool:
+    return schema.get("type") in ("string", "integer", "number")
 
 
 def declaring_link(source: Tool, target: Tool, output: str, input_name: str) -> str | None:
     """The name of ``source``'s response link that wires its ``output`` into ``target``'s
     ``input_name``, or None (for ``fms-dgt graph``'s why)."""
-    if (
-        source.namespace != target.namespace
-        or not _document(source)
-        or _document(source) != _document(target)
-    ):
+    if not _one_document(source, target):
         return None
     try:
         steps = split_path(output)
@@ -119,6 +218,12 @@ def declaring_link(source: Tool, target: Tool, output: str, input_name: str) -> 
             if steps in pointer_steps(pointer) and _argument(arguments, str(parameter)) == input_name:
                 return str(link.get("name", ""))
     return None
+
+
+def _one_document(source: Tool, target: Tool) -> bool:
+    """Whether two REST tools come from one spec file, in one namespace."""
+    document = _document(source)
+    return source.namespace == target.namespace and bool(document) and document == _document(target)
 
 
 def _links(tool: Tool) -> list[Mapping[str, Any]]:

@@ -243,8 +243,10 @@ class DataflowEnrichment(ToolEnrichment):
         # a path is what a union result is; a union of an object and its extension (User,
         # UserWithStats) is one object; a result's own properties lend their roles, not only
         # listed items'; a role with variants and no entity of its own reads its name alone.
+        # Version 15: an input whose description links to an operation (Redoc's
+        # ``#operation/getCategories``) is declared fed by that operation's result.
         self.settings = {
-            "version": 14,
+            "version": 15,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

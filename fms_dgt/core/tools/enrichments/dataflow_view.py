@@ -20,7 +20,7 @@ from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, placed_names, same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
-from fms_dgt.core.tools.enrichments._dataflow_links import declaring_link
+from fms_dgt.core.tools.enrichments._dataflow_links import declaring_link, describing_link
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
 from fms_dgt.core.tools.enrichments._dataflow_scoring import KIN_FLOOR, QUERY_FLOOR, role_compatibility
 
@@ -47,7 +47,8 @@ class Why:
     Attributes:
         types: ``"string -> string"``.
         fit: the type fit (identifiers and labels included), in ``[0, 1]``.
-        names: ``"declared by the spec's response link 'GetUser'"``, ``"exact name, same
+        names: ``"declared by the spec's response link 'GetUser'"``, ``"declared by the
+            input's description (a link to operation 'getCategories')"``, ``"exact name, same
             namespace"``, ``"label into a search input"`` or
             ``"text similarity 0.62"``.
         entity: the entity both identifiers name (``""`` when the edge is not between identifiers).
@@ -95,6 +96,9 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     link = declaring_link(edge.source, edge.target, edge.output, edge.input) if edge.score == 1.0 else None
     if link is not None:
         return f"declared by the spec's response link {link!r}"
+    operation = describing_link(edge.source, edge.target, edge.output, edge.input)
+    if operation is not None and edge.score == 1.0:
+        return f"declared by the input's description (a link to operation {operation!r})"
     if same_space and same_name(edge.input) in names and edge.score == 1.0:
         return "exact name, same namespace"
     named = _named_for(roles[0], steps[-1] if steps else "")
