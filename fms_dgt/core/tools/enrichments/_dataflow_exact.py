@@ -11,7 +11,9 @@ descriptions says. Identifiers of different entities never match, even under one
 the ``name`` of a new role). An input named for the entity an output identifies (Stripe's
 ``location`` of a reader and a location's ``id``; ``file`` and a file's ``id``) matches too, and
 so does an input named for a bare label with the entity it sits in (a channel's ``name`` and
-``channelName``, or PeerTube's ``channelHandle``: a handle reads as a name).
+``channelName``, or PeerTube's ``channelHandle``: a handle reads as a name), and an input named
+for the entity with a word that makes it a reference to one (:data:`REFERENCES`: Stripe's
+``original_source``, ``selected_shipping_method``, ``default_tax_rates``).
 
 Exact pairs depend on the namespace, so they are found per parameter *instance* at every run
 (a sorted join, linear in the number of parameters plus the pairs found), not cached with the
@@ -28,13 +30,22 @@ import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
-from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role, singular
+from fms_dgt.core.tools.enrichments._dataflow_entities import name_text, parse_role, singular, words
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["EXACT_FIT", "exact_pairs", "leaf_keys", "list_name", "placed_names", "same_name"]
+__all__ = [
+    "EXACT_FIT",
+    "REFERENCES",
+    "exact_pairs",
+    "leaf_keys",
+    "list_name",
+    "placed_names",
+    "referred_name",
+    "same_name",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -42,8 +53,9 @@ IntArray = npt.NDArray[np.int64]
 class Keys(NamedTuple):
     """What :func:`leaf_keys` gives: per name id, its last step's key and its list's; per role
     id, the keys of its identifier's two entities (-1 where none); per name id its last step, per
-    role id the entity a bare label sits in (``""`` if none), and the key of every normalised
-    name (``location`` + ``name`` is ``locationName``)."""
+    role id the entity a bare label sits in (``""`` if none), the key of every normalised
+    name (``location`` + ``name`` is ``locationName``), and per name id the key of its last step
+    without the words that make it a reference (``original_source``: ``source``; -1 for none)."""
 
     leaf: IntArray
     holder: IntArray
@@ -53,12 +65,17 @@ class Keys(NamedTuple):
     last: Sequence[str]
     place: Sequence[str]
     table: Mapping[str, int]
+    referred: IntArray
 
 
 _SEPARATORS = re.compile(r"[\W_]+")
 
 #: The least type compatibility of an exact match (``integer`` into ``number`` is 0.9).
 EXACT_FIT = 0.9
+#: First words that make an input named for an entity a reference to one of that kind
+#: (``original_source``, ``selected_shipping_method``, ``default_tax_rates``, ``parent_folder``);
+#: not ``external`` nor ``new`` (a Stripe ``external_account`` is no Connect account).
+REFERENCES = frozenset({"original", "selected", "default", "parent", "previous", "current", "primary"})
 
 
 def same_name(name: str) -> str:
@@ -107,7 +124,19 @@ def leaf_keys(names: Sequence[str], roles: Sequence[str]) -> Keys:
             if entity:
                 entities[slot, number] = ids.setdefault(same_name(entity), len(ids))
     lasts = [_last_name(path) or "" for path in names]
-    return Keys(keys, holders, entities[0], entities[1], entities[2], lasts, places, ids)
+    referred = np.full(max(len(names), 1), -1, dtype=np.int64)
+    for number, last in enumerate(lasts):
+        if found := referred_name(last):
+            referred[number] = ids.setdefault(found, len(ids))
+    return Keys(keys, holders, entities[0], entities[1], entities[2], lasts, places, ids, referred)
+
+
+def referred_name(name: str) -> str:
+    """A name without the first words that make it a reference (:data:`REFERENCES`), as
+    :func:`same_name` gives it (``original_source``: ``source``), or ``""`` when it has none."""
+    tokens = words(name)
+    start = next((n for n, word in enumerate(tokens) if word not in REFERENCES), len(tokens))
+    return same_name("_".join(tokens[start:])) if 0 < start < len(tokens) else ""
 
 
 def list_name(path: str) -> str | None:
@@ -145,20 +174,29 @@ def exact_pairs(
     span = len(keys.table) + 2  # every key is an id of the table
     in_key = np.where(leaf[ins.name] >= 0, namespace[ins.tool] * span + leaf[ins.name] + 1, -2)
     order = np.argsort(in_key, kind="stable")
+    referred = keys.referred[ins.name]
+    ref_key = np.where(referred >= 0, namespace[ins.tool] * span + referred + 1, -2)
+    ref_order = np.argsort(ref_key, kind="stable")
     out_role = outs.roles[outs.sig]
     # (key per output instance, whether the input's own name must say it): a search input takes
     # any text, never by its name alone an entity's id or label (a saved query's ``query_id`` is
     # no ``q``).
-    out_keys = [(leaf[outs.name], False), (keys.holder[outs.name], False)]
-    out_keys += [
+    entity_keys = [
         (keys.entity_a[out_role], True),
         (keys.entity_b[out_role], True),
         (keys.whole[out_role], True),
     ]
+    out_keys = [(leaf[outs.name], False), (keys.holder[outs.name], False), *entity_keys]
     out_keys += [(placed, True) for placed in _placed_keys(keys, out_role, outs.name)]
     pairs = [
         _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), in_key, order) for k, _ in out_keys
     ]
+    # An input named for an entity as a reference to one (``original_source``) takes its id.
+    pairs += [
+        _join(np.where(k >= 0, namespace[outs.tool] * span + k + 1, -1), ref_key, ref_order)
+        for k, _ in entity_keys
+    ]
+    out_keys += entity_keys
     out_inst = np.concatenate([p[0] for p in pairs])
     in_inst = np.concatenate([p[1] for p in pairs])
     keep = qid[outs.tool[out_inst]] != qid[ins.tool[in_inst]]

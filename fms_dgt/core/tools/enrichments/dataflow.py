@@ -244,7 +244,8 @@ class DataflowEnrichment(ToolEnrichment):
         # UserWithStats) is one object; a result's own properties lend their roles, not only
         # listed items'; a role with variants and no entity of its own reads its name alone.
         # Version 15: an input whose description links to an operation (Redoc's
-        # ``#operation/getCategories``) is declared fed by that operation's result.
+        # ``#operation/getCategories``) is declared fed by that operation's result; an input
+        # named for an entity as a reference to one (``original_source``) takes its id exactly.
         self.settings = {
             "version": 15,
             "threshold": self.threshold,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge, split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
-from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, placed_names, same_name
+from fms_dgt.core.tools.enrichments._dataflow_exact import list_name, placed_names, referred_name, same_name
 from fms_dgt.core.tools.enrichments._dataflow_fields import find_field
 from fms_dgt.core.tools.enrichments._dataflow_links import declaring_link, describing_link
 from fms_dgt.core.tools.enrichments._dataflow_params import signature
@@ -104,6 +104,8 @@ def _names(edge: Edge, roles: tuple[str, str], fit: float) -> str:
     named = _named_for(roles[0], steps[-1] if steps else "")
     if same_space and edge.score == 1.0 and same_name(edge.input) in named:
         return f"input named for the {named[same_name(edge.input)]}, same namespace"
+    if same_space and edge.score == 1.0 and referred_name(edge.input) in named:
+        return f"input named for a reference to the {named[referred_name(edge.input)]}, same namespace"
     similarity = edge.score / fit if fit > 0 else 0.0
     searched = tuple(_kind(r) for r in roles) == ("label", "query")
     if same_space and searched and edge.score <= QUERY_FLOOR * fit + 1e-6:  # other namespaces: texts

@@ -6,7 +6,7 @@ from support.schemas import rest_tool, schema
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import compound_name, parse_role, role
-from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
+from fms_dgt.core.tools.enrichments._dataflow_exact import referred_name, same_name
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.enrichments.dataflow_view import explain
 from fms_dgt.core.tools.registry import ToolRegistry
@@ -209,3 +209,42 @@ def test_the_graph_view_says_an_input_is_named_for_the_object() -> None:
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
     (edge,) = [e for e in graph.edges_from(0) if e.input == "payment_method"]
     assert explain(edge).names == "input named for the payment method, same namespace"
+
+
+def test_an_input_named_as_a_reference_to_an_entity_takes_its_identifier() -> None:
+    # As Stripe's `original_source` ("The source to share.") takes a source's `id`, and its
+    # `selected_shipping_method` a listed shipping method's `id` (entity method).
+    located = {"type": "string", "description": "Unique identifier for the object."}
+    method = {"type": "object", "title": "ShippingMethod", "properties": {"id": located}}
+    tools = [
+        Tool("get_card", "pay", output_parameters=schema(id=located, account="string")),
+        Tool("share_card", "pay", parameters=schema(original_card="string", new_card="string")),
+        Tool(
+            "get_order", "pay", output_parameters=schema(shipping_methods={"type": "array", "items": method})
+        ),
+        Tool("update_order", "pay", parameters=schema(selected_shipping_method="string", default="string")),
+        Tool("payout", "pay", parameters=schema(external_account="string")),
+        Tool("share_elsewhere", "other", parameters=schema(original_card="string")),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {
+        (e.source.name, e.output, e.target.qualified_name, e.input): e.score
+        for n in range(len(tools))
+        for e in graph.edges_from(n)
+    }
+    assert scores[("get_card", "id", "pay::share_card", "original_card")] == 1.0
+    assert (
+        scores[("get_order", "shipping_methods[].id", "pay::update_order", "selected_shipping_method")] == 1.0
+    )
+    # "new" and "external" name another object (a Stripe external account is no Connect account)
+    assert scores.get(("get_card", "id", "pay::share_card", "new_card"), 0.0) < 1.0
+    assert scores.get(("get_card", "account", "pay::payout", "external_account"), 0.0) < 1.0
+    assert scores.get(("get_card", "id", "other::share_elsewhere", "original_card"), 0.0) < 1.0
+    assert scores.get(("get_order", "shipping_methods[].id", "pay::update_order", "default"), 0.0) < 1.0
+    (edge,) = [
+        e
+        for e in graph.edges_from(0)
+        if (e.output, e.target.name, e.input) == ("id", "share_card", "original_card")
+    ]
+    assert explain(edge).names == "input named for a reference to the card, same namespace"
+    assert referred_name("default_tax_rates") == same_name("tax_rate") and referred_name("default") == ""
