@@ -45,8 +45,9 @@ IntArray = npt.NDArray[np.int64]
 _LOCATIONS = ("path", "query", "header", "cookie", "body")
 #: A Redoc anchor to an operation in a description (``#operation/getCategories``).
 _ANCHOR = re.compile(r"#operation/([A-Za-z0-9_.~-]{1,200})")
-#: How much of a description is searched for anchors (a hostile one may be megabytes).
-_READ = 4000
+#: How much of a description is searched for anchors (a hostile one may be megabytes), and the
+#: most operations it may link to: one that links more lists documentation, not its source.
+_READ, _MOST_LINKED = 4000, 4
 
 
 def pointer_steps(pointer: str) -> list[tuple[str | int, ...]]:
@@ -130,16 +131,20 @@ def described_pairs(
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     targets = _targets(tools, spaces)
     pairs: dict[tuple[int, int], None] = {}
+    outputs: dict[int, tuple[Paths, dict[tuple[str, ...], list[int]]]] = {}
     for row, found in anchored:
         inputs = _input_names(ins, row, names)
         home = (int(spaces[row]), _document(tools[row]))
         for name, operations in found.items():
             inp = inputs.get(name)
-            if inp is None:
-                continue
             sources = [s for op in operations for s in targets.get((*home, "id", op), [])]
+            if inp is None or len(sources) > _MOST_LINKED:
+                continue
             for source in (s for s in sources if qid[s] != qid[row]):
-                for output in _fed_outputs(tools[source], _output_paths(outs, source, names), name):
+                if source not in outputs:
+                    found_paths = _output_paths(outs, source, names)
+                    outputs[source] = (found_paths, _by_leaf(found_paths))
+                for output in _fed_outputs(tools[source], outputs[source], name):
                     pairs[(output, inp)] = None
     both = np.asarray(list(pairs), dtype=np.int64).reshape(-1, 2)
     return both[:, 0].copy(), both[:, 1].copy()
@@ -159,7 +164,8 @@ def describing_link(source: Tool, target: Tool, output: str, input_name: str) ->
             paths.setdefault(split_path(field.name), number)
         except ValueError:
             continue
-    fed = {steps for steps, number in paths.items() if number in _fed_outputs(source, paths, input_name)}
+    taken = _fed_outputs(source, (paths, _by_leaf(paths)), input_name)
+    fed = {steps for steps, number in paths.items() if number in taken}
     try:
         return op_id if split_path(output) in fed else None
     except ValueError:
@@ -174,26 +180,37 @@ def _anchors(tool: Tool) -> dict[str, set[str]]:
         text = schema.get("description") if isinstance(schema, Mapping) else None
         if isinstance(text, str) and "#operation/" in text:
             found[str(name)] = set(_ANCHOR.findall(text[:_READ]))
-    return {name: ops for name, ops in found.items() if ops}
+    return {name: ops for name, ops in found.items() if 0 < len(ops) <= _MOST_LINKED}
 
 
-def _fed_outputs(source: Tool, paths: Mapping[tuple[str | int, ...], int], input_name: str) -> list[int]:
-    """The outputs (``paths``: instances by steps) of the tool an input links to that the input
-    takes: those whose name ends the input's (``token`` for ``videoFileToken``), else its
-    scalar result or the scalar items of its list result."""
-    wanted = words(input_name)
-    named = [i for steps, i in paths.items() if _ends(wanted, steps)]
-    if named:
-        return named
+Paths = Mapping[tuple[str | int, ...], int]
+
+
+def _by_leaf(paths: Paths) -> dict[tuple[str, ...], list[int]]:
+    """Outputs (``paths``: numbers by steps) by the words of their last property's name."""
+    found: dict[tuple[str, ...], list[int]] = {}
+    for steps, number in paths.items():
+        if steps and isinstance(steps[-1], str) and (leaf := tuple(words(steps[-1]))):
+            found.setdefault(leaf, []).append(number)
+    return found
+
+
+def _fed_outputs(
+    source: Tool, outputs: tuple[Paths, dict[tuple[str, ...], list[int]]], input_name: str
+) -> list[int]:
+    """The outputs of the tool an input links to that the input takes (``outputs``: its
+    :func:`_output_paths` and their :func:`_by_leaf`): those whose name is the longest ending of
+    the input's (``token`` for ``videoFileToken``; none when more than :data:`_MOST_LINKED`
+    share it), else its scalar result or the scalar items of its list result."""
+    paths, by_leaf = outputs
+    wanted = tuple(words(input_name))
+    named = next((found for k in range(len(wanted), 0, -1) if (found := by_leaf.get(wanted[-k:]))), [])
+    if named:  # the longest ending; more outputs than a few so named say nothing of which
+        return named if len(named) <= _MOST_LINKED else []
     root = source.output_parameters if isinstance(source.output_parameters, Mapping) else {}
     items = root.get("items") if root.get("type") == "array" else None
     steps = (0,) if isinstance(items, Mapping) and _scalar(items) else () if _scalar(root) else None
     return [paths[steps]] if steps is not None and steps in paths else []
-
-
-def _ends(wanted: list[str], steps: tuple[str | int, ...]) -> bool:
-    leaf = words(steps[-1]) if steps and isinstance(steps[-1], str) else []
-    return bool(leaf) and wanted[-len(leaf) :] == leaf
 
 
 def _scalar(schema: Mapping[str, Any]) -> bool:

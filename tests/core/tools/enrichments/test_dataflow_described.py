@@ -109,3 +109,18 @@ def test_the_graph_view_says_the_description_declared_the_edge(tmp_path: Path) -
         in whys[("[]", "category")]
     )
     assert all("description" not in why for (output, _), why in whys.items() if output != "[]")
+
+
+def test_an_input_linking_to_more_than_four_operations_declares_none(tmp_path: Path) -> None:
+    def spec(linked: int) -> list[Any]:
+        see = " ".join(f"[list {n}](#operation/list{n})" for n in range(linked))
+        paths: dict[str, Any] = {f"/lists/{n}": operation(f"list{n}", (), _LABELS) for n in range(linked)}
+        paths["/videos/{id}"] = operation("putVideo", ["id", _query("category", see)], {"type": "object"})
+        folder = tmp_path / str(linked)
+        folder.mkdir()
+        return RESTToolLoader(str(write_spec(folder, paths)), namespace="v").load()
+
+    declared = {e for e in _edges(spec(4), max_neighbors=1) if e[1:] == ("[]", "v::putVideo", "category")}
+    assert {e[0] for e in declared} == {f"v::list{n}" for n in range(4)}
+    # five links: documentation, not a source (the type-mismatched lists then score too low to keep)
+    assert not {e for e in _edges(spec(5), max_neighbors=1) if e[1:] == ("[]", "v::putVideo", "category")}
