@@ -29,7 +29,15 @@ if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
     from fms_dgt.core.tools.enrichments._dataflow_scoring import Scorer
 
-__all__ = ["FEED_EVERY", "FEED_SHARE", "feed_places", "feeder_pairs", "score_feeders", "unmatched"]
+__all__ = [
+    "FEED_EVERY",
+    "FEED_SHARE",
+    "MOST_PRODUCERS",
+    "feed_places",
+    "feeder_pairs",
+    "score_feeders",
+    "unmatched",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -38,6 +46,11 @@ Pairs = tuple[IntArray, IntArray, FloatArray]
 #: Least score of a feeder, as a share of the threshold (2/3 of 0.3 is 0.2); set on the tune and
 #: dev splits of benchmarks/data/dataflow_gold.yaml (1/3 gave no more recall, lower precision).
 FEED_SHARE = 2 / 3
+#: The producers of one output signature in an API an input's feeder is chosen among (in an
+#: order drawn from their content): their order among equal scores is arbitrary anyway, and a
+#: spec where thousands of operations share an output and an input signature otherwise made
+#: each input instance try every producer (1,000 operations: 29 GB).
+MOST_PRODUCERS = 16
 #: One place in this many at the end of an output's list goes to an input it feeds best (one of
 #: 8 by default; none in a list of fewer places, where on the tune and dev splits the place cost
 #: more edges than it gave).
@@ -88,21 +101,30 @@ def feeder_pairs(
         return _empty()
     mine = np.zeros(len(outs.keys), dtype=bool)
     mine[outs.sig[out_inst]] = True
-    keep = mine[cands.out] & (cands.score >= least)
-    order = np.argsort(cands.inp[keep], kind="stable")
-    by_in = Candidates(cands.out[keep][order], cands.inp[keep][order], cands.score[keep][order])
-    # Each input instance with its signature's candidate output signatures...
-    rows, picks = _join(ins.sig[in_inst], by_in.inp)
-    target, sig, score = in_inst[rows], by_in.out[picks], by_in.score[picks]
-    # ... and each candidate signature with the API's output instances that carry it.
-    producers = out_inst[np.argsort(outs.sig[out_inst], kind="stable")]
-    rows, picks = _join(sig, outs.sig[producers])
-    target, source, score = target[rows], producers[picks], score[rows]
-    other = qid[outs.tool[source]] != qid[ins.tool[target]]
-    target, source, score = target[other], source[other], score[other]
-    best = np.lexsort((tie_break(ins.marks[ins.sig[target]], outs.spots[source]), -score, target))
-    first = best[np.r_[True, target[best][1:] != target[best][:-1]]] if len(best) else best
-    return source[first], target[first], score[first]
+    keep = mine[cands.out] & (cands.score >= least) & np.isin(cands.inp, ins.sig[in_inst])
+    cand_out, cand_in, cand_score = cands.out[keep], cands.inp[keep], cands.score[keep]
+    # Each candidate (input signature, output signature) with the first producers of the output
+    # signature: its producers in the API, at most MOST_PRODUCERS of them (by their spots).
+    producers = out_inst[np.lexsort((outs.spots[out_inst], outs.sig[out_inst]))]
+    rows, picks = _join(cand_out, outs.sig[producers], MOST_PRODUCERS)
+    in_sig, source, score = cand_in[rows], producers[picks], cand_score[rows]
+    # Per input signature, its best row (R1), and its best of another tool than R1's (R2).
+    best = np.lexsort((tie_break(ins.marks[in_sig], outs.spots[source]), -score, in_sig))
+    in_sig, source, score = in_sig[best], source[best], score[best]
+    head = np.searchsorted(in_sig, in_sig, side="left")
+    first_tool = qid[outs.tool[source[head]]]
+    other = np.flatnonzero(qid[outs.tool[source]] != first_tool)
+    first, second = np.full((2, len(ins.keys)), -1, dtype=np.int64)
+    sigs, at = np.unique(in_sig, return_index=True)  # rows are sorted by signature
+    first[sigs] = at
+    sigs, at = np.unique(in_sig[other], return_index=True)
+    second[sigs] = other[at]
+    # Each input instance takes R1 unless R1 is its own tool's output, then R2.
+    row = first[ins.sig[in_inst]]
+    own = (row >= 0) & (qid[outs.tool[source[np.maximum(row, 0)]]] == qid[ins.tool[in_inst]])
+    row[own] = second[ins.sig[in_inst][own]]
+    found = row >= 0
+    return source[row[found]], in_inst[found], score[row[found]]
 
 
 def unmatched(feeds: Pairs, matched: IntArray) -> Pairs:
@@ -111,10 +133,11 @@ def unmatched(feeds: Pairs, matched: IntArray) -> Pairs:
     return feeds[0][keep], feeds[1][keep], feeds[2][keep]
 
 
-def _join(keys: IntArray, sorted_keys: IntArray) -> tuple[IntArray, IntArray]:
-    """Every pair ``(i, j)`` with ``keys[i] == sorted_keys[j]``, in order of ``i``."""
+def _join(keys: IntArray, sorted_keys: IntArray, most: int) -> tuple[IntArray, IntArray]:
+    """Every pair ``(i, j)`` with ``keys[i] == sorted_keys[j]``, in order of ``i``, at most
+    ``most`` for each ``i`` (its first)."""
     lo = np.searchsorted(sorted_keys, keys, side="left")
-    counts = np.searchsorted(sorted_keys, keys, side="right") - lo
+    counts = np.minimum(np.searchsorted(sorted_keys, keys, side="right") - lo, most)
     rows = np.repeat(np.arange(len(keys), dtype=np.int64), counts)
     offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
     return rows, np.repeat(lo, counts) + offsets

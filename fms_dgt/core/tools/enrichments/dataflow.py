@@ -245,7 +245,8 @@ class DataflowEnrichment(ToolEnrichment):
         # listed items'; a role with variants and no entity of its own reads its name alone.
         # Version 15: an input whose description links to an operation (Redoc's
         # ``#operation/getCategories``) is declared fed by that operation's result; an input
-        # named for an entity as a reference to one (``original_source``) takes its id exactly.
+        # named for an entity as a reference to one (``original_source``) takes its id exactly;
+        # an input's feeder is one of the first 16 producers of a signature.
         self.settings = {
             "version": 15,
             "threshold": self.threshold,

@@ -10,6 +10,7 @@ import pytest
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_feeders
 from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places, unmatched
+from fms_dgt.core.tools.enrichments._dataflow_scoring import tie_break
 from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
 from fms_dgt.core.tools.registry import ToolRegistry
 
@@ -120,3 +121,68 @@ def test_cached_runs_find_the_same_feeders(shop_tools: list[Tool], tmp_path: Any
     warm = edges_from(shop_tools, "shop_location", max_neighbors=2, cache_dir=tmp_path)
     assert warm == cold == [("locate", "location"), ("set_navigation", "destination")]
     assert any((tmp_path / "dataflow").rglob("*.pack"))
+
+
+def _reference(cands: Any, sides: Any, instances: Any, qid: Any, least: float) -> set[tuple[int, int]]:
+    """Each input instance's feeder as the first version found it: every producer of every
+    candidate signature of the API, best by score then tie-break, of another tool."""
+    outs, ins = sides
+    out_inst, in_inst = instances
+    api_sigs = set(outs.sig[out_inst].tolist())
+    found = set()
+    for target in in_inst.tolist():
+        rows = []
+        for o, i, s in zip(cands.out.tolist(), cands.inp.tolist(), cands.score.tolist(), strict=True):
+            if i != ins.sig[target] or s < least or o not in api_sigs:
+                continue
+            for source in out_inst[outs.sig[out_inst] == o].tolist():
+                if qid[outs.tool[source]] != qid[ins.tool[target]]:
+                    mark, spot = ins.marks[ins.sig[[target]]], outs.spots[[source]]
+                    rows.append((-s, int(tie_break(mark, spot)[0]), source))
+        if rows:
+            found.add((min(rows)[2], target))
+    return found
+
+
+def _shared(count: int) -> list[Tool]:
+    """``count`` tools sharing their output and input names (every signature has ``count`` producers)."""
+    fields = {"ticket_code": "The code of the ticket.", "seat": "A seat."}
+    return [
+        tool(f"desk{n}", {"ticket_code": "The code of a ticket.", "row": "A row."}, fields)
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("count", [3, 12, 40])
+def test_feeders_are_each_inputs_best_producer_of_another_tool(
+    count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fms_dgt.core.tools.enrichments import dataflow
+
+    calls: list[tuple[Any, Any]] = []
+    real = _dataflow_feeders.feeder_pairs
+
+    def spy(*args: Any) -> Any:
+        found = real(*args)
+        calls.append((args, found))
+        return found
+
+    monkeypatch.setattr(dataflow, "feeder_pairs", spy)
+    DataflowEnrichment().enrich(ToolRegistry(_shared(count)))
+    (args, found), *_ = calls
+    outs, ins = args[1]
+    pairs = set(zip(found[0].tolist(), found[1].tolist(), strict=True))
+    assert pairs and all(args[3][outs.tool[o]] != args[3][ins.tool[i]] for o, i in pairs)
+    if count <= _dataflow_feeders.MOST_PRODUCERS:
+        assert pairs == _reference(*args)  # exact: every producer was tried
+    else:  # at most MOST_PRODUCERS producers of a signature are tried: the first by their spots
+        tried = {o for sig in set(outs.sig.tolist()) for o in _first_producers(outs, sig)}
+        assert {o for o, _ in pairs} <= tried
+        # every input the uncapped search gives a feeder still has one
+        assert {i for _, i in pairs} == {i for _, i in _reference(*args)}
+
+
+def _first_producers(outs: Any, sig: int) -> list[int]:
+    members = np.flatnonzero(outs.sig == sig)
+    first: list[int] = members[np.argsort(outs.spots[members], kind="stable")].tolist()
+    return first[: _dataflow_feeders.MOST_PRODUCERS]
