@@ -132,6 +132,40 @@ def work_enrich(size: int, neighbors: bool, distinct: bool = False) -> dict[str,
     return result
 
 
+def work_shared(count: int, unique: bool) -> dict[str, Any]:
+    """The graph of ``count`` operations of one API sharing 200 output and 20 input names (every
+    output signature has ``count`` producers); ``unique`` gives each input a description of its
+    own (``count * 20`` input signatures, each with candidates in many tiers of score)."""
+    from fms_dgt.core.tools.data_objects import Tool
+    from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+    from fms_dgt.core.tools.registry import ToolRegistry
+
+    nouns = ["ticket", "order", "seat", "route", "station", "fare", "train", "coach", "platform", "trip"]
+
+    def field(k: int, suffix: str) -> tuple[str, dict[str, Any]]:
+        a, b = nouns[k % 10], nouns[k // 10 % 10]
+        return f"{a}_{b}_code{k // 100}", {"type": "string", "description": f"The {a} {b} code{suffix}."}
+
+    outputs = {"type": "object", "properties": dict(field(k, "") for k in range(200))}
+    tools = [
+        Tool(
+            name=f"desk{n}",
+            namespace="rail",
+            description=f"Desk {n}.",
+            parameters={
+                "type": "object",
+                "properties": dict(field(k, f" for desk {n}" if unique else "") for k in range(20)),
+            },
+            output_parameters=outputs,
+        )
+        for n in range(count)
+    ]
+    registry = ToolRegistry(tools)
+    start = time.perf_counter()
+    graph = DataflowEnrichment().enrich(registry)
+    return {"seconds": time.perf_counter() - start, "edges": len(graph), "rss_peak_mb": peak_mb()}
+
+
 def work_naive(size: int) -> dict[str, Any]:
     """A dense output x input parameter score matrix (float64), as earlier implementations build."""
     import numpy as np
@@ -250,6 +284,7 @@ WORKERS = {
     "naive_neighbors": work_naive_neighbors,
     "cache": work_cache,
     "samplers": work_samplers,
+    "shared": work_shared,
 }
 
 
@@ -357,17 +392,31 @@ def report_samplers(size: int, count: int) -> None:
     print(f"  tc/chain is {speedup:.0f}x the naive chain sampler (target: tc/chain and tc/dag >= 20,000/s)")
 
 
+def report_shared(count: int) -> None:
+    """One API whose operations share their parameter names: the feeders' worst case."""
+    print(f"\n{count:,} operations of one API sharing 200 output and 20 input names (dataflow only):")
+    print("| inputs' descriptions | input signatures | dataflow s | edges | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|")
+    for label, unique, signatures in (("shared (baseline)", False, 20), ("one per input", True, count * 20)):
+        r = run("shared", count, unique)
+        print(f"| {label} | {signatures:,} | {r['seconds']:.1f} | {r['edges']:,} | {r['rss_peak_mb']:.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", default="1000,8000,50000")
     parser.add_argument("--quick", action="store_true", help="1k and 8k only, fewer samples")
+    parser.add_argument("--shared", type=int, metavar="N", help="only the API of N operations sharing names")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs="?", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
         print(json.dumps(WORKERS[options.worker](*json.loads(options.args))))
+        return
+    if options.shared:
+        report_shared(options.shared)
         return
     sizes = [1000, 8000] if options.quick else [int(s) for s in options.sizes.split(",")]
     _, origin = base_tools()
@@ -375,6 +424,7 @@ def main() -> None:
     report_enrichments(sizes)
     report_cache(8000)
     report_samplers(8000, 20000 if options.quick else 100000)
+    report_shared(200 if options.quick else 1000)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ cached run finds the same feeders as a cold one.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,10 +47,11 @@ Pairs = tuple[IntArray, IntArray, FloatArray]
 #: Least score of a feeder, as a share of the threshold (2/3 of 0.3 is 0.2); set on the tune and
 #: dev splits of benchmarks/data/dataflow_gold.yaml (1/3 gave no more recall, lower precision).
 FEED_SHARE = 2 / 3
-#: The producers of one output signature in an API an input's feeder is chosen among (in an
-#: order drawn from their content): their order among equal scores is arbitrary anyway, and a
-#: spec where thousands of operations share an output and an input signature otherwise made
-#: each input instance try every producer (1,000 operations: 29 GB).
+#: The producers of one output signature in an API an input's feeder is chosen among (each
+#: tool's first before any tool's second, then in an order drawn from their content): their order
+#: among equal scores is arbitrary anyway, and a spec where thousands of operations share an output
+#: and an input signature otherwise made each input instance try every producer (1,000
+#: operations: 29 GB).
 MOST_PRODUCERS = 16
 #: One place in this many at the end of an output's list goes to an input it feeds best (one of
 #: 8 by default; none in a list of fewer places, where on the tune and dev splits the place cost
@@ -102,15 +104,26 @@ def feeder_pairs(
     mine = np.zeros(len(outs.keys), dtype=bool)
     mine[outs.sig[out_inst]] = True
     keep = mine[cands.out] & (cands.score >= least) & np.isin(cands.inp, ins.sig[in_inst])
-    cand_out, cand_in, cand_score = cands.out[keep], cands.inp[keep], cands.score[keep]
-    # Each candidate (input signature, output signature) with the first producers of the output
-    # signature: its producers in the API, at most MOST_PRODUCERS of them (by their spots).
-    producers = out_inst[np.lexsort((outs.spots[out_inst], outs.sig[out_inst]))]
-    rows, picks = _join(cand_out, outs.sig[producers], MOST_PRODUCERS)
-    in_sig, source, score = cand_in[rows], producers[picks], cand_score[rows]
+    if not keep.any():
+        return _empty()
+    # Candidates best first per input signature, in tiers of equal score (the first tier is each
+    # signature's best score, the next its second best, ...).
+    order = np.lexsort((-cands.score[keep], cands.inp[keep]))
+    cand_out, cand_in, cand_score = cands.out[keep][order], cands.inp[keep][order], cands.score[keep][order]
+    step = np.ones(len(cand_in), dtype=bool)
+    step[1:] = (cand_in[1:] != cand_in[:-1]) | (cand_score[1:] != cand_score[:-1])
+    starts = np.flatnonzero(np.r_[True, cand_in[1:] != cand_in[:-1]])
+    tier = np.cumsum(step) - 1
+    tier -= np.repeat(tier[starts], np.diff(np.r_[starts, len(cand_in)]))
+    producers = _producers(outs, out_inst, qid)
+    rows_in, rows_source, rows_score = _tiered(
+        (cand_out, cand_in, cand_score, tier), (outs, producers), qid, len(ins.keys)
+    )
+    if len(rows_in) == 0:
+        return _empty()
     # Per input signature, its best row (R1), and its best of another tool than R1's (R2).
-    best = np.lexsort((tie_break(ins.marks[in_sig], outs.spots[source]), -score, in_sig))
-    in_sig, source, score = in_sig[best], source[best], score[best]
+    best = np.lexsort((tie_break(ins.marks[rows_in], outs.spots[rows_source]), -rows_score, rows_in))
+    in_sig, source, score = rows_in[best], rows_source[best], rows_score[best]
     head = np.searchsorted(in_sig, in_sig, side="left")
     first_tool = qid[outs.tool[source[head]]]
     other = np.flatnonzero(qid[outs.tool[source]] != first_tool)
@@ -125,6 +138,62 @@ def feeder_pairs(
     row[own] = second[ins.sig[in_inst][own]]
     found = row >= 0
     return source[row[found]], in_inst[found], score[row[found]]
+
+
+def _producers(outs: Side, out_inst: IntArray, qid: IntArray) -> IntArray:
+    """The API's output instances by signature, each signature's in the order feeders try them:
+    every tool's first (by spot) before any tool's second, so a tool repeating an output (a list of
+    40 parts each with a ``ticket_code``) does not fill the :data:`MOST_PRODUCERS` places of its
+    signature and leave its own inputs without another tool's feeder."""
+    sig, tool, spot = outs.sig[out_inst], qid[outs.tool[out_inst]], outs.spots[out_inst]
+    by_tool = np.lexsort((spot, tool, sig))
+    pair = np.stack((sig[by_tool], tool[by_tool]))
+    new = np.r_[True, (pair[:, 1:] != pair[:, :-1]).any(axis=0)]
+    starts = np.flatnonzero(new)
+    nth = np.arange(len(by_tool)) - np.repeat(starts, np.diff(np.r_[starts, len(by_tool)]))
+    repeat = np.empty(len(by_tool), dtype=np.int64)
+    repeat[by_tool] = nth
+    return out_inst[np.lexsort((spot, repeat, sig))]
+
+
+def _tiered(
+    cands: tuple[IntArray, IntArray, FloatArray, IntArray],
+    producers: tuple[Side, IntArray],
+    qid: IntArray,
+    n_sigs: int,
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """``(input signature, output instance, score)`` rows: each candidate (``cands``: output
+    signature, input signature, score and tier, sorted by input signature then score) with the
+    first producers of its output signature, tier by tier, until the signature has rows of two
+    tools. Later tiers score lower, so its best row and its best of another tool than that one's
+    are among them: a signature with thousands of candidates joins one or two tiers, not all."""
+    outs, order = producers
+    cand_out, cand_in, cand_score, tier = cands
+    sorted_sigs = outs.sig[order]
+    seen = np.full(n_sigs, -1, dtype=np.int64)  # a tool of the signature's rows so far
+    done = np.zeros(n_sigs, dtype=bool)
+    found: list[tuple[IntArray, IntArray, FloatArray]] = []
+    by_tier = np.argsort(tier, kind="stable")
+    bounds = np.searchsorted(tier[by_tier], np.arange(int(tier.max()) + 2))
+    for lo, hi in pairwise(bounds.tolist()):
+        pick = by_tier[lo:hi]
+        pick = pick[~done[cand_in[pick]]]
+        if len(pick) == 0:
+            break
+        rows, at = _join(cand_out[pick], sorted_sigs, MOST_PRODUCERS)
+        in_sig, source = cand_in[pick][rows], order[at]
+        found.append((in_sig, source, cand_score[pick][rows]))
+        tools = qid[outs.tool[source]]
+        first = np.flatnonzero(seen[in_sig] < 0)
+        seen[in_sig[first[::-1]]] = tools[first[::-1]]
+        done[in_sig[tools != seen[in_sig]]] = True
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
+    return (
+        np.concatenate([f[0] for f in found]),
+        np.concatenate([f[1] for f in found]),
+        np.concatenate([f[2] for f in found]),
+    )
 
 
 def unmatched(feeds: Pairs, matched: IntArray) -> Pairs:

@@ -186,3 +186,82 @@ def _first_producers(outs: Any, sig: int) -> list[int]:
     members = np.flatnonzero(outs.sig == sig)
     first: list[int] = members[np.argsort(outs.spots[members], kind="stable")].tolist()
     return first[: _dataflow_feeders.MOST_PRODUCERS]
+
+
+def _feeders_found(tools: list[Tool], monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
+    """Every call of ``feeder_pairs`` while the graph of ``tools`` is built: its arguments and result."""
+    from fms_dgt.core.tools.enrichments import dataflow
+
+    calls: list[tuple[Any, Any]] = []
+    real = _dataflow_feeders.feeder_pairs
+
+    def spy(*args: Any) -> Any:
+        found = real(*args)
+        calls.append((args, found))
+        return found
+
+    monkeypatch.setattr(dataflow, "feeder_pairs", spy)
+    DataflowEnrichment().enrich(ToolRegistry(tools))
+    return calls
+
+
+@pytest.mark.parametrize("parts", [17, 40])
+def test_a_tool_repeating_an_output_leaves_room_for_the_other_tools(
+    parts: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``booking`` lists its parts, each with a ``ticket_code`` (one output signature, ``parts``
+    # producers in one tool); ``issue_ticket`` is the one other tool making that output.
+    code = {"type": "string", "description": "The code of the ticket."}
+    part = {"type": "object", "properties": {"ticket_code": code}}
+    booking = Tool(
+        name="booking",
+        namespace="car",
+        description="booking",
+        parameters={"type": "object", "properties": {"ticket_code": code}},
+        output_parameters={"type": "object", "properties": {f"part{k}": part for k in range(parts)}},
+    )
+    issuer = tool("issue_ticket", {}, {"ticket_code": "The code of the ticket."})
+    (args, found), *_ = _feeders_found([booking, issuer], monkeypatch)
+    outs, ins = args[1]
+    assert (outs.tool == 0).sum() > _dataflow_feeders.MOST_PRODUCERS  # booking fills the places
+    fed = {int(i): int(outs.tool[o]) for o, i in zip(found[0], found[1], strict=True)}
+    (booking_input,) = np.flatnonzero(ins.tool == 0).tolist()
+    assert fed == {booking_input: 1}  # fed by issue_ticket, not left without a feeder
+
+
+def test_an_api_without_feeder_candidates_has_no_feeders(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A catalogue namespace of three APIs: the candidates of its hotel and car APIs are none of
+    # the paint API's, whose one output can feed nothing of its own.
+    tools = [
+        tool("hotel_search", {"city": "The city."}, {"hotel_id": "The id of the hotel."}, "trips"),
+        tool("hotel_book", {"hotel_id": "The id of the hotel to book."}, {}, "trips"),
+        tool("car_find", {"city": "The city."}, {"car_id": "The id of the car."}, "trips"),
+        tool("car_rent", {"car_id": "The id of the car to rent."}, {}, "trips"),
+        tool("paint_weigh", {}, {"mass": "The mass in kilograms."}, "trips"),
+        tool("paint_mix", {"hue": "A colour."}, {}, "trips"),
+    ]
+    calls = _feeders_found(tools, monkeypatch)
+    assert len(calls) == 3  # one per API
+    fed = [{(int(o), int(i)) for o, i in zip(*found[:2], strict=True)} for _, found in calls]
+    assert fed[0] and fed[1] and fed[2] == set()
+
+
+def _many_candidates(count: int) -> list[Tool]:
+    """``count`` tools whose inputs each have a description of their own (many input signatures,
+    each with candidates in many tiers of score)."""
+    outputs = {f"ticket_{w}": f"The {w} of the ticket." for w in ("code", "seat", "row", "coach", "price")}
+    return [
+        tool(f"desk{n}", {"ticket_code": f"The code of the ticket at desk {n}.", "row": f"Row {n}."}, outputs)
+        for n in range(count)
+    ]
+
+
+@pytest.mark.parametrize("count", [2, 5, 12])
+def test_feeders_joined_tier_by_tier_are_the_exhaustive_searchs(
+    count: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _feeders_found(_many_candidates(count), monkeypatch)
+    (args, found), *_ = calls
+    pairs = set(zip(found[0].tolist(), found[1].tolist(), strict=True))
+    assert len(pairs) == 2 * count  # every input has a feeder
+    assert pairs == _reference(*args)
