@@ -18,7 +18,9 @@ parameter or value is not among the pool's parameters gives no edge.
 An input's description may name the operation that lists its values with a Redoc anchor
 (PeerTube's ``category``: "category id of the video (see [/videos/categories](#operation/getCategories))"):
 :func:`described_pairs` wires that operation's outputs named as the input ends (``token`` into a
-``videoFileToken``), else its scalar result or list items, into the input.
+``videoFileToken``), else its scalar result or list items, into the input, when their type fits it.
+An anchor is read as written and percent-decoded (``#operation/get%20Video``), without the
+punctuation that ends a sentence after it.
 """
 
 from __future__ import annotations
@@ -26,13 +28,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import numpy as np
 import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import words
-from fms_dgt.core.tools.enrichments._dataflow_fields import output_fields
+from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT
+from fms_dgt.core.tools.enrichments._dataflow_fields import _definitions, _resolve, output_fields
+from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility, type_key
 from fms_dgt.core.tools.openapi.documents import unescape_pointer
 
 if TYPE_CHECKING:
@@ -43,11 +48,18 @@ __all__ = ["declared_pairs", "declaring_link", "described_pairs", "describing_li
 
 IntArray = npt.NDArray[np.int64]
 _LOCATIONS = ("path", "query", "header", "cookie", "body")
-#: A Redoc anchor to an operation in a description (``#operation/getCategories``).
-_ANCHOR = re.compile(r"#operation/([A-Za-z0-9_.~-]{1,200})")
+#: A Redoc anchor to an operation in a description (``#operation/getCategories``): what follows
+#: up to a space, a bracket, a quote or a bar (an operationId may hold any other character).
+_ANCHOR = re.compile("#operation/([^\\s()\\[\\]<>{}\"'`|\u201c\u201d\u2018\u2019\u00ab\u00bb\u2026]+)")
 #: How much of a description is searched for anchors (a hostile one may be megabytes), and the
 #: most operations it may link to: one that links more lists documentation, not its source.
 _READ, _MOST_LINKED = 4000, 4
+#: The longest operationId an anchor is read as (its percent-encoding may be three times longer),
+#: and the punctuation that ends a sentence after an anchor rather than belonging to it.
+_LONGEST_ID, _SENTENCE_END = 200, ".,;:!?"
+_PREFIX = len("#operation/")
+#: The JSON types a scalar output or input is of.
+_SCALARS = frozenset({"string", "integer", "number"})
 
 
 def pointer_steps(pointer: str) -> list[tuple[str | int, ...]]:
@@ -131,20 +143,19 @@ def described_pairs(
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     targets = _targets(tools, spaces)
     pairs: dict[tuple[int, int], None] = {}
-    outputs: dict[int, tuple[Paths, dict[tuple[str, ...], list[int]]]] = {}
+    produced: dict[int, _Produced] = {}
     for row, found in anchored:
         inputs = _input_names(ins, row, names)
         home = (int(spaces[row]), _document(tools[row]))
         for name, operations in found.items():
             inp = inputs.get(name)
-            sources = [s for op in operations for s in targets.get((*home, "id", op), [])]
-            if inp is None or len(sources) > _MOST_LINKED:
+            if inp is None:
                 continue
+            sources = {s: None for op in operations for s in targets.get((*home, "id", op), [])}
             for source in (s for s in sources if qid[s] != qid[row]):
-                if source not in outputs:
-                    found_paths = _output_paths(outs, source, names)
-                    outputs[source] = (found_paths, _by_leaf(found_paths))
-                for output in _fed_outputs(tools[source], outputs[source], name):
+                if source not in produced:
+                    produced[source] = _Produced(tools[source], _output_paths(outs, source, names))
+                for output in produced[source].fed(name, _input_schema(tools[row], name)):
                     pairs[(output, inp)] = None
     both = np.asarray(list(pairs), dtype=np.int64).reshape(-1, 2)
     return both[:, 0].copy(), both[:, 1].copy()
@@ -153,68 +164,121 @@ def described_pairs(
 def describing_link(source: Tool, target: Tool, output: str, input_name: str) -> str | None:
     """The operationId ``target``'s description of ``input_name`` links to when that is
     ``source``'s operation and ``output`` one it takes from it, or None (for ``fms-dgt graph``'s why)."""
-    op_id = source.metadata.get("operation_id")
-    if not _one_document(source, target):
-        return None
-    if not isinstance(op_id, str) or op_id not in _anchors(target).get(input_name, ()):
+    op_id = _op_id(source.metadata.get("operation_id"))
+    if not _one_document(source, target) or not op_id or op_id not in _anchors(target).get(input_name, ()):
         return None
     paths: dict[tuple[str | int, ...], int] = {}
-    for number, field in enumerate(output_fields(source)):
+    for number, found in enumerate(output_fields(source)):
         try:
-            paths.setdefault(split_path(field.name), number)
+            paths.setdefault(split_path(found.name), number)
         except ValueError:
             continue
-    taken = _fed_outputs(source, (paths, _by_leaf(paths)), input_name)
-    fed = {steps for steps, number in paths.items() if number in taken}
+    taken = set(_Produced(source, paths).fed(input_name, _input_schema(target, input_name)))
     try:
-        return op_id if split_path(output) in fed else None
+        return op_id if paths.get(split_path(output), -1) in taken else None
     except ValueError:
         return None
 
 
 def _anchors(tool: Tool) -> dict[str, set[str]]:
-    """Per input of a REST tool, the operationIds its description links to."""
+    """Per input of a REST tool, the operationIds its description links to (each anchor in each
+    of its :func:`_readings`); none for an input linking more than :data:`_MOST_LINKED` operations."""
     props = tool.parameters.get("properties") if tool.metadata.get("kind") == "rest" else None
     found: dict[str, set[str]] = {}
     for name, schema in props.items() if isinstance(props, Mapping) else ():
         text = schema.get("description") if isinstance(schema, Mapping) else None
-        if isinstance(text, str) and "#operation/" in text:
-            found[str(name)] = set(_ANCHOR.findall(text[:_READ]))
-    return {name: ops for name, ops in found.items() if 0 < len(ops) <= _MOST_LINKED}
+        if not isinstance(text, str) or "#operation/" not in text:
+            continue
+        window = text[: _READ + _PREFIX + 3 * _LONGEST_ID + 1]
+        anchors: dict[str, list[str]] = {}
+        for match in _ANCHOR.finditer(window):
+            if match.start() >= _READ or (match.end() == len(window) < len(text)):
+                continue  # beyond the part read, or cut by it
+            if readings := _readings(match.group(1)):
+                anchors.setdefault(readings[-1], readings)
+        if 0 < len(anchors) <= _MOST_LINKED:
+            found[str(name)] = {reading for readings in anchors.values() for reading in readings}
+    return found
+
+
+def _readings(written: str) -> list[str]:
+    """The operationIds an anchor may name: as written and percent-decoded, each with and without
+    the punctuation ending a sentence after it, at most :data:`_LONGEST_ID` characters long; the
+    decoded one without that punctuation last (the anchor's identity)."""
+    decoded = unquote(written)
+    found = [written, written.rstrip(_SENTENCE_END), decoded, decoded.rstrip(_SENTENCE_END)]
+    return [text for text in dict.fromkeys(reversed(found)) if 0 < len(text) <= _LONGEST_ID][::-1]
+
+
+def _input_schema(tool: Tool, name: str) -> Mapping[str, Any]:
+    """The schema of one of ``tool``'s inputs with its references followed (``{}`` when unknown)."""
+    props = tool.parameters.get("properties")
+    schema = props.get(name) if isinstance(props, Mapping) else None
+    return _resolve(schema, _definitions(tool.parameters))[0] if isinstance(schema, Mapping) else {}
 
 
 Paths = Mapping[tuple[str | int, ...], int]
 
 
-def _by_leaf(paths: Paths) -> dict[tuple[str, ...], list[int]]:
-    """Outputs (``paths``: numbers by steps) by the words of their last property's name."""
-    found: dict[tuple[str, ...], list[int]] = {}
-    for steps, number in paths.items():
-        if steps and isinstance(steps[-1], str) and (leaf := tuple(words(steps[-1]))):
-            found.setdefault(leaf, []).append(number)
-    return found
+class _Produced:
+    """What an operation an input links to outputs: its outputs (``paths``: their numbers by their
+    steps) by the words of their last property's name, each one's type, and its result."""
+
+    def __init__(self, source: Tool, paths: Paths) -> None:
+        self.steps = {number: steps for steps, number in paths.items()}
+        self.by_leaf: dict[tuple[str, ...], list[int]] = {}
+        for steps, number in paths.items():
+            if steps and isinstance(steps[-1], str) and (leaf := tuple(words(steps[-1]))):
+                self.by_leaf.setdefault(leaf, []).append(number)
+        self.kinds: dict[int, str] = {}
+        for found in output_fields(source):
+            try:
+                at = paths.get(split_path(found.name))
+            except ValueError:
+                continue
+            if at is not None:
+                self.kinds.setdefault(at, type_key(found.schema))
+        self.result = [paths[s] for s in ((), (0,)) if s in paths and _scalar(self.kinds.get(paths[s], ""))]
+
+    def fed(self, input_name: str, schema: Mapping[str, Any]) -> list[int]:
+        """The outputs an input named ``input_name`` of type ``schema`` takes: those whose name is
+        the longest ending of the input's (``token`` for ``videoFileToken``) among those whose type
+        fits it, the least nested of them, none when more than :data:`_MOST_LINKED`; else the
+        scalar result, or the scalar items of a list result, when they fit."""
+        into = type_key(schema)
+        wanted = tuple(words(input_name))
+        for k in range(len(wanted), 0, -1):
+            named = [n for n in self.by_leaf.get(wanted[-k:], ()) if _fits(self.kinds.get(n, "any"), into)]
+            if named:  # the shallowest (a video's ``id``, not its channel's); more than a few say nothing
+                depth = min(len(self.steps[n]) for n in named)
+                named = [n for n in named if len(self.steps[n]) == depth]
+                return named if len(named) <= _MOST_LINKED else []
+        return [n for n in self.result if _fits(self.kinds[n], into)][:1]
 
 
-def _fed_outputs(
-    source: Tool, outputs: tuple[Paths, dict[tuple[str, ...], list[int]]], input_name: str
-) -> list[int]:
-    """The outputs of the tool an input links to that the input takes (``outputs``: its
-    :func:`_output_paths` and their :func:`_by_leaf`): those whose name is the longest ending of
-    the input's (``token`` for ``videoFileToken``; none when more than :data:`_MOST_LINKED`
-    share it), else its scalar result or the scalar items of its list result."""
-    paths, by_leaf = outputs
-    wanted = tuple(words(input_name))
-    named = next((found for k in range(len(wanted), 0, -1) if (found := by_leaf.get(wanted[-k:]))), [])
-    if named:  # the longest ending; more outputs than a few so named say nothing of which
-        return named if len(named) <= _MOST_LINKED else []
-    root = source.output_parameters if isinstance(source.output_parameters, Mapping) else {}
-    items = root.get("items") if root.get("type") == "array" else None
-    steps = (0,) if isinstance(items, Mapping) and _scalar(items) else () if _scalar(root) else None
-    return [paths[steps]] if steps is not None and steps in paths else []
+def _members(kind: str) -> list[str]:
+    """The types of a :func:`~._dataflow_params.type_key` (``integer|string?``: integer, string)."""
+    body = kind.removesuffix("?")
+    return [body] if body.startswith("array<") else body.split("|")
 
 
-def _scalar(schema: Mapping[str, Any]) -> bool:
-    return schema.get("type") in ("string", "integer", "number")
+def _scalar(kind: str) -> bool:
+    return bool(kind) and all(member in _SCALARS for member in _members(kind))
+
+
+def _fits(kind: str, into: str) -> bool:
+    """Whether an output of type ``kind`` may feed an input of type ``into`` that declares it: an
+    untyped one fits anything; a scalar fits an input taking a scalar or a list of them (passed as
+    a list of one); anything else fits as exact matches do."""
+    if "any" in (kind, into):
+        return True
+    if _scalar(kind):
+        for member in _members(into):
+            inner = member[len("array<") : -1] if member.startswith("array<") else member
+            if member == "array" or any(m in _SCALARS or m == "any" for m in _members(inner)):
+                return True
+        return False
+    return type_compatibility(kind, into) >= EXACT_FIT
 
 
 def declaring_link(source: Tool, target: Tool, output: str, input_name: str) -> str | None:
@@ -260,9 +324,9 @@ def _links(tool: Tool) -> list[Mapping[str, Any]]:
 
 def _aim(link: Mapping[str, Any]) -> tuple[str, str]:
     """What a link targets: ``("id", operationId)`` or ``("ref", pointer)`` (``("", "")`` if neither)."""
-    op_id = link.get("operation_id")
-    if isinstance(op_id, str):
-        return "id", op_id.strip()
+    op_id = _op_id(link.get("operation_id"))
+    if op_id is not None:
+        return "id", op_id
     ref = link.get("operation_ref")
     return ("ref", ref) if isinstance(ref, str) else ("", "")
 
@@ -280,10 +344,18 @@ def _operation(tool: Tool) -> set[tuple[str, str]] | None:
     if not _document(tool):
         return None
     names = {("ref", str(tool.metadata["source"]).rsplit("#", 1)[1])}
-    op_id = tool.metadata.get("operation_id")
-    if isinstance(op_id, str) and op_id.strip():
-        names.add(("id", op_id.strip()))
+    op_id = _op_id(tool.metadata.get("operation_id"))
+    if op_id:
+        names.add(("id", op_id))
     return names
+
+
+def _op_id(value: Any) -> str | None:
+    """An operationId as links and anchors name it: stripped, and a number's digits (a YAML
+    ``operationId: 1234`` is read as a number)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value.strip() if isinstance(value, str) else None
 
 
 def _targets(tools: Sequence[Tool], spaces: IntArray) -> dict[tuple[int, str, str, str], list[int]]:

@@ -124,3 +124,117 @@ def test_an_input_linking_to_more_than_four_operations_declares_none(tmp_path: P
     assert {e[0] for e in declared} == {f"v::list{n}" for n in range(4)}
     # five links: documentation, not a source (the type-mismatched lists then score too low to keep)
     assert not {e for e in _edges(spec(5), max_neighbors=1) if e[1:] == ("[]", "v::putVideo", "category")}
+
+
+def _linking(
+    tmp_path: Path,
+    see: str,
+    result: dict[str, Any],
+    schema: dict[str, Any] | None = None,
+    op: str = "getSource",
+) -> list[Any]:
+    """The tools of a spec where ``takeIt``'s ``videoFileToken`` (of type ``schema``, a string by
+    default) is described by ``see``, and ``op`` returns ``result``."""
+    folder = tmp_path / f"spec{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    kind = schema or {"type": "string"}
+    taken = {"name": "videoFileToken", "in": "query", "description": see, "schema": kind}
+    paths = {
+        "/source": operation(op, (), result),
+        "/take/{id}": operation("takeIt", ["id", taken], {"type": "object"}),
+    }
+    return RESTToolLoader(str(write_spec(folder, paths)), namespace="v").load()
+
+
+def _declared(tools: list[Any]) -> set[str]:
+    """The outputs of the linked operation wired into ``videoFileToken`` at the declared score."""
+    graph = DataflowEnrichment().enrich(ToolRegistry(tools))
+    return {
+        e.output
+        for n in range(len(graph.tools))
+        for e in graph.edges_from(n)
+        if e.target.name == "takeIt" and e.input == "videoFileToken" and e.score == 1.0
+    }
+
+
+_TOKEN = {"type": "object", "properties": {"token": {"type": "string"}, "size": {"type": "integer"}}}
+
+
+def test_an_anchor_ending_a_sentence_or_percent_encoded_is_read(tmp_path: Path) -> None:
+    assert _declared(_linking(tmp_path, "A token. See #operation/getSource.", _TOKEN)) == {"token"}
+    assert _declared(_linking(tmp_path, "From (#operation/getSource), or;", _TOKEN)) == {"token"}
+    spaced = _linking(tmp_path, "A token (see #operation/get%20Source).", _TOKEN, op="get Source")
+    assert _declared(spaced) == {"token"}
+    quoted = _linking(tmp_path, "A token, see \u201c#operation/getSource\u201d.", _TOKEN)
+    assert _declared(quoted) == {"token"}
+    assert _declared(_linking(tmp_path, "A token (see #operation/getSourceX).", _TOKEN)) == set()
+
+
+def test_an_anchor_is_read_whole_or_not_at_all(tmp_path: Path) -> None:
+    # An anchor starting just inside the part of the description read is read whole...
+    whole = _linking(tmp_path, "x" * 3990 + " #operation/getSource", _TOKEN)
+    assert _declared(whole) == {"token"}
+    # ... and one the part read cuts is not read: cut, it would name the operation "A" * 200.
+    cut = "x" * 3998 + " #operation/" + "%41" * 200 + "." * 5 + "B"
+    assert _declared(_linking(tmp_path, cut, _TOKEN, op="A" * 200)) == set()
+    too_long = "see #operation/" + "A" * 201
+    assert _declared(_linking(tmp_path, too_long, _TOKEN, op="A" * 201)) == set()
+
+
+def test_only_an_output_whose_type_fits_the_input_is_declared(tmp_path: Path) -> None:
+    see = "A token (see #operation/getSource)."
+    both = {"type": "object", "properties": {
+        "token": {"type": "object", "properties": {"value": {"type": "integer"}}},
+        "files": {"type": "object", "properties": {"token": {"type": "string"}}}}}  # fmt: skip
+    assert _declared(_linking(tmp_path, see, both)) == {"files.token"}
+    untyped = {"type": "object", "properties": {"token": {"description": "The token."}}}
+    assert _declared(_linking(tmp_path, see, untyped)) == {"token"}
+    labels = {"type": "array", "items": {"type": "string"}}
+    assert _declared(_linking(tmp_path, see, labels, {"type": "integer"})) == {"[]"}
+    listed = {"type": "array", "items": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}
+    assert _declared(_linking(tmp_path, see, labels, listed)) == {"[]"}
+    an_object = {"allOf": [{"type": "object", "properties": {"value": {"type": "string"}}}]}
+    assert _declared(_linking(tmp_path, see, labels, an_object)) == set()
+
+
+def test_a_result_of_scalars_of_several_types_or_nullable_is_read(tmp_path: Path) -> None:
+    see = "A token (see #operation/getSource)."
+    union = {"type": "array", "items": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}
+    assert _declared(_linking(tmp_path, see, union)) == {"[]"}
+    nullable = {"type": "array", "nullable": True, "items": {"type": "string"}}
+    assert _declared(_linking(tmp_path, see, nullable)) == {"[]"}
+    assert _declared(_linking(tmp_path, see, {"type": "string"})) == {""}  # the whole result
+
+
+def test_the_least_nested_outputs_named_as_the_input_are_taken(tmp_path: Path) -> None:
+    video = {"type": "object", "properties": {
+        "token": {"type": "string"},
+        "channel": {"type": "object", "properties": {"token": {"type": "string"}}},
+        "account": {"type": "object", "properties": {"token": {"type": "string"}}}}}  # fmt: skip
+    assert _declared(_linking(tmp_path, "See #operation/getSource.", video)) == {"token"}
+
+
+def test_one_operation_linked_in_several_spellings_counts_once(tmp_path: Path) -> None:
+    from fms_dgt.core.tools.enrichments._dataflow_links import describing_link
+
+    three = " ".join(f"#operation/op{n}" for n in range(3))
+    five = f"{three} #operation/op3 #operation/getSource"
+    spelled = f"#operation/getSource, #operation/getSource. #operation/get%53ource {three}"
+    assert _declared(_linking(tmp_path, spelled, _TOKEN)) == {"token"}  # 4 operations
+    tools = _linking(tmp_path, five, _TOKEN)  # 5 operations: documentation, none declared
+    assert _declared(tools) == set()
+    source, target = sorted(tools, key=lambda t: t.name)[0], sorted(tools, key=lambda t: t.name)[1]
+    assert (source.name, target.name) == ("getSource", "takeIt")
+    assert describing_link(source, target, "token", "videoFileToken") is None
+    linked = _linking(tmp_path, "See #operation/getSource.", _TOKEN)
+    source, target = sorted(linked, key=lambda t: t.name)
+    assert describing_link(source, target, "token", "videoFileToken") == "getSource"
+    assert describing_link(source, target, "size", "videoFileToken") is None
+
+
+def test_a_numeric_operation_id_is_linked_by_its_digits(tmp_path: Path) -> None:
+    # A YAML ``operationId: 1234`` is read as a number; the anchor names it by its digits.
+    tools = _linking(tmp_path, "A token (see #operation/1234).", _TOKEN)
+    source = next(t for t in tools if t.name != "takeIt")
+    source.metadata["operation_id"] = 1234
+    assert _declared(tools) == {"token"}
