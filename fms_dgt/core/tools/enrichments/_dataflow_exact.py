@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXACT_FIT",
+    "PAGING",
+    "POSITIONS",
     "REFERENCES",
     "exact_pairs",
     "leaf_keys",
@@ -76,6 +78,11 @@ EXACT_FIT = 0.9
 #: (``original_source``, ``selected_shipping_method``, ``default_tax_rates``, ``parent_folder``);
 #: not ``external`` nor ``new`` (a Stripe ``external_account`` is no Connect account).
 REFERENCES = frozenset({"original", "selected", "default", "parent", "previous", "current", "primary"})
+#: Reference words that also say where in a paged list a request is, and the words for such a
+#: place right after them: ``previous_page`` or ``current_cursor`` is a page's number or a cursor's
+#: token, not a reference to a page or cursor object.
+POSITIONS = frozenset({"previous", "current"})
+PAGING = frozenset({"page", "cursor", "offset", "marker"})
 
 
 def same_name(name: str) -> str:
@@ -133,10 +140,15 @@ def leaf_keys(names: Sequence[str], roles: Sequence[str]) -> Keys:
 
 def referred_name(name: str) -> str:
     """A name without the first words that make it a reference (:data:`REFERENCES`), as
-    :func:`same_name` gives it (``original_source``: ``source``), or ``""`` when it has none."""
+    :func:`same_name` gives it (``original_source``: ``source``), or ``""`` when it has none or
+    names a paged list's position (``previous_page``, ``current_cursors``: see :data:`PAGING`)."""
     tokens = words(name)
     start = next((n for n, word in enumerate(tokens) if word not in REFERENCES), len(tokens))
-    return same_name("_".join(tokens[start:])) if 0 < start < len(tokens) else ""
+    if not 0 < start < len(tokens):
+        return ""
+    if tokens[start - 1] in POSITIONS and singular(tokens[start]) in PAGING:
+        return ""
+    return same_name("_".join(tokens[start:]))
 
 
 def list_name(path: str) -> str | None:

@@ -248,3 +248,34 @@ def test_an_input_named_as_a_reference_to_an_entity_takes_its_identifier() -> No
     ]
     assert explain(edge).names == "input named for a reference to the card, same namespace"
     assert referred_name("default_tax_rates") == same_name("tax_rate") and referred_name("default") == ""
+
+
+def test_a_paged_lists_position_is_no_reference_to_an_entity() -> None:
+    # ``previous_page`` is a page number, ``current_cursor`` a cursor token: neither takes the id
+    # of a page or a cursor object, as ``previous_order`` takes an order's.
+    located = {"type": "string", "description": "Unique identifier for the object."}
+    tools = [
+        Tool("get_page", "wiki", output_parameters=schema(id=located)),
+        Tool("get_cursor", "wiki", output_parameters=schema(id=located)),
+        Tool("get_order", "wiki", output_parameters=schema(id=located)),
+        Tool(
+            "list_revisions",
+            "wiki",
+            parameters=schema(
+                previous_page="string",
+                current_cursors="string",
+                previous_order="string",
+                parent_page="string",
+            ),
+        ),
+    ]
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    scores = {(e.source.name, e.input): e.score for n in range(len(tools)) for e in graph.edges_from(n)}
+    assert scores[("get_order", "previous_order")] == 1.0
+    assert scores[("get_page", "parent_page")] == 1.0  # a parent page is a page
+    assert scores.get(("get_page", "previous_page"), 0.0) < 1.0
+    assert scores.get(("get_cursor", "current_cursors"), 0.0) < 1.0
+    positions = ("previous_page", "current_pages", "current_page_token")
+    assert [referred_name(n) for n in positions] == ["", "", ""]
+    assert referred_name("previous_order") == same_name("order")
+    assert referred_name("default_page") == same_name("page")  # no position: a default page is a page
