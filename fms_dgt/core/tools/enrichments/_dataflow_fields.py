@@ -306,7 +306,8 @@ def _merged(schema: Mapping[str, Any], defs: Mapping[str, Any], depth: int = 0) 
         props.update(inner.get("properties", {}) if isinstance(inner.get("properties"), dict) else {})
         merged.setdefault("type", inner.get("type"))
     if props:
-        merged["properties"] = {**props, **merged.get("properties", {})}
+        own = merged.get("properties")  # a malformed (non-object) one is dropped
+        merged["properties"] = {**props, **(own if isinstance(own, dict) else {})}
         merged["type"] = "object"
     return {k: v for k, v in merged.items() if v is not None}
 

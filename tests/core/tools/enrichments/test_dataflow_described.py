@@ -238,3 +238,23 @@ def test_a_numeric_operation_id_is_linked_by_its_digits(tmp_path: Path) -> None:
     source = next(t for t in tools if t.name != "takeIt")
     source.metadata["operation_id"] = 1234
     assert _declared(tools) == {"token"}
+
+
+def test_a_malformed_schema_beside_all_of_is_no_crash() -> None:
+    # Tools built in code may carry what the loaders drop: a non-object ``properties`` beside ``allOf``.
+    from fms_dgt.core.tools.data_objects import Tool
+
+    broken = {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}], "properties": "oops"}
+
+    def rest(name: str, params: dict[str, Any], result: dict[str, Any]) -> Tool:
+        meta = {"kind": "rest", "source": f"spec.yaml#/paths/~1{name}/get", "operation_id": name}
+        parameters = {"type": "object", "properties": params}
+        return Tool(name=name, namespace="v", parameters=parameters, output_parameters=result, metadata=meta)
+
+    tools = [
+        rest("getSource", {}, {"type": "object", "properties": {"token": {"type": "string"}, "odd": broken}}),
+        rest("takeIt", {"token": {"description": "A token (see #operation/getSource).", **broken}}, {}),
+    ]
+    edges = _edges(tools)
+    assert ("v::getSource", "odd.a", "v::takeIt", "token") not in edges  # an object fits no scalar
+    assert ("v::getSource", "token", "v::takeIt", "token") in edges  # the exact match stays
