@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from os import PathLike
@@ -37,10 +38,13 @@ __all__ = [
     "HAS_LIBYAML",
     "ParseLimits",
     "check_limits",
+    "check_text",
     "env_int",
+    "escapes_surrogate",
     "parse_json_text",
     "parse_yaml_text",
     "read_document",
+    "surrogate_problem",
 ]
 
 HAS_LIBYAML = hasattr(yaml, "CSafeLoader")
@@ -178,6 +182,8 @@ class _YAMLBuilder:
         if tag is None or tag == "!":
             tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
         if tag == _STR:
+            if _SURROGATE.search(event.value):
+                raise self._error(str(surrogate_problem(event.value)), event)
             return event.value
         if tag == _MERGE:
             return _MergeKey
@@ -378,13 +384,39 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
+#: A lone UTF-16 surrogate: a JSON or YAML escape can write one (``"\\ud800"``, half of an
+#: emoji's pair), but it is no character, and UTF-8 cannot encode it: every later write of the
+#: text (a record, a cache, an encoder, a terminal) would fail on it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def surrogate_problem(text: str) -> str | None:
+    """Why ``text`` cannot be written (it holds a lone surrogate), or None when it can."""
+    found = _SURROGATE.search(text)
+    if found is None:
+        return None
+    return (
+        f"a string holds a lone surrogate ({found.group().encode('unicode_escape').decode()}): it is no "
+        "Unicode character (a broken \\u escape, or half of a pair) and no file or model can be "
+        "written with it. Write the character itself, or both halves of its escape"
+    )
+
+
 def check_limits(
-    value: Any, source: str, limits: ParseLimits = DEFAULT_LIMITS, line: int | None = None
+    value: Any,
+    source: str,
+    limits: ParseLimits = DEFAULT_LIMITS,
+    line: int | None = None,
+    *,
+    unicode: bool = False,
 ) -> None:
-    """Refuse a parsed value nested deeper than ``limits.max_depth`` (an iterative walk).
+    """Refuse a parsed value nested deeper than ``limits.max_depth`` and, with ``unicode``, one
+    holding a string that is not valid Unicode (a lone surrogate: :func:`surrogate_problem`), in
+    one iterative walk.
 
     Raises:
-        LoadError: the value is nested too deeply.
+        LoadError: the value is nested too deeply, or a key or string holds a lone surrogate
+            (its reason says so, with its JSON pointer).
     """
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -396,8 +428,75 @@ def check_limits(
                 source=source,
                 line=line,
             )
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+        if not unicode:
+            children: Any = node.values() if isinstance(node, dict) else node
+            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+            continue
+        if isinstance(node, dict):
+            children = node.values()
+            if any(type(k) is str and _SURROGATE.search(k) for k in node):
+                _refuse_surrogate(value, source, line)
+        else:
+            children = node
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif type(child) is str and _SURROGATE.search(child):
+                _refuse_surrogate(value, source, line)
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPED_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def escapes_surrogate(data: bytes | str) -> bool:
+    """Whether JSON text writes a surrogate escape (``\\ud83d``), the only way its value can hold
+    a lone surrogate: a text without one needs no :func:`check_text` walk."""
+    if isinstance(data, bytes):
+        return _ESCAPED_SURROGATE_BYTES.search(data) is not None
+    return _ESCAPED_SURROGATE.search(data) is not None
+
+
+def check_text(value: Any, source: str) -> None:
+    """Refuse a parsed value holding a key or string that is not valid Unicode (a lone surrogate:
+    :func:`surrogate_problem`), at any depth (an iterative walk).
+
+    Raises:
+        LoadError: with the string's JSON pointer.
+    """
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is str:
+            if _SURROGATE.search(node):
+                _refuse_surrogate(value, source, None)
+        elif isinstance(node, dict):
+            if any(type(k) is str and _SURROGATE.search(k) for k in node):
+                _refuse_surrogate(value, source, None)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _refuse_surrogate(value: Any, source: str, line: int | None) -> None:
+    """Raise the error of the first string (or key) of ``value`` holding a lone surrogate, with
+    its JSON pointer (slow path, errors only)."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, str):
+            problem = surrogate_problem(node)
+            if problem:
+                raise LoadError(problem, source=source, line=line, pointer=pointer or None)
+        elif isinstance(node, dict):
+            for key, child in reversed(list(node.items())):
+                where = f"{pointer}/{_escape(str(key))}"
+                if isinstance(key, str) and (problem := surrogate_problem(key)):
+                    shown = where.encode("utf-8", "backslashreplace").decode()  # printable
+                    raise LoadError(f"{problem} (in a key)", source=source, line=line, pointer=shown)
+                stack.append((child, where))
+        elif isinstance(node, list):
+            stack.extend((c, f"{pointer}/{i}") for i, c in reversed(list(enumerate(node))))
 
 
 def parse_json_text(
@@ -418,14 +517,18 @@ def parse_json_text(
                 raise
         else:
             if isinstance(value, (dict, list)):
-                check_limits(value, source, limits)
+                check_limits(value, source, limits, unicode=escapes_surrogate(text))
+            elif isinstance(value, str) and (problem := surrogate_problem(value)):
+                raise LoadError(problem, source=source)
             return [value]
     records = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             record = _loads(line, source, number, "JSON Lines record")
             if isinstance(record, (dict, list)):
-                check_limits(record, source, limits, number)
+                check_limits(record, source, limits, number, unicode=escapes_surrogate(line))
+            elif isinstance(record, str) and (problem := surrogate_problem(record)):
+                raise LoadError(problem, source=source, line=number)
             records.append(record)
     return [records]
 

@@ -153,3 +153,31 @@ def test_integers_of_thousands_of_digits_are_errors_with_their_line() -> None:
     assert info.value.line == 2
     with pytest.raises(LoadError, match="an integer with thousands of digits"):
         parse_json_text('{"a": ' + "9" * 5000 + "}", "big.json")
+
+
+def test_a_lone_surrogate_is_refused_with_its_pointer_and_a_pair_is_read() -> None:
+    # A JSON escape can write half of an emoji's pair: no record, cache or encoder can hold it.
+    with pytest.raises(LoadError, match=r"lone surrogate \(\\ud83d\)") as info:
+        parse_json_text('{"tools": [{"name": "t", "description": "Smile \\ud83d."}]}', "t.json")
+    assert info.value.pointer == "/tools/0/description"
+    with pytest.raises(LoadError, match=r"\(in a key\)") as info:
+        parse_json_text('{"properties": {"a\\udc00": {}}}', "k.json")
+    assert info.value.pointer == "/properties/a\\udc00"
+    str(info.value).encode("utf-8")  # the error itself is printable
+    with pytest.raises(LoadError, match="lone surrogate") as info:
+        parse_json_text('{"a": 1}\n["ok", "\\udfff"]\n', "t.jsonl", lines=True)
+    assert info.value.line == 2
+    with pytest.raises(LoadError, match="lone surrogate"):
+        parse_json_text('"\\ud800"', "s.json")
+    assert parse_json_text('{"d": "Smile \\ud83d\\ude00"}', "ok.json") == [{"d": "Smile \U0001f600"}]
+    with pytest.raises(LoadError) as info:  # YAML (libyaml, or the composer's own check)
+        parse_yaml_text('a: 1\nb: "x\\ud800"\n', "t.yaml")
+    assert info.value.line == 2
+
+
+def test_a_tool_name_holding_a_lone_surrogate_is_refused() -> None:
+    from fms_dgt.core.tools.data_objects import Tool
+    from fms_dgt.errors import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match=r"invalid tool name 'get\\\\ud800': a string holds a lone"):
+        Tool(name="get\ud800", namespace="ns")

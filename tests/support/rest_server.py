@@ -11,7 +11,8 @@ Credentials it accepts: bearer token ``s3cret-token``, basic ``admin`` / ``hunte
 Hostile answers for the hardening tests (``tests/data/rest/hostile.yaml`` describes them):
 ``/v1/redirect`` (a 3xx to the ``to`` query value), ``/v1/gzip-bomb`` (1.5 MB of gzip that inflates
 to 1.5 GB), ``/v1/big`` (``size`` bytes, with or without Content-Length), ``/v1/deep`` (JSON nested
-``depth`` levels), ``/v1/long-int`` (a 5,000-digit integer), ``/v1/trickle`` (a body sent a byte
+``depth`` levels), ``/v1/long-int`` (a 5,000-digit integer), ``/v1/half-emoji`` (a string
+holding a lone surrogate, ``"x\\ud83d"``), ``/v1/trickle`` (a body sent a byte
 at a time), ``/v1/echo-back`` (echoes the request, padded so a secret straddles a 500-character
 cut).
 
@@ -223,6 +224,10 @@ def _long_int(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
     return 200, Raw(b'{"n": ' + b"7" * 5000 + b"}", {"Content-Type": "application/json"}), ""
 
 
+def _half_emoji(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
+    return 200, Raw(b'{"smile": ["x\\ud83d"]}', {"Content-Type": "application/json"}), ""
+
+
 def _trickle(state: ServerState, req: Request, m: re.Match[str]) -> Reply:
     return 200, Raw(b"x" * 40, {"Content-Type": "text/plain"}, pause=0.1), ""
 
@@ -264,6 +269,7 @@ ROUTES: list[tuple[str, re.Pattern[str], Route]] = [
     ("GET", re.compile(r"^/v1/big$"), _big),
     ("GET", re.compile(r"^/v1/deep$"), _deep),
     ("GET", re.compile(r"^/v1/long-int$"), _long_int),
+    ("GET", re.compile(r"^/v1/half-emoji$"), _half_emoji),
     ("GET", re.compile(r"^/v1/trickle$"), _trickle),
     ("GET", re.compile(r"^/v1/echo-back$"), _echo_back),
     ("POST", re.compile(r"^/v1/echo-back$"), _echo_back),

@@ -15,6 +15,7 @@ from typing import Any
 
 from fms_dgt.core.tools.constants import TOOL_NAMESPACE_SEP
 from fms_dgt.errors import ToolDefinitionError
+from fms_dgt.io import surrogate_problem
 
 __all__ = ["Tool", "ToolCall", "ToolResult", "distinct_tools", "qualify", "split_qualified_name"]
 
@@ -45,10 +46,12 @@ def split_qualified_name(qualified_name: str) -> tuple[str, str]:
 
 #: C0 and C1 control characters: a name holding one could rewrite a terminal (escape sequences).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Those, and lone surrogates (no character: nothing can print or write them).
+_UNWRITABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def _check_part(value: object, what: str) -> None:
-    if type(value) is str and value and TOOL_NAMESPACE_SEP not in value and not _CONTROL.search(value):
+    if type(value) is str and value and TOOL_NAMESPACE_SEP not in value and not _UNWRITABLE.search(value):
         return
     if not isinstance(value, str) or not value:
         raise ToolDefinitionError(
@@ -59,6 +62,9 @@ def _check_part(value: object, what: str) -> None:
             f"invalid tool {what} {value.encode('unicode_escape').decode()!r}: it contains a control "
             "character (a terminal escape sequence, a newline). Use printable characters."
         )
+    if problem := surrogate_problem(value):
+        shown = value.encode("unicode_escape").decode()
+        raise ToolDefinitionError(f"invalid tool {what} {shown!r}: {problem}.")
     if TOOL_NAMESPACE_SEP in value:
         raise ToolDefinitionError(
             f"invalid tool {what} {value!r}: it contains the namespace separator "

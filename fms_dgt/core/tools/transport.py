@@ -43,7 +43,7 @@ from fms_dgt.errors import (
     ResponseTooLargeError,
     RESTCallError,
 )
-from fms_dgt.io import DEFAULT_LIMITS, check_limits
+from fms_dgt.io import DEFAULT_LIMITS, check_limits, check_text, escapes_surrogate
 from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
@@ -314,6 +314,11 @@ def decode_json(data: bytes | str, what: str) -> Any:
             check_limits(value, what)
         except LoadError:
             _too_deep(what)
+    if escapes_surrogate(data):  # a lone surrogate comes only from an escape: most bodies need no walk
+        try:
+            check_text(value, what)
+        except LoadError as exc:
+            raise RESTCallError(f"unusable JSON in {what}: {exc}. The service's answer is broken") from None
     return value
 
 

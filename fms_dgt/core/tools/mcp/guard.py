@@ -236,7 +236,7 @@ class MessageGuard:
         tools = result.get("tools")
         if not isinstance(tools, list):
             return  # not a page at all: the SDK refuses it as a whole, with its reason
-        bad = _too_deep(tools) if deep else {}
+        bad = _too_deep(tools)  # cheap beside the SDK's own validation; lone surrogates hide anywhere
         positions = [i for i in range(len(tools)) if i not in bad]
         result["tools"] = [tools[i] for i in positions]
         for position, errors in _bad_tools(self._version() or _FALLBACK_VERSION, result).items():
@@ -257,13 +257,19 @@ class MessageGuard:
 
 
 def _too_deep(tools: list[Any]) -> dict[int, list[Any]]:
-    """``{position: [error]}`` of the tools nested deeper than ``DEFAULT_LIMITS.max_depth``."""
+    """``{position: [error]}`` of the tools nested deeper than ``DEFAULT_LIMITS.max_depth`` or
+    holding a string that is not valid Unicode (a lone surrogate)."""
     bad: dict[int, list[Any]] = {}
     for i, tool in enumerate(tools):
         try:
-            check_limits(tool, "MCP tool")
-        except LoadError:
-            bad[i] = [{"loc": (), "msg": f"it is nested more than {DEFAULT_LIMITS.max_depth} levels deep"}]
+            check_limits(tool, "MCP tool", unicode=True)
+        except LoadError as exc:
+            if "lone surrogate" in exc.reason:
+                where = f" at {exc.pointer}" if exc.pointer else ""
+                bad[i] = [{"loc": (), "msg": f"{exc.reason}{where}"}]
+            else:
+                deep = f"it is nested more than {DEFAULT_LIMITS.max_depth} levels deep"
+                bad[i] = [{"loc": (), "msg": deep}]
     return bad
 
 

@@ -262,6 +262,11 @@ def _unreadable(line: bytes) -> UnreadableMessage:
         check_limits(value, "MCP message")
     except LoadError:
         return UnreadableMessage(_TOO_DEEP, len(line), request_id, parsed=_message(value))
+    try:  # the SDK refuses a lone surrogate anywhere: name it (a tools/list answer loses just its tool)
+        check_limits(value, "MCP message", unicode=True)
+    except LoadError as exc:
+        where = f" at {exc.pointer}" if exc.pointer else ""
+        return UnreadableMessage(f"{exc.reason}{where}", len(line), request_id, parsed=_message(value))
     return UnreadableMessage("it is not a JSON-RPC message", len(line), request_id, _excerpt(line))
 
 

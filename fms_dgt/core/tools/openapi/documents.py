@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, unquote, urldefrag, urljoin, urlsplit
 
 from fms_dgt.core.tools.transport import display_url, is_sensitive_name, is_url, public_url
 from fms_dgt.errors import CircularRefError, LoadError, RefError
-from fms_dgt.io import parse_yaml_text
+from fms_dgt.io import check_text, escapes_surrogate, parse_yaml_text
 from fms_dgt.secrets import redact, register_secret
 
 __all__ = [
@@ -329,11 +329,14 @@ def parse_text(text: str, source: str) -> Any:
         LoadError: the text is neither (with line).
     """
     try:
-        return _parse(text, source)
+        value = _parse(text, source)
     except RecursionError as exc:
         raise LoadError(
             "document nested too deeply to parse: no OpenAPI spec needs this depth", source=source
         ) from exc
+    if escapes_surrogate(text):  # a lone surrogate would fail every tool, record and encoder later
+        check_text(value, source)
+    return value
 
 
 def _parse(text: str, source: str) -> Any:

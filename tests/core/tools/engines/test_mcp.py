@@ -408,3 +408,15 @@ def test_a_megabyte_error_message_is_cut() -> None:
         result = _call_bad(engine)
     assert result.error is not None and len(result.error) < 3000
     assert "EEEE... (1,000,010 characters)" in result.error
+
+
+def test_a_result_holding_a_lone_surrogate_is_a_failed_call_saying_where() -> None:
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": 0, "result": {"content": [], "structuredContent": {"smile": "x\ud83d"}}}
+    )
+    with _hostile_engine({"line": line.replace('"id": 0', '"id": {id}')}) as engine:
+        result = _call_bad(engine)
+        assert _call_bad(engine).error == result.error  # the session goes on
+    assert result.error is not None and result.result is None
+    assert "lone surrogate (\\ud83d)" in result.error and "/result/structuredContent/smile" in result.error
+    str(result.to_dict()).encode("utf-8")  # nothing unwritable is kept

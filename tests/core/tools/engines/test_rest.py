@@ -490,6 +490,7 @@ def test_the_size_cap_is_configurable(hostile: ToolRegistry, server: ServerState
         ("deep", {}, "nested deeper than 128 levels"),
         ("deep", {"depth": 300}, "nested deeper than 128 levels"),
         ("longInt", {}, "Exceeds the limit"),
+        ("halfEmoji", {}, "a string holds a lone surrogate (\\ud83d)"),
     ],
 )
 def test_unusable_json_bodies_are_clear_errors(
@@ -530,3 +531,10 @@ def test_base_urls_with_credentials_or_a_query_are_config_errors(registry: ToolR
     assert "pw-123456" not in str(info.value)
     with pytest.raises(ConfigError, match="query or fragment"):
         RESTToolEngine(registry, base_url="http://127.0.0.1/v1?key=1")
+
+
+def test_a_body_holding_a_lone_surrogate_names_where(hengine: RESTToolEngine) -> None:
+    result = hrun(hengine, "halfEmoji")
+    assert result.error is not None and result.result is None
+    assert "at /smile/0]" in result.error  # the JSON pointer of the broken string
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")  # the record stays writable

@@ -556,3 +556,19 @@ def _counting_server() -> Iterator[tuple[str, list[str]]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_tool_holding_a_lone_surrogate_is_skipped_with_where() -> None:
+    # A JSON escape can write half of an emoji's pair; no record or encoder can hold it.
+    tools: list[Any] = [
+        {"name": "half_emoji", "description": "Smile \ud83d.", "inputSchema": {"type": "object"}},
+        {"name": "bad_key", "inputSchema": {"type": "object", "properties": {"a\udc00": {}}}},
+        {"name": "whole_emoji", "description": "Smile \U0001f600.", "inputSchema": {"type": "object"}},
+    ]
+    loaded, loader = _hostile_load({"tools": tools})
+    assert [(t.name, t.description) for t in loaded] == [("whole_emoji", "Smile \U0001f600.")]
+    skipped = {p.pointer: p.message for p in loader.report.skipped}
+    assert sorted(skipped) == ["/tools/0", "/tools/1"]
+    assert "lone surrogate (\\ud83d)" in skipped["/tools/0"] and "at /description" in skipped["/tools/0"]
+    assert "(in a key)" in skipped["/tools/1"] and "/inputSchema/properties/a\\udc00" in skipped["/tools/1"]
+    str(loader.report)  # printable

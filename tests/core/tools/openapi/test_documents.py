@@ -258,3 +258,16 @@ def test_a_spec_download_has_one_deadline() -> None:
         with pytest.raises(LoadError, match="took longer than the timeout"):
             RESTToolLoader(f"{state.base_url}/trickle", timeout=0.5).load()
         assert time.perf_counter() - started < 2.0
+
+
+def test_a_spec_holding_a_lone_surrogate_is_refused_with_its_pointer(tmp_path: Path) -> None:
+    from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+
+    spec = tmp_path / "spec.json"
+    # json.dumps writes the half pair as the escape \ud83d, as a broken generator would
+    get = {"operationId": "smile", "summary": "Smile \ud83d", "responses": {"200": {"description": "ok"}}}
+    head = {"openapi": "3.0.3", "info": {"title": "t", "version": "1"}}
+    spec.write_text(json.dumps({**head, "paths": {"/smile": {"get": get}}}), encoding="utf-8")
+    with pytest.raises(LoadError, match=r"lone surrogate \(\\ud83d\)") as info:
+        RESTToolLoader(str(spec), namespace="s").load()
+    assert info.value.pointer == "/paths/~1smile/get/summary"
