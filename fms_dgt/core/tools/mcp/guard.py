@@ -230,13 +230,13 @@ class MessageGuard:
     # ------------------------------------------------------------------ tools/list
 
     def _check_page(self, result: dict[str, Any], cursor: str | None, *, deep: bool = False) -> None:
-        """Take the tools the SDK would refuse out of a page (and, for a ``deep`` page, the tools
-        nested too deeply for the SDK to read), noting each with why."""
+        """Take the tools the SDK would refuse out of a page (and, for a ``deep`` page, one the SDK
+        could not read, the tools nested too deeply or holding a lone surrogate), noting each with why."""
         self._pages.pop(cursor, None)
         tools = result.get("tools")
         if not isinstance(tools, list):
             return  # not a page at all: the SDK refuses it as a whole, with its reason
-        bad = _too_deep(tools)  # cheap beside the SDK's own validation; lone surrogates hide anywhere
+        bad = _too_deep(tools) if deep else {}
         positions = [i for i in range(len(tools)) if i not in bad]
         result["tools"] = [tools[i] for i in positions]
         for position, errors in _bad_tools(self._version() or _FALLBACK_VERSION, result).items():
