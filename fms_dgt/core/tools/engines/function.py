@@ -23,6 +23,7 @@ from fms_dgt.core.tools.loaders.function import (
     tool_from_function,
 )
 from fms_dgt.errors import LoadError
+from fms_dgt.io import check_text
 from fms_dgt.plugins import register_tool_engine
 
 if TYPE_CHECKING:
@@ -86,6 +87,10 @@ class FunctionToolEngine(ToolEngine):
     def call(self, tool: Tool, call: ToolCall, state: dict[str, Any]) -> ToolResult:
         """Call the function with the arguments as keyword arguments."""
         value = self.resolve(tool)(**call.arguments)
+        try:  # a string no record can hold (a lone surrogate) fails the call, saying where
+            check_text(value, f"the result of {tool.qualified_name}")
+        except LoadError as exc:
+            raise ValueError(str(exc)) from None
         if tool.metadata.get("wraps_result"):
             value = {"result": value}
         return ToolResult(call.call_id, call.name, result=value)

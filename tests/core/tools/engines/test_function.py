@@ -75,3 +75,24 @@ def test_function_loader_from_config_imports_callables() -> None:
         ToolRegistry.from_config(
             {"tools": {"registry": [{"type": "function", "functions": ["nope.mod:fn"]}]}}
         )
+
+
+def test_a_result_holding_a_lone_surrogate_is_a_failed_call_saying_where() -> None:
+    # Text read with errors="surrogateescape", or half an emoji's pair, cannot be written to a record.
+    clear_functions()
+
+    @register_function(namespace="txt")
+    def smile(name: str) -> dict:
+        """Smile."""
+        return {"name": name, "lines": ["ok", "x\ud83d"]}
+
+    try:
+        engine = FunctionToolEngine(ToolRegistry([tool_from_function(smile, namespace="txt")]))
+        engine.setup("s")
+        [failed] = engine.execute("s", [ToolCall("txt::smile", {"name": "ada"})])
+        assert failed.result is None and failed.error is not None
+        assert "lone surrogate (\\ud83d)" in failed.error
+        assert "[the result of txt::smile at /lines/1]" in failed.error
+        failed.error.encode("utf-8")  # the error itself can be written
+    finally:
+        clear_functions()
