@@ -181,3 +181,11 @@ def test_a_tool_name_holding_a_lone_surrogate_is_refused() -> None:
 
     with pytest.raises(ToolDefinitionError, match=r"invalid tool name 'get\\\\ud800': a string holds a lone"):
         Tool(name="get\ud800", namespace="ns")
+
+
+def test_a_tool_description_holding_a_lone_surrogate_is_refused() -> None:
+    from fms_dgt.core.tools.data_objects import Tool
+    from fms_dgt.errors import ToolDefinitionError
+
+    with pytest.raises(ToolDefinitionError, match=r"invalid description of tool ns::t: a string holds"):
+        Tool(name="t", namespace="ns", description="Smile \ud83d.")

@@ -123,6 +123,8 @@ class Tool:
                 f"invalid description of tool {self.qualified_name}: expected a string, got "
                 f"{type(self.description).__name__}."
             )
+        if problem := surrogate_problem(self.description):
+            raise ToolDefinitionError(f"invalid description of tool {self.qualified_name}: {problem}.")
 
     def __hash__(self) -> int:
         return hash((self.namespace, self.name, self.fingerprint))

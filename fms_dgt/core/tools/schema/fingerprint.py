@@ -47,8 +47,11 @@ def _canon_schema(node: Mapping[str, Any]) -> Any:
         elif key in ("required", "enum") and isinstance(value, list):
             _canon_set(out, key, value)
         elif key == "type" and isinstance(value, list):
-            kinds = sorted(set(value))
-            out[key] = kinds[0] if len(kinds) == 1 else kinds
+            if all(type(v) is str for v in value):
+                kinds = sorted(set(value))
+                out[key] = kinds[0] if len(kinds) == 1 else kinds
+            else:  # a malformed list (``["string", 5]``): kept in a canonical order, for validation
+                _canon_set(out, key, value)
         else:
             out[key] = _canon_value(value)
     return out

@@ -51,3 +51,10 @@ def test_property_named_like_an_annotation_still_counts() -> None:
     with_description_param = copy.deepcopy(BASE)
     with_description_param["properties"]["description"] = {"type": "string"}
     assert fingerprint(with_description_param) != fingerprint(BASE)
+
+
+def test_a_malformed_type_list_has_a_fingerprint_and_order_does_not_matter() -> None:
+    # A hand-built tool may carry what the loaders refuse (a number or an object among the types).
+    assert fingerprint({"type": ["string", 5]}) == fingerprint({"type": [5, "string", 5]})
+    assert fingerprint({"type": [{"a": 1}, "x"]}) == fingerprint({"type": ["x", {"a": 1}]})
+    assert fingerprint({"type": ["string", 5]}) != fingerprint({"type": ["string"]})
