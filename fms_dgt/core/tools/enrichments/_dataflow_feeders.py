@@ -112,9 +112,8 @@ def feeder_pairs(
     cand_out, cand_in, cand_score = cands.out[keep][order], cands.inp[keep][order], cands.score[keep][order]
     step = np.ones(len(cand_in), dtype=bool)
     step[1:] = (cand_in[1:] != cand_in[:-1]) | (cand_score[1:] != cand_score[:-1])
-    starts = np.flatnonzero(np.r_[True, cand_in[1:] != cand_in[:-1]])
-    tier = np.cumsum(step) - 1
-    tier -= np.repeat(tier[starts], np.diff(np.r_[starts, len(cand_in)]))
+    count = np.cumsum(step)
+    tier = count - count[np.searchsorted(cand_in, cand_in, side="left")]
     producers = _producers(outs, out_inst, qid)
     rows_in, rows_source, rows_score = _tiered(
         (cand_out, cand_in, cand_score, tier), (outs, producers), qid, len(ins.keys)
@@ -145,14 +144,12 @@ def _producers(outs: Side, out_inst: IntArray, qid: IntArray) -> IntArray:
     every tool's first (by spot) before any tool's second, so a tool repeating an output (a list of
     40 parts each with a ``ticket_code``) does not fill the :data:`MOST_PRODUCERS` places of its
     signature and leave its own inputs without another tool's feeder."""
-    sig, tool, spot = outs.sig[out_inst], qid[outs.tool[out_inst]], outs.spots[out_inst]
-    by_tool = np.lexsort((spot, tool, sig))
-    pair = np.stack((sig[by_tool], tool[by_tool]))
-    new = np.r_[True, (pair[:, 1:] != pair[:, :-1]).any(axis=0)]
-    starts = np.flatnonzero(new)
-    nth = np.arange(len(by_tool)) - np.repeat(starts, np.diff(np.r_[starts, len(by_tool)]))
-    repeat = np.empty(len(by_tool), dtype=np.int64)
-    repeat[by_tool] = nth
+    sig, spot = outs.sig[out_inst], outs.spots[out_inst]
+    pair = sig * (int(qid.max()) + 1) + qid[outs.tool[out_inst]]  # one key per (signature, tool)
+    by_pair = np.lexsort((spot, pair))
+    ranked = pair[by_pair]
+    repeat = np.empty(len(by_pair), dtype=np.int64)  # each instance's rank among its tool's
+    repeat[by_pair] = np.arange(len(by_pair)) - np.searchsorted(ranked, ranked, side="left")
     return out_inst[np.lexsort((spot, repeat, sig))]
 
 
@@ -185,10 +182,8 @@ def _tiered(
         found.append((in_sig, source, cand_score[pick][rows]))
         tools = qid[outs.tool[source]]
         first = np.flatnonzero(seen[in_sig] < 0)
-        seen[in_sig[first[::-1]]] = tools[first[::-1]]
+        seen[in_sig[first]] = tools[first]  # any one of them: only "another tool" matters
         done[in_sig[tools != seen[in_sig]]] = True
-    if not found:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
     return (
         np.concatenate([f[0] for f in found]),
         np.concatenate([f[1] for f in found]),
