@@ -28,6 +28,7 @@ __all__ = [
     "Field",
     "find_field",
     "input_fields",
+    "input_schema",
     "output_fields",
     "response_variants",
     "union_names",
@@ -83,6 +84,14 @@ def input_fields(tool: Tool) -> list[Field]:
     return [
         Field(name=str(n), leaf=str(n), schema=s if isinstance(s, dict) else {}) for n, s in props.items()
     ]
+
+
+def input_schema(tool: Tool, name: str) -> Mapping[str, Any]:
+    """The schema of ``tool``'s input ``name`` with its local references, ``allOf`` and a
+    nullable wrapper followed (:func:`input_fields` keeps them as written), ``{}`` when unknown."""
+    props = tool.parameters.get("properties")
+    schema = props.get(name) if isinstance(props, Mapping) else None
+    return _resolve(schema, _definitions(tool.parameters))[0] if isinstance(schema, Mapping) else {}
 
 
 def output_fields(tool: Tool) -> list[Field]:

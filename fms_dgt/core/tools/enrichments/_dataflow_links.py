@@ -36,7 +36,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.artifacts import split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import words
 from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT
-from fms_dgt.core.tools.enrichments._dataflow_fields import _definitions, _resolve, output_fields
+from fms_dgt.core.tools.enrichments._dataflow_fields import Field, input_schema, output_fields
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility, type_key
 from fms_dgt.core.tools.openapi.documents import unescape_pointer
 
@@ -152,10 +152,12 @@ def described_pairs(
             if inp is None:
                 continue
             sources = {s: None for op in operations for s in targets.get((*home, "id", op), [])}
+            schema = input_schema(tools[row], name)
             for source in (s for s in sources if qid[s] != qid[row]):
                 if source not in produced:
-                    produced[source] = _Produced(tools[source], _output_paths(outs, source, names))
-                for output in produced[source].fed(name, _input_schema(tools[row], name)):
+                    paths = _output_paths(outs, source, names)
+                    produced[source] = _Produced(output_fields(tools[source]), paths)
+                for output in produced[source].fed(name, schema):
                     pairs[(output, inp)] = None
     both = np.asarray(list(pairs), dtype=np.int64).reshape(-1, 2)
     return both[:, 0].copy(), both[:, 1].copy()
@@ -167,13 +169,14 @@ def describing_link(source: Tool, target: Tool, output: str, input_name: str) ->
     op_id = _op_id(source.metadata.get("operation_id"))
     if not _one_document(source, target) or not op_id or op_id not in _anchors(target).get(input_name, ()):
         return None
+    fields = output_fields(source)
     paths: dict[tuple[str | int, ...], int] = {}
-    for number, found in enumerate(output_fields(source)):
+    for number, found in enumerate(fields):
         try:
             paths.setdefault(split_path(found.name), number)
         except ValueError:
             continue
-    taken = set(_Produced(source, paths).fed(input_name, _input_schema(target, input_name)))
+    taken = set(_Produced(fields, paths).fed(input_name, input_schema(target, input_name)))
     try:
         return op_id if paths.get(split_path(output), -1) in taken else None
     except ValueError:
@@ -210,28 +213,22 @@ def _readings(written: str) -> list[str]:
     return [text for text in dict.fromkeys(reversed(found)) if 0 < len(text) <= _LONGEST_ID][::-1]
 
 
-def _input_schema(tool: Tool, name: str) -> Mapping[str, Any]:
-    """The schema of one of ``tool``'s inputs with its references followed (``{}`` when unknown)."""
-    props = tool.parameters.get("properties")
-    schema = props.get(name) if isinstance(props, Mapping) else None
-    return _resolve(schema, _definitions(tool.parameters))[0] if isinstance(schema, Mapping) else {}
-
-
 Paths = Mapping[tuple[str | int, ...], int]
 
 
 class _Produced:
     """What an operation an input links to outputs: its outputs (``paths``: their numbers by their
-    steps) by the words of their last property's name, each one's type, and its result."""
+    steps; ``fields``: its :func:`~._dataflow_fields.output_fields`) by the words of their last
+    property's name, each one's type, and its result."""
 
-    def __init__(self, source: Tool, paths: Paths) -> None:
+    def __init__(self, fields: Sequence[Field], paths: Paths) -> None:
         self.steps = {number: steps for steps, number in paths.items()}
         self.by_leaf: dict[tuple[str, ...], list[int]] = {}
         for steps, number in paths.items():
             if steps and isinstance(steps[-1], str) and (leaf := tuple(words(steps[-1]))):
                 self.by_leaf.setdefault(leaf, []).append(number)
         self.kinds: dict[int, str] = {}
-        for found in output_fields(source):
+        for found in fields:
             try:
                 at = paths.get(split_path(found.name))
             except ValueError:
