@@ -403,20 +403,12 @@ def surrogate_problem(text: str) -> str | None:
 
 
 def check_limits(
-    value: Any,
-    source: str,
-    limits: ParseLimits = DEFAULT_LIMITS,
-    line: int | None = None,
-    *,
-    unicode: bool = False,
+    value: Any, source: str, limits: ParseLimits = DEFAULT_LIMITS, line: int | None = None
 ) -> None:
-    """Refuse a parsed value nested deeper than ``limits.max_depth`` and, with ``unicode``, one
-    holding a string that is not valid Unicode (a lone surrogate: :func:`surrogate_problem`), in
-    one iterative walk.
+    """Refuse a parsed value nested deeper than ``limits.max_depth`` (an iterative walk).
 
     Raises:
-        LoadError: the value is nested too deeply, or a key or string holds a lone surrogate
-            (its reason says so, with its JSON pointer).
+        LoadError: the value is nested too deeply.
     """
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -428,21 +420,8 @@ def check_limits(
                 source=source,
                 line=line,
             )
-        if not unicode:
-            children: Any = node.values() if isinstance(node, dict) else node
-            stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
-            continue
-        if isinstance(node, dict):
-            children = node.values()
-            if any(type(k) is str and _SURROGATE.search(k) for k in node):
-                _refuse_surrogate(value, source, line)
-        else:
-            children = node
-        for child in children:
-            if isinstance(child, (dict, list)):
-                stack.append((child, depth + 1))
-            elif type(child) is str and _SURROGATE.search(child):
-                _refuse_surrogate(value, source, line)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
 
 
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -457,22 +436,22 @@ def escapes_surrogate(data: bytes | str) -> bool:
     return _ESCAPED_SURROGATE.search(data) is not None
 
 
-def check_text(value: Any, source: str) -> None:
+def check_text(value: Any, source: str, line: int | None = None) -> None:
     """Refuse a parsed value holding a key or string that is not valid Unicode (a lone surrogate:
     :func:`surrogate_problem`), at any depth (an iterative walk).
 
     Raises:
-        LoadError: with the string's JSON pointer.
+        LoadError: with the string's JSON pointer (its reason names the surrogate).
     """
     stack = [value]
     while stack:
         node = stack.pop()
         if type(node) is str:
             if _SURROGATE.search(node):
-                _refuse_surrogate(value, source, None)
+                _refuse_surrogate(value, source, line)
         elif isinstance(node, dict):
             if any(type(k) is str and _SURROGATE.search(k) for k in node):
-                _refuse_surrogate(value, source, None)
+                _refuse_surrogate(value, source, line)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
@@ -517,18 +496,18 @@ def parse_json_text(
                 raise
         else:
             if isinstance(value, (dict, list)):
-                check_limits(value, source, limits, unicode=escapes_surrogate(text))
-            elif isinstance(value, str) and (problem := surrogate_problem(value)):
-                raise LoadError(problem, source=source)
+                check_limits(value, source, limits)
+            if escapes_surrogate(text):
+                check_text(value, source)
             return [value]
     records = []
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             record = _loads(line, source, number, "JSON Lines record")
             if isinstance(record, (dict, list)):
-                check_limits(record, source, limits, number, unicode=escapes_surrogate(line))
-            elif isinstance(record, str) and (problem := surrogate_problem(record)):
-                raise LoadError(problem, source=source, line=number)
+                check_limits(record, source, limits, number)
+            if escapes_surrogate(line):
+                check_text(record, source, number)
             records.append(record)
     return [records]
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from fms_dgt.core.tools.mcp.spec import RejectedTool
 from fms_dgt.errors import LoadError
-from fms_dgt.io import DEFAULT_LIMITS, check_limits
+from fms_dgt.io import DEFAULT_LIMITS, check_limits, check_text
 from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
@@ -262,14 +262,14 @@ def _too_deep(tools: list[Any]) -> dict[int, list[Any]]:
     bad: dict[int, list[Any]] = {}
     for i, tool in enumerate(tools):
         try:
-            check_limits(tool, "MCP tool", unicode=True)
+            check_limits(tool, "MCP tool")
+        except LoadError:
+            bad[i] = [{"loc": (), "msg": f"it is nested more than {DEFAULT_LIMITS.max_depth} levels deep"}]
+            continue
+        try:
+            check_text(tool, "MCP tool")
         except LoadError as exc:
-            if "lone surrogate" in exc.reason:
-                where = f" at {exc.pointer}" if exc.pointer else ""
-                bad[i] = [{"loc": (), "msg": f"{exc.reason}{where}"}]
-            else:
-                deep = f"it is nested more than {DEFAULT_LIMITS.max_depth} levels deep"
-                bad[i] = [{"loc": (), "msg": deep}]
+            bad[i] = [{"loc": (), "msg": f"{exc.reason} at {exc.pointer}"}]
     return bad
 
 

@@ -41,7 +41,7 @@ from fms_dgt.core.tools.mcp.guard import MessageGuard, RateLimiter, UnreadableMe
 from fms_dgt.core.tools.mcp.redaction import register_resolved
 from fms_dgt.core.tools.mcp.spec import MCPServerSpec
 from fms_dgt.errors import LoadError
-from fms_dgt.io import DEFAULT_LIMITS, check_limits
+from fms_dgt.io import DEFAULT_LIMITS, check_limits, check_text
 from fms_dgt.secrets import redact
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def _unreadable(line: bytes) -> UnreadableMessage:
     except LoadError:
         return UnreadableMessage(_TOO_DEEP, len(line), request_id, parsed=_message(value))
     try:  # the SDK refuses a lone surrogate anywhere: name it (a tools/list answer loses just its tool)
-        check_limits(value, "MCP message", unicode=True)
+        check_text(value, "MCP message")
     except LoadError as exc:
         where = f" at {exc.pointer}" if exc.pointer else ""
         return UnreadableMessage(f"{exc.reason}{where}", len(line), request_id, parsed=_message(value))

@@ -157,19 +157,7 @@ def _shared(count: int) -> list[Tool]:
 def test_feeders_are_each_inputs_best_producer_of_another_tool(
     count: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fms_dgt.core.tools.enrichments import dataflow
-
-    calls: list[tuple[Any, Any]] = []
-    real = _dataflow_feeders.feeder_pairs
-
-    def spy(*args: Any) -> Any:
-        found = real(*args)
-        calls.append((args, found))
-        return found
-
-    monkeypatch.setattr(dataflow, "feeder_pairs", spy)
-    DataflowEnrichment().enrich(ToolRegistry(_shared(count)))
-    (args, found), *_ = calls
+    (args, found), *_ = _feeders_found(_shared(count), monkeypatch)
     outs, ins = args[1]
     pairs = set(zip(found[0].tolist(), found[1].tolist(), strict=True))
     assert pairs and all(args[3][outs.tool[o]] != args[3][ins.tool[i]] for o, i in pairs)
