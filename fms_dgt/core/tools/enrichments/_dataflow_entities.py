@@ -9,8 +9,7 @@ An *identifier* is a parameter whose value names one thing: ``ticket_id``, ``pet
    ``"Unique identifier for the location"`` -> ``location``, ``"Hotel ID"`` -> ``hotel``);
 3. when the name has none (a bare ``id``): the nearest object it sits in that names something
    (its schema ``title`` or ``$ref`` name, else the property holding it: ``author[].id`` ->
-   ``author``; ``children[].comment.id`` -> ``comment``), else the tool's name (``createPet`` ->
-   ``pet``).
+   ``author``; ``children[].comment.id`` -> ``comment``), else the tool's name (``createPet``: pet).
 
 The name gives slot ``a``, the rest slot ``b``. Two identifiers name *different* entities when both
 have a known entity and no slot of one equals a slot of the other; the scorer then gives their edge
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "CHOICES",
     "MAX_VARIANTS",
     "Role",
     "api_prefix",
@@ -202,8 +202,8 @@ def bare_label(name: str) -> bool:
     return len(tokens) == 1 and tokens[0] in _BARE_LABELS
 
 
-#: Separates a role from the namespace it holds (:func:`in_space`).
-_SPACE = "\x1e"
+#: Separate a role from its tool's namespace (:func:`in_space`) and its values (:mod:`._dataflow_choices`).
+_SPACE, CHOICES = "\x1e", "\x1f"
 
 
 def in_space(text: str, namespace: str | None) -> str:
@@ -574,6 +574,7 @@ def _first_noun(description: str) -> str:
 
 def parse_role(text: str) -> Role:
     """The :class:`Role` of a role string made by :func:`role` (and :func:`in_space`)."""
+    text = text.partition(CHOICES)[0]
     if not text.startswith("id:"):
         text, _, space = text.partition(_SPACE)
         kind, _, place = text.partition("@")
@@ -581,9 +582,8 @@ def parse_role(text: str) -> Role:
     text, _, variants = text.partition(_VARIANTS)
     a, _, rest = text[3:].partition("|")
     b, _, whole = rest.partition("#")
-    return Role(
-        identifier=True, a=a, b=b, kind="id", whole=whole, variants=tuple(v for v in variants.split(",") if v)
-    )
+    named = tuple(v for v in variants.split(",") if v)
+    return Role(identifier=True, a=a, b=b, kind="id", whole=whole, variants=named)
 
 
 #: Separates an identifier's role from the entities it may name when it is polymorphic; at most

@@ -221,6 +221,7 @@ def exact_pairs(
     keep &= np.maximum(fit, scorer.table[scorer.out_base[out_sig], scorer.in_base[in_sig]]) >= EXACT_FIT
     keep &= _entities_agree(scorer, out_sig, in_sig)
     keep &= _places_agree(scorer, out_sig, in_sig)
+    keep &= scorer.values_fit(out_sig, in_sig)
     return out_inst[keep], in_inst[keep]
 
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import ITEM, WHOLE_RESULT, split_path
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_choices import with_choices
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
     bare_label,
     compound_name,
@@ -185,7 +186,8 @@ def signature(tool: Tool, found: Field, output: bool) -> tuple[str, str, str, st
         text = f"{parse_role(label).b} {text}"
     elif bare_label(found.leaf):  # a location's name reads "location name"
         text = f"{parse_role(label).place} {text}".strip()
-    return text, str(found.schema.get("description", "")), kind, in_space(label, tool.namespace)
+    listed = with_choices(in_space(label, tool.namespace), found.schema)  # its values, when it lists them
+    return text, str(found.schema.get("description", "")), kind, listed
 
 
 def _context(tool: Tool, found: Field, output: bool) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from fms_dgt.core.tools.enrichments._dataflow_choices import ChoiceTable
 from fms_dgt.core.tools.enrichments._dataflow_entities import MAX_VARIANTS, entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
@@ -281,12 +282,19 @@ class Scorer:
         self.in_entity = (first[ins.roles], second[ins.roles], table.group[ins.roles])
         self.out_place, self.in_place = place[outs.roles], place[ins.roles]
         self.out_space, self.in_space = space[outs.roles], space[ins.roles]
+        self.choices = ChoiceTable(role_names)
+        self.out_set, self.in_set = self.choices.ids[outs.roles], self.choices.ids[ins.roles]
         self.threshold = threshold
 
     def kin(self, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
         """Whether each output and input signature (paired) are identifiers that may name one thing."""
         out = tuple(e[out_sig] for e in self.out_entity)
         return self.entities.kin(out, tuple(e[in_sig] for e in self.in_entity))
+
+    def values_fit(self, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
+        """Whether each output signature (paired) can give a value its input accepts: false only
+        when both list their values and share none (:mod:`._dataflow_choices`)."""
+        return self.choices.fits(self.out_set[out_sig], self.in_set[in_sig])
 
     def rows(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray) -> Candidates:
         """Top ``width[r]`` inputs among ``in_sigs`` for each output signature ``out_sigs[r]``."""
@@ -322,6 +330,7 @@ class Scorer:
         dots *= self.table[self.out_type[out_sigs]][:, in_type]
         self._searchable(dots, out_sigs, in_sigs, in_type)
         self._separate_entities(dots, out_sigs, in_sigs if not everything else None, in_type)
+        self._separate_values(dots, out_sigs, in_sigs)
         return dots
 
     def columns(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray, least: float) -> Candidates:
@@ -356,6 +365,16 @@ class Scorer:
         floor = np.float32(QUERY_FLOOR) * self.table[self.out_type[out_sigs[rows]]][:, in_type[cols]]
         floor *= self.out_space[out_sigs[rows]][:, None] == self.in_space[in_sigs[cols]][None, :]
         dots[block] = np.maximum(dots[block], floor)
+
+    def _separate_values(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray) -> None:
+        """Zero the cells whose ends list their values and share none (in place)."""
+        rows = np.flatnonzero(self.out_set[out_sigs] >= 0)
+        cols = np.flatnonzero(self.in_set[in_sigs] >= 0)
+        if len(rows) == 0 or len(cols) == 0:
+            return
+        apart = ~self.values_fit(out_sigs[rows][:, None], in_sigs[cols][None, :])
+        r, c = np.nonzero(apart)
+        dots[rows[r], cols[c]] = 0.0
 
     def _separate_entities(
         self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray | None, in_type: IntArray

@@ -183,9 +183,7 @@ class DataflowEnrichment(ToolEnrichment):
         self.force = force
         # Version 2: nested outputs named by paths, identifier roles and entities, exact matches.
         # Version 3: items of untyped arrays, abbreviations, bare labels, text inputs, APIs of a
-        # catalogue namespace (memos of version 2 hold other signatures).
-        # Version 4: each input's best feeder in its API (the memo's local candidates include
-        # the feeders' candidates).
+        # catalogue namespace. Version 4: each input's best feeder in its API.
         # Version 5: identifiers of REST path parameters and results read their entity from the
         # path; version words (``v1``) and a second id word ("id, uuid") name no entity.
         # Version 6: a nested identifier or label reads the entity of the nearest object holding
@@ -247,8 +245,9 @@ class DataflowEnrichment(ToolEnrichment):
         # ``#operation/getCategories``) is declared fed by that operation's result; an input
         # named for an entity as a reference to one (``original_source``) takes its id exactly;
         # an input's feeder is one of the first 16 producers of a signature.
+        # Version 16: an output and an input that both list their values and share none score 0.
         self.settings = {
-            "version": 15,
+            "version": 16,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -14,6 +14,7 @@ from support.schemas import rest_tool, schema
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_feeders, _dataflow_scoring, dataflow
+from fms_dgt.core.tools.enrichments._dataflow_choices import closed_values
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places
@@ -179,6 +180,15 @@ def _entities_apart(out_role: str, in_role: str) -> bool:
     return bool(mine and theirs and not _kin(out_role, in_role))
 
 
+def _values_apart(out_field: Any, in_field: Any) -> bool:
+    """Whether both ends list their values (JSON Schema equality: 1 is 1.0, never true) and
+    share none."""
+    mine, theirs = closed_values(out_field.schema), closed_values(in_field.schema)
+    if mine is None or theirs is None:
+        return False
+    return not {(isinstance(v, bool), v) for v in mine} & {(isinstance(v, bool), v) for v in theirs}
+
+
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
     """A dense, per-parameter implementation of the same definition (small pools only)."""
     enrichment = DataflowEnrichment(threshold=threshold, max_neighbors=max_neighbors)
@@ -210,6 +220,9 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     scores[apart.reshape(scores.shape)] = 0.0
     kin = np.array([[_kin(o, i) for i in in_roles] for o in out_roles], dtype=bool).reshape(scores.shape)
     scores = np.where(kin, np.maximum(scores, np.float32(KIN_FLOOR) * compat), scores)
+    # Ends that list their values and share none score 0.
+    closed = np.array([[_values_apart(o[1], i[1]) for i in ins] for o in outs], dtype=bool)
+    scores[closed.reshape(scores.shape)] = 0.0
     # An exact match asks the types alone to fit (a plain value and an identifier of one name).
     base = np.array([[type_compatibility(o[2][2], i[2][2]) for i in ins] for o in outs], np.float32)
     base = np.maximum(compat, base.reshape(compat.shape))
@@ -230,6 +243,7 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
                 )
                 and base[o, i] >= 0.9
                 and not apart[o, i]
+                and not closed[o, i]
                 and _same_place(out_roles[o], in_roles[i])
                 for i, (it, ifield, _, itool) in enumerate(ins)
             ]

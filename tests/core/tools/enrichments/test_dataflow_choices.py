@@ -1,0 +1,118 @@
+"""Tests for fms_dgt/core/tools/enrichments/_dataflow_choices.py: values listed on both ends must meet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from support.schemas import schema
+
+from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_choices import (
+    MAX_CHOICES,
+    ChoiceTable,
+    closed_values,
+    with_choices,
+)
+from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
+from fms_dgt.core.tools.enrichments.dataflow import DataflowEnrichment
+from fms_dgt.core.tools.registry import ToolRegistry
+
+
+def _converter(unit: dict[str, Any]) -> Tool:
+    return Tool(
+        "convert_temperature",
+        "demo",
+        description="Convert a temperature to Celsius or Fahrenheit.",
+        parameters=schema(value="number"),
+        output_parameters=schema(value="number", unit=unit),
+    )
+
+
+def _weather(units: dict[str, Any]) -> Tool:
+    return Tool(
+        "get_weather",
+        "weather",
+        description="Current weather at a place.",
+        parameters=schema(latitude="number", units=units),
+    )
+
+
+def _fed(tools: list[Tool], output: str, target: str, name: str, *, cache: Path | None = None) -> bool:
+    graph = DataflowEnrichment(threshold=0.05, cache_dir=cache).enrich(ToolRegistry(tools))
+    return any(
+        e.output == output and e.target.name == target and e.input == name
+        for row in range(len(tools))
+        for e in graph.edges_from(row)
+    )
+
+
+TEMPERATURE = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+
+
+def test_an_output_listing_values_feeds_no_input_listing_none_of_them() -> None:
+    # The demo's converter answers a unit (celsius or fahrenheit) that reads like a weather
+    # tool's units (metric or imperial), but none of its values is one the weather tool takes.
+    disjoint = {"type": "string", "enum": ["metric", "imperial"]}
+    assert not _fed([_converter(TEMPERATURE), _weather(disjoint)], "unit", "get_weather", "units")
+    # The same pair fits when the input lists a value the output may give, or lists none.
+    shared = {"type": "string", "enum": ["kelvin", "fahrenheit"]}
+    assert _fed([_converter(TEMPERATURE), _weather(shared)], "unit", "get_weather", "units")
+    assert _fed([_converter(TEMPERATURE), _weather({"type": "string"})], "unit", "get_weather", "units")
+    assert _fed([_converter({"type": "string"}), _weather(disjoint)], "unit", "get_weather", "units")
+
+
+def test_exact_names_listing_different_values_do_not_match() -> None:
+    # Within one namespace, an exact name would rank first whatever the texts say: a run's state
+    # (queued, running) is not a note's state (draft, published).
+    def pair(states: list[str]) -> list[Tool]:
+        runs = {"type": "string", "enum": ["queued", "running"]}
+        return [
+            Tool("get_run", "flow", output_parameters=schema(state=runs)),
+            Tool("list_notes", "flow", parameters=schema(state={"type": "string", "enum": states})),
+        ]
+
+    assert not _fed(pair(["draft", "published"]), "state", "list_notes", "state")
+    assert _fed(pair(["draft", "running"]), "state", "list_notes", "state")
+
+
+def test_a_list_input_is_read_by_its_items_values() -> None:
+    many = {"type": "array", "items": {"type": "string", "enum": ["metric", "imperial"]}}
+    assert closed_values(many) == ["metric", "imperial"]
+    assert not _fed([_converter(TEMPERATURE), _weather(many)], "unit", "get_weather", "units")
+    many["items"]["enum"].append("celsius")
+    assert _fed([_converter(TEMPERATURE), _weather(many)], "unit", "get_weather", "units")
+
+
+def test_which_schemas_list_values() -> None:
+    assert closed_values({"const": "fixed"}) == ["fixed"]
+    assert closed_values({"type": "string"}) is None
+    assert closed_values({"enum": []}) is None
+    assert closed_values({"enum": [{"a": 1}, "b"]}) is None  # objects are not compared
+    assert closed_values({"enum": [str(n) for n in range(MAX_CHOICES + 1)]}) is None  # too many: open
+    assert closed_values({"anyOf": [{"enum": ["a"]}, {"type": "string"}]}) is None  # any string too
+
+
+def test_numbers_compare_by_value_and_booleans_apart_from_them() -> None:
+    table = ChoiceTable([with_choices("", {"enum": [value]}) for value in (1, 1.0, True)])
+    ids = table.ids
+    fits = table.fits(np.array([ids[0], ids[0], -1]), np.array([ids[1], ids[2], ids[2]]))
+    assert fits.tolist() == [True, False, True]  # 1 is 1.0; 1 is not true; an open end fits
+
+
+def test_the_values_do_not_change_what_the_role_says() -> None:
+    for text in ("", "label@pool\x1eflow", "id:pet|animal#pet~cat,dog", "query\x1ecatalog"):
+        listed = with_choices(text, {"enum": ["a", "b"]})
+        assert listed != text
+        assert parse_role(listed) == parse_role(text)
+
+
+def test_a_warm_run_keeps_the_values_apart(tmp_path: Path) -> None:
+    disjoint = {"type": "string", "enum": ["metric", "imperial"]}
+    tools = [_converter(TEMPERATURE), _weather(disjoint), _weather({"type": "string"})]
+    tools[2] = Tool("get_forecast", "weather", parameters=schema(units={"type": "string"}))
+    for _ in range(2):  # cold, then from the memo
+        assert not _fed(tools, "unit", "get_weather", "units", cache=tmp_path)
+        assert _fed(tools, "unit", "get_forecast", "units", cache=tmp_path)
+    assert list((tmp_path / "dataflow").glob("*/memo/memo-*.pack"))
