@@ -368,7 +368,15 @@ def _outcome(call: PlannedCall, rng: random.Random) -> str:
         return ""
     if result.error is not None:
         return rng.choice(templates.FAILED).format(task=task, error=error_words(result.error))
-    return _capital(_success(purpose, result.result, rng, _heat(call)))
+    return _capital(_success(purpose, result.result, rng, _heat(call), _computes(call.call.arguments)))
+
+
+def _computes(arguments: Mapping[str, Any]) -> bool:
+    """Whether a call computes its result from numbers alone (``add(a, b)``): its bare number is
+    the answer, not a count of what the action stored."""
+    return bool(arguments) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in arguments.values()
+    )
 
 
 _LEADING_WORD = re.compile(r"^(?:for|about|of|on|if|whether|to) ")
@@ -405,10 +413,13 @@ def _bare_count(value: Any) -> bool:
     return str(key).lower() in _WRAPPERS and isinstance(inner, (int, float)) and not isinstance(inner, bool)
 
 
-def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "") -> str:
+def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", computed: bool = False) -> str:
     clause = result_clause(value, _noun(purpose), rng, heat=heat)
     did = f"{past(purpose.verb)} {purpose.core}"
     topic = _LEADING_WORD.sub("", purpose.core)
+    if purpose.kind == ACTION and _bare_count(value) and computed:  # the sum of two numbers is the answer
+        number = result_clause(next(iter(value.values())), "", rng)
+        return rng.choice((f"I've {did}: the result is {number}.", f"I've {did}, which comes to {number}."))
     if purpose.kind == ACTION:
         return f"I've {did}; {clause}." if clause and not _bare_count(value) else f"I've {did}."
     if not clause:

@@ -393,6 +393,20 @@ def test_an_actions_bare_count_is_left_out_of_the_answer_and_its_fields_are_not(
                 assert said in final, final  # a result with more than the count is still said
 
 
+def test_a_number_computed_from_numbers_is_said_not_taken_for_a_count() -> None:
+    # add(a, b) answers {"result": 64.35}: that number is what the user asked for ("I've added
+    # two numbers." alone hid it), unlike add_note's count of the notes it keeps.
+    numbers = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}
+    add = Tool("add", "calc", description="Add two numbers.", parameters=numbers)
+    for arguments, result, said in (({"a": 26.55, "b": 37.8}, 64.35, "64.35"), ({"a": 2, "b": 3}, 5, "5")):
+        plan = RecordPlan(
+            index=0, scenario="single", offered=[add], steps=[[_call(add, arguments, {"result": result})]]
+        )
+        for seed in range(10):
+            final = WRITER.write(plan, random.Random(seed)).final
+            assert "added two numbers" in final and said in final, final
+
+
 def test_every_call_of_a_later_step_that_takes_an_earlier_value_says_which() -> None:
     # createPet's name goes to a document search and its id to getPet, both in the next step:
     # the search's keyword must not come from nowhere.
