@@ -342,6 +342,7 @@ FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("pdf", "docx", "txt"),
     ),
     "image": (("photo", "screenshot", "profile_picture", "scan", "diagram", "receipt"), ("jpg", "png")),
+    "photo": (("photo", "IMG", "snapshot", "portrait", "picture"), ("jpg", "png")),
     "data": (
         ("sales", "export", "inventory", "results", "measurements", "contacts"),
         ("csv", "json", "xlsx"),

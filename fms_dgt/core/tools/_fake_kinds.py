@@ -132,11 +132,13 @@ def classify(
     if numeric and (found is None or found.family != "date" or not set(words) & _EPOCH):
         return None
     if found == ("file", "document", "") and _IMAGES.search(topic):
-        return Kind("file", "image")  # the file of uploadPhoto is a photo
+        # The file of uploadPhoto is a photo (no receipt's scan), of uploadImage any image.
+        return Kind("file", "photo" if _PHOTOS.search(topic) else "image")
     return found
 
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
+_PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
 _WEATHER = re.compile(r"weather|forecast|climate|meteo", re.I)
 _WEATHER_WORDS = frozenset({"condition", "conditions", "weather", "sky", "outlook", "weathercondition"})
 _FILES = re.compile(

@@ -53,7 +53,8 @@ def file_name(scope: Scope, category: str) -> str:
 def _file(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
     field = kind.field
     if field in data.FILES:
-        category = "image" if _IMAGE_WORDS.search(str(schema.get("description") or "")) else field
+        described = field != "photo" and _IMAGE_WORDS.search(str(schema.get("description") or ""))
+        category = "image" if described else field
         yield scope.remembered(kind, lambda: file_name(scope, category))
     elif field == "path":
         document = scope.remembered(Kind("file", "document", kind.role), lambda: file_name(scope, "document"))

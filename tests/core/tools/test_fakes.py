@@ -159,6 +159,25 @@ def test_file_names_look_like_file_names_and_ids_like_their_entity() -> None:
         assert isinstance(value["order_id"], int)
 
 
+def test_the_file_of_a_photo_upload_is_a_photo() -> None:
+    # uploadPhoto's binary ``file`` of a pet was drawn among every image, receipts and scans too
+    # ("upload a photo for pet 1 with file receipt_13.png"); a picture of something is a photo.
+    upload = _object(file={"type": "string", "format": "binary"}, caption={"type": "string"})
+    photo = re.compile(r"(photo|IMG|snapshot|portrait|picture)_[\d_]+\.(jpg|png)")
+    stems = set()
+    for seed in SEEDS:
+        for topic in ("uploadPhoto", "set_profile_picture"):
+            value = fake(upload, random.Random(seed), topic=topic)["file"]
+            assert photo.fullmatch(value), (topic, value)
+            stems.add(value.split("_")[0])
+        named = fake(_object(photo={"type": "string"}), random.Random(seed))["photo"]
+        assert named.endswith((".jpg", ".png"))
+    assert len(stems) >= 3
+    # An image that is not said to be a photo may still be any image.
+    drawn = {fake(upload, random.Random(s), topic="upload_image")["file"].split("_")[0] for s in range(60)}
+    assert drawn & {"screenshot", "scan", "diagram", "receipt"}
+
+
 def test_description_examples_shape_ids_and_give_values() -> None:
     schema = _object(
         order_id={"type": "string", "description": "The order id, such as '#W0000000'."},

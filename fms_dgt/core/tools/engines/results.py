@@ -73,7 +73,7 @@ _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "search
 _NAMES = frozenset({"name", "title", "label", "displayname", "fullname", "username", "subject"})
 _REDRAWS = 4
 #: File kinds a search finds by their name.
-_FOUND_FILES = frozenset({"document", "image", "data", "file", "audio", "video", "name"})
+_FOUND_FILES = frozenset({"document", "image", "photo", "data", "file", "audio", "video", "name"})
 # A plain name (see _plain) that names an identifier: id, petid, user_key, uuid, isbn...
 _IDENTIFIER_NAME = re.compile(r"(?:id|ids|key|uuid|guid|isbn|sku|token)$")
 # Plain names of categories: a call that asks for one lists only items of it.

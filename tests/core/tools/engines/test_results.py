@@ -221,7 +221,7 @@ def test_results_echo_arguments_and_carry_the_calls_entities() -> None:
     for value, _ in _results(upload, {"petId": "p-1", "file": "dog_2026.jpg"}):
         assert value["filename"] == "dog_2026.jpg" and value["petId"] == "p-1"
     for value, _ in _results(upload, {"petId": "p-1"}):
-        assert re.fullmatch(r"[a-z_]+_\d+(_\d+)?\.[a-z0-9]+", value["filename"]), value
+        assert re.fullmatch(r"[A-Za-z_]+_\d+(_\d+)?\.[a-z0-9]+", value["filename"]), value
 
 
 def test_listed_items_agree_with_the_calls_filters() -> None:
