@@ -227,7 +227,7 @@ ASK_MISSING = (
     "Could you tell me the {value}? I need it to {task}.",
     "Happy to help. What's the {value}?",
     "To {task}, I'll need the {value}. Can you give it to me?",
-    "Sure thing. Which {value} do you mean?",
+    "Sure thing. What {value} do you have in mind?",
 )
 # A value left out that has a few choices: the question offers them.
 ASK_CHOICE = (

@@ -435,7 +435,9 @@ def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", c
         return rng.choice((f"I {did}{colon}{clause}.", f"I {did}; {clause}."))
     if isinstance(value, dict):
         found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
-        return rng.choice((f"For {topic}, {clause}.", f"{found}{colon}{clause}.", f"{topic}{colon}{clause}."))
+        # "The daily forecast; there are 3 days: ..." is no sentence: the topic alone leads only a colon.
+        bare = (f"{topic}{colon}{clause}.",) if colon == ": " else ()
+        return rng.choice((f"For {topic}, {clause}.", f"{found}{colon}{clause}.", *bare))
     if topic.startswith("the "):
         return rng.choice((f"{topic} is {clause}.", f"I got {clause} for {topic}."))
     return rng.choice((f"I got {clause} for {topic}.", f"The answer is {clause}."))

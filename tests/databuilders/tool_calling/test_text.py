@@ -407,6 +407,27 @@ def test_a_number_computed_from_numbers_is_said_not_taken_for_a_count() -> None:
             assert "added two numbers" in final and said in final, final
 
 
+def test_a_looked_up_list_is_said_in_a_sentence() -> None:
+    # "The daily forecast; there are 2 days: ..." was one of the answer's phrasings: a topic
+    # followed by a semicolon is no sentence, where "For the daily forecast, there are ..." is.
+    forecast = Tool(
+        "get_forecast",
+        "weather_api",
+        description="Get the daily forecast for a location.",
+        parameters={"type": "object", "properties": {"days": {"type": "integer"}}},
+    )
+    days = {"days": [{"date": "2026-03-02", "high": 9.5}, {"date": "2026-03-03", "high": 11.0}]}
+    plan = RecordPlan(
+        index=0, scenario="single", offered=[forecast], steps=[[_call(forecast, {"days": 2}, days)]]
+    )
+    said = set()
+    for seed in range(40):
+        final = WRITER.write(plan, random.Random(seed)).final
+        assert "forecast; there" not in final.lower() or "looked up" in final.lower(), final
+        said.add(final.split(" there ")[0])
+    assert len(said) >= 2  # still more than one phrasing
+
+
 def test_every_call_of_a_later_step_that_takes_an_earlier_value_says_which() -> None:
     # createPet's name goes to a document search and its id to getPet, both in the next step:
     # the search's keyword must not come from nowhere.
