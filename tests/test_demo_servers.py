@@ -95,6 +95,24 @@ def test_both_servers_list_the_same_tools_and_answer_the_same() -> None:
     assert light[10]["result"]["structuredContent"] == {"result": []}
 
 
+def test_cities_get_their_own_forecast_and_one_city_always_the_same() -> None:
+    # Every city but three got 15 °C and cloudy, so the demo's records said so for Miami,
+    # Vancouver and Amsterdam alike.
+    cities = ["Miami", "Vancouver", "Amsterdam", "Quito", "Perth", "Miami", "Oslo"]
+    calls = [
+        {"method": "tools/call", "params": {"name": "get_forecast", "arguments": {"city": city}}}
+        for city in cities
+    ]
+    for script in ("demo_server.py", "sdk_demo_server.py"):
+        answers = _talk(script, _numbered(_CONVERSATION[:2] + calls))[1:]
+        found = [a["result"]["structuredContent"] for a in answers]
+        assert [f["city"] for f in found] == cities
+        assert found[0] == found[5]  # Miami twice: one forecast
+        assert found[6] == {"city": "Oslo", "celsius": 4.5, "conditions": "snow"}
+        assert len({(f["celsius"], f["conditions"]) for f in found[:5]}) == 5
+        assert all(-3 <= f["celsius"] <= 31 for f in found)
+
+
 def test_the_default_run_writes_the_same_records_with_either_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,7 @@ from typing import Any
 VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 
 _CLIMATE = {"lisbon": (19.0, "sunny"), "oslo": (4.5, "snow"), "nairobi": (24.0, "showers")}
+_SKIES = ("sunny", "clear", "partly cloudy", "cloudy", "showers", "rain", "windy", "fog")
 _NOTES: list[str] = []
 _UNITS = ["celsius", "fahrenheit"]
 
@@ -53,9 +55,20 @@ def _result(title: str, item: dict[str, Any]) -> dict[str, Any]:
     return _object(title, {"result": {**item, "title": "Result"} if "type" in item else item})
 
 
+def _climate(city: str) -> tuple[float, str]:
+    """A city's canned forecast: its own for the three above, else one drawn from its name (the
+    same city always gets the same, so a record's calls agree; cities differ, unlike one default
+    for all)."""
+    known = _CLIMATE.get(city.strip().lower())
+    if known is not None:
+        return known
+    drawn = zlib.crc32(city.strip().lower().encode("utf-8", "replace"))
+    return round(-3 + (drawn % 340) / 10, 1), _SKIES[(drawn >> 16) % len(_SKIES)]
+
+
 def get_forecast(city: str) -> dict[str, Any]:
-    """Today's forecast for a city (Lisbon, Oslo or Nairobi; other cities get a mild default)."""
-    celsius, conditions = _CLIMATE.get(city.lower(), (15.0, "cloudy"))
+    """Today's forecast for a city (Lisbon, Oslo or Nairobi; other cities get one made from their name)."""
+    celsius, conditions = _climate(city)
     return {"city": city, "celsius": celsius, "conditions": conditions}
 
 

@@ -18,6 +18,7 @@ Run it directly to try it with any MCP client::
 
 from __future__ import annotations
 
+import zlib
 from typing import Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -27,6 +28,7 @@ from pydantic import BaseModel
 server = MCPServer("fms-demo", instructions="Demo tools for fms_dgt's MCP example.", log_level="WARNING")
 
 _CLIMATE = {"lisbon": (19.0, "sunny"), "oslo": (4.5, "snow"), "nairobi": (24.0, "showers")}
+_SKIES = ("sunny", "clear", "partly cloudy", "cloudy", "showers", "rain", "windy", "fog")
 _NOTES: list[str] = []
 
 
@@ -45,10 +47,21 @@ class Conversion(BaseModel):
     unit: Literal["celsius", "fahrenheit"]
 
 
+def _climate(city: str) -> tuple[float, str]:
+    """A city's canned forecast: its own for the three above, else one drawn from its name (the
+    same city always gets the same, so a record's calls agree; cities differ, unlike one default
+    for all)."""
+    known = _CLIMATE.get(city.strip().lower())
+    if known is not None:
+        return known
+    drawn = zlib.crc32(city.strip().lower().encode("utf-8", "replace"))
+    return round(-3 + (drawn % 340) / 10, 1), _SKIES[(drawn >> 16) % len(_SKIES)]
+
+
 @server.tool(title="Weather forecast", annotations=ToolAnnotations(read_only_hint=True))
 async def get_forecast(city: str) -> Forecast:
-    """Today's forecast for a city (Lisbon, Oslo or Nairobi; other cities get a mild default)."""
-    celsius, conditions = _CLIMATE.get(city.lower(), (15.0, "cloudy"))
+    """Today's forecast for a city (Lisbon, Oslo or Nairobi; other cities get one made from their name)."""
+    celsius, conditions = _climate(city)
     return Forecast(city=city, celsius=celsius, conditions=conditions)
 
 
