@@ -110,7 +110,7 @@ def test_cities_get_their_own_forecast_and_one_city_always_the_same() -> None:
         assert found[0] == found[5]  # Miami twice: one forecast
         assert found[6] == {"city": "Oslo", "celsius": 4.5, "conditions": "snow"}
         assert len({(f["celsius"], f["conditions"]) for f in found[:5]}) == 5
-        assert all(-3 <= f["celsius"] <= 31 for f in found)
+        assert all(4 <= f["celsius"] < 27 for f in found[:6])  # mild: a canned forecast, no season
 
 
 def test_the_default_run_writes_the_same_records_with_either_server(

@@ -55,7 +55,7 @@ def _climate(city: str) -> tuple[float, str]:
     if known is not None:
         return known
     drawn = zlib.crc32(city.strip().lower().encode("utf-8", "replace"))
-    return round(-3 + (drawn % 340) / 10, 1), _SKIES[(drawn >> 16) % len(_SKIES)]
+    return round(4 + (drawn % 230) / 10, 1), _SKIES[(drawn >> 16) % len(_SKIES)]
 
 
 @server.tool(title="Weather forecast", annotations=ToolAnnotations(read_only_hint=True))
