@@ -430,6 +430,9 @@ def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", c
         )
     if isinstance(value, list):
         return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
+    if (only := _named_as(value, topic)) is not None:  # not "I queried the stock price; the stock price is 4"
+        said = result_clause(only, "", rng, heat=heat)
+        return rng.choice((f"{topic} is {said}.", f"I {did}: it's {said}."))
     colon = "; " if ":" in clause else ": "  # not "I searched: there are 2 documents: a and b"
     if purpose.kind != GET:
         return rng.choice((f"I {did}{colon}{clause}.", f"I {did}; {clause}."))
@@ -437,10 +440,21 @@ def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", c
         found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
         # "The daily forecast; there are 3 days: ..." is no sentence: the topic alone leads only a colon.
         bare = (f"{topic}{colon}{clause}.",) if colon == ": " else ()
-        return rng.choice((f"For {topic}, {clause}.", f"{found}{colon}{clause}.", *bare))
+        options: tuple[str, ...] = (f"For {topic}, {clause}.", f"{found}{colon}{clause}.", *bare)
+        return rng.choice(options)
     if topic.startswith("the "):
         return rng.choice((f"{topic} is {clause}.", f"I got {clause} for {topic}."))
     return rng.choice((f"I got {clause} for {topic}.", f"The answer is {clause}."))
+
+
+def _named_as(value: Any, topic: str) -> Any:
+    """The one value of a result whose only field is named as what the call looked for (the
+    stock price's ``stock_price``), else ``None``."""
+    if not isinstance(value, dict) or len(value) != 1 or not topic.startswith("the "):
+        return None
+    key, inner = next(iter(value.items()))
+    plain = inner is not None and not isinstance(inner, (dict, list, bool))
+    return inner if plain and humanize(str(key)).lower() == topic[4:].lower() else None
 
 
 def _noun(purpose: Purpose) -> str:

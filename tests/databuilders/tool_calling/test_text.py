@@ -428,6 +428,26 @@ def test_a_looked_up_list_is_said_in_a_sentence() -> None:
     assert len(said) >= 2  # still more than one phrasing
 
 
+def test_a_result_that_is_only_what_was_asked_for_is_said_once() -> None:
+    # QueryStock answers {"stock_price": 404.1}: "I queried the stock price; the stock price is
+    # 404.1" said it twice.
+    stock = Tool(
+        "QueryStock",
+        "api_bank",
+        description="Query the stock price of a given stock code on a date.",
+        parameters={"type": "object", "properties": {"stock_code": {"type": "string"}}},
+    )
+    plan = RecordPlan(
+        index=0,
+        scenario="single",
+        offered=[stock],
+        steps=[[_call(stock, {"stock_code": "MSFT"}, {"stock_price": 404.1})]],
+    )
+    for seed in range(20):
+        final = WRITER.write(plan, random.Random(seed)).final
+        assert "404.1" in final and final.lower().count("stock price") == 1, final
+
+
 def test_every_call_of_a_later_step_that_takes_an_earlier_value_says_which() -> None:
     # createPet's name goes to a document search and its id to getPet, both in the next step:
     # the search's keyword must not come from nowhere.
