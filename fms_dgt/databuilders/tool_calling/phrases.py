@@ -331,7 +331,14 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
     keys = [k for k, v in record.items() if v is not None and v != {} and v != []]
     keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
-    parts = [_field(str(k), record[k], rng, compact, heat) for k in keys[:_MAX_FIELDS]]
+    measured = _measured(record, keys)
+    if measured is not None:  # "it's 14.34 °C", not "the value is 14.34 and the unit is celsius"
+        number, unit, said = measured
+        keys = [k for k in keys if k != unit]
+    parts = [
+        said if measured is not None and k == number else _field(str(k), record[k], rng, compact, heat)
+        for k in keys[:_MAX_FIELDS]
+    ]
     rest = len(keys) - _MAX_FIELDS
     if rest > 0:
         parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
@@ -355,10 +362,34 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
     if unit and " " not in words:
         return f"it's {_short(value, rng)}{unit}"
     words = words.rsplit(" ", 1)[0] if unit else words
-    unit = unit or _heat_unit(words, value, heat)
+    unit = unit or _heat_unit(words, value, heat) or _wind_unit(words, value, heat)
     if compact:
         return f"{words} {_short(value, rng)}{unit}"
     return f"the {words} {_be(words)} {_short(value, rng)}{unit}"
+
+
+#: Names of a result's field that says the unit of its one number; and unit systems, which are not.
+_UNIT_KEYS = frozenset({"unit", "units", "uom"})
+_SYSTEMS = frozenset({"metric", "imperial", "standard", "si"})
+#: Names of the number a unit goes with that need no name of their own ("it's 14.34 °C").
+_PLAIN_NUMBERS = frozenset({"value", "result", "output", "converted value", "converted", "answer"})
+
+
+def _measured(record: Mapping[str, Any], keys: list[Any]) -> tuple[Any, Any, str] | None:
+    """A record holding one number and the unit it is in (a converter's ``{"value": 14.34,
+    "unit": "celsius"}``): the number's key, the unit's key, and the number said with its unit."""
+    units = [k for k in keys if str(k).lower() in _UNIT_KEYS and isinstance(record[k], str)]
+    numbers = [k for k in keys if isinstance(record[k], int | float) and not isinstance(record[k], bool)]
+    if len(units) != 1 or len(numbers) != 1:
+        return None
+    unit = record[units[0]].strip()
+    if not unit or len(unit) > 24 or unit.lower() in _SYSTEMS:
+        return None
+    suffix = _UNITS.get(unit.lower(), f" {plain(unit, 24)}")
+    amount = scalar_words(record[numbers[0]], 0) + suffix
+    words = humanize(str(numbers[0])) or "value"
+    said = f"it's {amount}" if words in _PLAIN_NUMBERS else f"the {words} {_be(words)} {amount}"
+    return numbers[0], units[0], said
 
 
 #: Field names (humanized) that hold a temperature in a weather result.
@@ -371,6 +402,14 @@ def _heat_unit(words: str, value: Any, heat: str) -> str:
         return ""
     last = words.split(" ")[-1]
     return heat if words in _HEAT_WORDS or last in ("temperature", "temp", "celsius") else ""
+
+
+def _wind_unit(words: str, value: Any, heat: str) -> str:
+    """A weather result's wind speed in the units the call asked for: mph with Fahrenheit, km/h
+    with Celsius (none when the call does not say, as for Kelvin)."""
+    if words not in ("wind speed", "wind", "windspeed") or not isinstance(value, int | float):
+        return ""
+    return {" °F": " mph", " °C": " km/h"}.get(heat, "")
 
 
 def _be(noun: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -163,3 +164,25 @@ def test_errors_are_said_briefly() -> None:
 def test_plain_text_is_safe_in_a_sentence() -> None:
     assert plain("a\x00b\u2028c {d} [e]") == "a b c (d) (e)"
     assert plain("one two three four", 10) == "one two…"
+
+
+def test_a_number_is_said_with_the_unit_its_record_gives() -> None:
+    # A converter's {"value": 14.34, "unit": "celsius"} read "the value is 14.34 and the unit is celsius".
+    for seed in range(10):
+        rng = random.Random(seed)
+        converted = result_clause({"value": 14.34, "unit": "celsius"}, "results", rng)
+        assert converted == "it's 14.34 °C", converted
+        weighed = result_clause({"amount": 3, "unit": "kg", "item": "flour"}, "results", rng)
+        assert "the amount is 3 kg" in weighed and "unit" not in weighed and "flour" in weighed, weighed
+        system = result_clause({"value": 5, "units": "metric"}, "results", rng)
+        assert "metric" in system  # a unit system is no unit of the number
+        two = result_clause({"low": 1, "high": 9, "unit": "celsius"}, "results", rng)
+        assert "celsius" in two  # two numbers: which one the unit is for is not said
+
+
+def test_a_weather_results_wind_speed_has_the_units_of_the_call() -> None:
+    weather = {"temperature": 3.5, "wind_speed": 12.4}
+    for seed in range(10):
+        assert "12.4 mph" in result_clause(weather, "results", random.Random(seed), heat=" °F")
+        assert "12.4 km/h" in result_clause(weather, "results", random.Random(seed), heat=" °C")
+        assert re.search(r"12\.4(?! ?(mph|km))", result_clause(weather, "results", random.Random(seed)))
