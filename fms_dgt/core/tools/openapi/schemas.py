@@ -17,7 +17,7 @@ OpenAPI keywords that are not JSON Schema are handled on purpose: ``nullable: tr
 ``exclusiveMinimum``/``exclusiveMaximum`` become numeric bounds, and ``discriminator``, ``xml``,
 ``externalDocs``, ``x-`` extensions and the identifier keywords (``$id``, ``$schema``,
 ``$anchor``, ``$dynamicAnchor``, ``$dynamicRef``, ``$vocabulary``) are dropped. ``readOnly``
-properties are not required in requests and ``writeOnly`` ones are not required in responses.
+properties are dropped from requests and ``writeOnly`` ones from responses.
 Every other keyword goes through :func:`fms_dgt.core.tools.schema.normalise_schema`, so the
 result passes ``check_schema``.
 """
@@ -209,18 +209,25 @@ class SchemaCompiler:
                 out[key] = value
         if node.get("nullable") is True:
             out = _nullable(out)
-        self._drop_hidden_required(out, ctx)
+        self._drop_hidden(out, ctx)
         return out
 
-    def _drop_hidden_required(self, out: dict[str, Any], ctx: _Ctx) -> None:
-        required = out.get("required")
+    def _drop_hidden(self, out: dict[str, Any], ctx: _Ctx) -> None:
+        """Drop the properties a request must not send (``readOnly``: an id or a timestamp the
+        server sets) or a response never holds (``writeOnly``: a password), and their ``required``
+        entries: a tool's inputs are what a call may send, and a model that learned to send a
+        DAG's ``next_dagrun`` or ``fileloc`` learned a request the API ignores or refuses."""
         props = out.get("properties")
-        if not isinstance(required, list) or not isinstance(props, dict):
+        if not isinstance(props, dict):
             return
         hidden = "readOnly" if ctx.mode == REQUEST else "writeOnly"
-        kept = [n for n in required if not self._flag(props.get(n), hidden, ctx)]
-        if len(kept) != len(required):
-            out["required"] = kept
+        dropped = {n for n, p in props.items() if self._flag(p, hidden, ctx)}
+        if not dropped:
+            return
+        out["properties"] = {n: p for n, p in props.items() if n not in dropped}
+        required = out.get("required")
+        if isinstance(required, list):
+            out["required"] = [n for n in required if n not in dropped]
 
     def _flag(self, prop: Any, flag: str, ctx: _Ctx) -> bool:
         if not isinstance(prop, dict):

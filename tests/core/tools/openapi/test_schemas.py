@@ -49,11 +49,19 @@ def test_openapi_keywords_are_translated_or_dropped() -> None:
     assert circle["properties"]["radius"] == {"type": "number", "examples": [2.5], "exclusiveMinimum": 0}
 
 
-def test_read_only_properties_are_not_required_in_requests() -> None:
+def test_read_only_properties_are_not_sent_and_write_only_ones_not_answered() -> None:
+    # Airflow's PATCH /dags/{dag_id} takes a DAG whose fields but is_paused are readOnly: the
+    # generated calls sent a DAG's fileloc, next_dagrun and scheduler_lock, which no client sets.
     tools, _ = load(REST / "features.yaml")
     params = tools["putThing"].parameters
-    assert "body_id" not in params["required"]
-    assert "label" in params["required"]
+    assert "created" not in params["properties"] and "created" not in params["required"]
+    assert {"body_id", "label"} <= set(params["required"]) and "secret" in params["properties"]
+    tree = tools["plantTree"]
+    node = tree.parameters["$defs"]["Node"]  # a readOnly $ref counts as readOnly
+    assert "planted" not in node["properties"] and "keeper_pin" in node["properties"]
+    answered = tree.output_parameters["$defs"]["Node"]
+    assert "planted" in answered["properties"] and "keeper_pin" not in answered["properties"]
+    check_schemas(list(tools.values()))
 
 
 def test_absurdly_deep_schema_is_skipped_not_a_crash(tmp_path: Path) -> None:
