@@ -473,13 +473,20 @@ def label(name: str) -> str:
 
 @lru_cache(maxsize=16384)
 def humanize(name: str) -> str:
-    """An identifier as words: ``city_name`` -> "city name", ``petId`` -> "pet ID", ``is_id`` -> "ID"."""
-    words = [w for w in re.split(r"[_\-\s.]+", _CAMEL.sub(" ", name)) if w]
-    if len(words) > 1 and words[0].lower() in ("is", "has"):
+    """An identifier as words: ``city_name`` -> "city name", ``petId`` -> "pet ID", ``is_id`` -> "ID",
+    and a bracketed query name as what it names (JSON:API's ``page[size]`` -> "page size",
+    ``filter[status]`` -> "status": the value filters by it)."""
+    words = [w for w in re.split(r"[_\-\s.\[\]]+", _CAMEL.sub(" ", name)) if w]
+    lead = words[0].lower() if len(words) > 1 else ""
+    if lead in ("is", "has") or "[" in name and lead in _FILTERS:
         words = words[1:]
     return " ".join(
         _ABBREVIATED.get(w.lower(), w if w.isupper() and len(w) > 1 else w.lower()) for w in words
     )
+
+
+#: The first word of a bracketed query name that only says its value is a filter.
+_FILTERS = frozenset({"filter", "filters", "where"})
 
 
 def article(phrase: str) -> str:

@@ -101,7 +101,7 @@ def output_fields(tool: Tool) -> list[Field]:
         return []
     defs = _definitions(root)
     schema, title = _resolve(root, defs)
-    if not schema:
+    if not schema or _outcome_only(tool, schema):
         return []
     walk = _Walk(defs)
     if _properties(schema):
@@ -110,6 +110,32 @@ def output_fields(tool: Tool) -> list[Field]:
         walk.fields.append(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema))
         walk.expand(Field(name=WHOLE_RESULT, leaf=tool.name, schema=schema), title, 0)
     return walk.run()
+
+
+#: Names of a result's fields that only say how the call went.
+_OUTCOME = frozenset({"status", "success", "ok", "message", "msg", "error", "errors", "detail", "details"})
+#: First words of a tool's name that make it an action (what it answers is how the action went).
+_ACTIONS = frozenset(
+    """add create delete remove update modify cancel set send record register book post put patch
+    upload reset change edit save store submit insert forgot""".split()
+)
+
+
+def _outcome_only(tool: Tool, schema: Mapping[str, Any]) -> bool:
+    """Whether a tool is an action whose result only says how it went (API-Bank's ``DeleteAlarm``
+    answering ``{"status": "success"}``): that status is no value to pass on ("take the status
+    and send an email"). A lookup's status is its answer (a ticket's, a member's travel status),
+    so a REST operation counts as an action unless it is a GET, another tool when its name
+    starts with an action's verb."""
+    props = _properties(schema)
+    if not props or any(str(n).lower().replace("_", "") not in _OUTCOME for n in props):
+        return False
+    route = tool.metadata.get("route")
+    method = route.get("method") if isinstance(route, Mapping) else None
+    if isinstance(method, str):
+        return method.upper() != "GET"
+    words = _WORD.findall(tool.name)
+    return bool(words) and words[0].lower() in _ACTIONS
 
 
 def response_variants(tool: Tool) -> list[str]:

@@ -35,8 +35,8 @@ more tools only scores what is new (new outputs against everything, old outputs 
 inputs) and merges, which gives the same result as a cold run. The parameters and per-namespace
 candidates of namespaces seen before (by content key) come from the memo.
 
-Tools without ``output_parameters`` have no outgoing edges; tools without parameters have no
-incoming edges. Overloads are distinct nodes.
+Tools without ``output_parameters`` (or only an action's status) have no outgoing edges; tools
+without parameters have no incoming edges. Overloads are distinct nodes.
 
 The artifact type, :class:`~fms_dgt.core.tools.artifacts.DataflowGraph`, is in
 :mod:`fms_dgt.core.tools.artifacts`. This module is the plug-in; the parameters are in
@@ -245,9 +245,9 @@ class DataflowEnrichment(ToolEnrichment):
         # ``#operation/getCategories``) is declared fed by that operation's result; an input
         # named for an entity as a reference to one (``original_source``) takes its id exactly;
         # an input's feeder is one of the first 16 producers of a signature.
-        # Version 16: an output and an input that both list their values and share none score 0.
+        # Version 16: listed values that share none score 0. 17: an action's lone status feeds nothing.
         self.settings = {
-            "version": 16,
+            "version": 17,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

@@ -161,3 +161,33 @@ def test_a_nested_id_takes_the_entity_of_the_nearest_object_holding_it() -> None
     graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry([thread, reply]))
     found = {(e.output, e.input) for e in graph.edges_from(0)}
     assert ("children[].comment.id", "commentId") in found and ("owner.id", "commentId") not in found
+
+
+def test_an_action_that_only_says_how_it_went_has_no_outputs() -> None:
+    # API-Bank's DeleteAlarm answers {"status": "success"}: "take the status and send an email"
+    # wired it into ForgotPassword's status. A lookup's status is its answer.
+    status = {"type": "object", "properties": {"status": {"type": "string"}, "message": {"type": "string"}}}
+    assert output_fields(Tool("DeleteAlarm", "bank", output_parameters=status)) == []
+    assert output_fields(Tool("add_reminder", "bank", output_parameters=status)) == []
+    assert [f.name for f in output_fields(Tool("TravelStatus", "bank", output_parameters=status))] == [
+        "status",
+        "message",
+    ]
+    deleted = {"type": "object", "properties": {"petId": {"type": "string"}, "status": {"type": "string"}}}
+    assert [f.name for f in output_fields(Tool("deletePet", "pets", output_parameters=deleted))] == [
+        "petId",
+        "status",
+    ]  # an action that also says what it acted on keeps all of it
+    for method, kept in (("GET", ["status", "message"]), ("POST", [])):
+        route = {"route": {"method": method, "path": "/health"}}
+        probe = Tool("health", "api", output_parameters=status, metadata=route)
+        assert [f.name for f in output_fields(probe)] == kept
+    graph = DataflowEnrichment(threshold=0.05).enrich(
+        ToolRegistry(
+            [
+                Tool("DeleteAlarm", "bank", output_parameters=status),
+                Tool("ForgotPassword", "bank", parameters={"type": "object", "properties": {"status": {}}}),
+            ]
+        )
+    )
+    assert len(graph) == 0
