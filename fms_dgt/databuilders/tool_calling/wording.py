@@ -478,7 +478,7 @@ def humanize(name: str) -> str:
     ``filter[status]`` -> "status": the value filters by it)."""
     words = [w for w in re.split(r"[_\-\s.\[\]]+", _CAMEL.sub(" ", name)) if w]
     lead = words[0].lower() if len(words) > 1 else ""
-    if lead in ("is", "has") or "[" in name and lead in _FILTERS:
+    if lead in ("is", "has") or ("[" in name and lead in _FILTERS):
         words = words[1:]
     return " ".join(
         _ABBREVIATED.get(w.lower(), w if w.isupper() and len(w) > 1 else w.lower()) for w in words

@@ -223,6 +223,11 @@ def test_words_for_identifiers() -> None:
     assert humanize("city_name") == "city name"
     assert humanize("petId") == "pet ID"
     assert humanize("is_id") == "ID"
+    # JSON:API query names (Up Banking's): the request said "with filter[status] SETTLED", a
+    # bracket the offline check takes for a JSON dump.
+    assert humanize("filter[status]") == "status" and humanize("filter[ownershipType]") == "ownership type"
+    assert humanize("page[size]") == "page size" and humanize("filter") == "filter"
+    assert humanize("filter[]") == "filter" and humanize("[]") == ""
     assert label("X-Api-Key") == "key"
     assert join_words(["a", "b", "c"]) == "a, b and c"
     assert [past(v) for v in ("book", "send", "create", "cancel", "stop", "transfer", "query")] == [

@@ -116,8 +116,32 @@ def output_fields(tool: Tool) -> list[Field]:
 _OUTCOME = frozenset({"status", "success", "ok", "message", "msg", "error", "errors", "detail", "details"})
 #: First words of a tool's name that make it an action (what it answers is how the action went).
 _ACTIONS = frozenset(
-    """add create delete remove update modify cancel set send record register book post put patch
-    upload reset change edit save store submit insert forgot""".split()
+    [
+        "add",
+        "create",
+        "delete",
+        "remove",
+        "update",
+        "modify",
+        "cancel",
+        "set",
+        "send",
+        "record",
+        "register",
+        "book",
+        "post",
+        "put",
+        "patch",
+        "upload",
+        "reset",
+        "change",
+        "edit",
+        "save",
+        "store",
+        "submit",
+        "insert",
+        "forgot",
+    ]
 )
 
 
