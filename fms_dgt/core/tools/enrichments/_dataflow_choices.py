@@ -1,5 +1,7 @@
-"""Closed sets of values, for the ``dataflow`` enrichment: an output that can only be one of some
-values feeds an input that can only be one of others only when the two sets share a value.
+"""Values that cannot pass, for the ``dataflow`` enrichment.
+
+**Closed sets.** An output that can only be one of some values feeds an input that can only be
+one of others only when the two sets share a value.
 
 A temperature converter's ``unit`` (``celsius`` or ``fahrenheit``) and a weather tool's ``units``
 (``metric`` or ``imperial``) read alike and have one type, but no value of the first is a valid
@@ -11,6 +13,14 @@ scalar; an open parameter (no set, or one of more than :data:`MAX_CHOICES` value
 set travels in the parameter's role string (:func:`with_choices`, after a separator that
 :func:`~._dataflow_entities.parse_role` ignores), so parameters that differ only in their set
 have different signatures, and the memo stores it with the roles.
+
+**Qualified values.** Two values of one kind, each said to be of something, are of different
+things when nothing qualifies both alike: a post's ``like_count`` is no hotel booking's
+``child_count``, a user's ``first_name`` no ``last_name``, a country's ``dial_code`` no
+``countryCode``, an account's ``displayName`` no ``hotel_name``. Hashed words made such pairs
+alike by their kind alone ("count", "name", "code"). A value is *qualified* when its name ends in a
+kind word (:data:`KINDS`) after other words; a pair scores 0 when both are qualified, their kinds
+agree and their qualifiers share no word. A bare kind (``date``, ``name``) is any value of it.
 """
 
 from __future__ import annotations
@@ -18,14 +28,27 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.enrichments._dataflow_entities import CHOICES
+from fms_dgt.core.tools.artifacts import split_path
+from fms_dgt.core.tools.enrichments._dataflow_entities import CHOICES, name_text, singular
 
-__all__ = ["MAX_CHOICES", "ChoiceTable", "closed_values", "with_choices"]
+if TYPE_CHECKING:
+    from fms_dgt.core.tools.enrichments._dataflow_params import Side
+
+__all__ = [
+    "KINDS",
+    "MAX_CHOICES",
+    "ChoiceTable",
+    "QualifierTable",
+    "closed_values",
+    "qualified",
+    "qualifier_table",
+    "with_choices",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -66,7 +89,40 @@ def with_choices(role: str, schema: Any) -> str:
     return f"{role}{CHOICES}{','.join(sorted({_digest(v) for v in values}))}"
 
 
-class ChoiceTable:
+class _Pairs:
+    """Ids of things on each side of a pair, and which pairs of them cannot meet (cached)."""
+
+    def __init__(self) -> None:
+        self._apart: dict[int, bool] = {}
+
+    def _count(self) -> int:
+        raise NotImplementedError
+
+    def _disjoint(self, out_id: int, in_id: int) -> bool:
+        raise NotImplementedError
+
+    def fits(self, out_ids: IntArray, in_ids: IntArray) -> npt.NDArray[np.bool_]:
+        """Whether each output id (paired with an input id) can meet it; an unknown end (-1)
+        meets anything."""
+        fits = np.ones(np.broadcast(out_ids, in_ids).shape, dtype=bool)
+        both = (out_ids >= 0) & (in_ids >= 0)
+        if not both.any():
+            return fits
+        count = self._count()
+        codes = np.broadcast_to(out_ids, both.shape)[both] * count + np.broadcast_to(in_ids, both.shape)[both]
+        unique, inverse = np.unique(codes, return_inverse=True)
+        apart = np.array([self._known(int(code), count) for code in unique.tolist()], dtype=bool)
+        fits[both] = ~apart[inverse.reshape(-1)]
+        return fits
+
+    def _known(self, code: int, count: int) -> bool:
+        found = self._apart.get(code)
+        if found is None:
+            found = self._apart[code] = self._disjoint(*divmod(code, count))
+        return found
+
+
+class ChoiceTable(_Pairs):
     """The value sets of a pool's roles, and which pairs of them share no value.
 
     Attributes:
@@ -74,6 +130,7 @@ class ChoiceTable:
     """
 
     def __init__(self, role_names: Sequence[str]) -> None:
+        super().__init__()
         sets: dict[frozenset[str], int] = {}
         ids = np.full(max(len(role_names), 1), -1, dtype=np.int64)
         for number, text in enumerate(role_names):
@@ -82,25 +139,79 @@ class ChoiceTable:
                 ids[number] = sets.setdefault(frozenset(listed.split(",")), len(sets))
         self.ids = ids
         self._sets = list(sets)
-        self._apart: dict[int, bool] = {}
 
-    def fits(self, out_set: IntArray, in_set: IntArray) -> npt.NDArray[np.bool_]:
-        """Whether each output set (paired with an input set, both ids) shares a value with it;
-        an open end (-1) fits anything."""
-        fits = np.ones(np.broadcast(out_set, in_set).shape, dtype=bool)
-        both = (out_set >= 0) & (in_set >= 0)
-        if not both.any():
-            return fits
-        count = len(self._sets)
-        codes = np.broadcast_to(out_set, both.shape)[both] * count + np.broadcast_to(in_set, both.shape)[both]
-        unique, inverse = np.unique(codes, return_inverse=True)
-        apart = np.array([self._disjoint(int(code), count) for code in unique.tolist()], dtype=bool)
-        fits[both] = ~apart[inverse.reshape(-1)]
-        return fits
+    def _count(self) -> int:
+        return len(self._sets)
 
-    def _disjoint(self, code: int, count: int) -> bool:
-        found = self._apart.get(code)
-        if found is None:
-            out_set, in_set = divmod(code, count)
-            found = self._apart[code] = self._sets[out_set].isdisjoint(self._sets[in_set])
-        return found
+    def _disjoint(self, out_id: int, in_id: int) -> bool:
+        return self._sets[out_id].isdisjoint(self._sets[in_id])
+
+
+#: Last words of a name that only say what kind of value it is; the words before say of what.
+KINDS = frozenset(
+    {"count", "number", "total", "amount", "price", "value", "code", "date", "time", "timestamp"}
+    | {"name", "title", "type", "kind", "category", "status", "state", "level", "rate", "size"}
+    | {"url", "description", "text", "mode", "format"}
+)
+#: Words that say nothing of what a value is of: fillers, and modifiers of a state or a time (a
+#: stock's ``new_price`` is a price of anything; ``amount_total`` is a total).
+_FILLERS = frozenset({"of", "the", "a", "an", "by", "for", "is", "has", "in", "to", "on", "at"})
+_MODIFIERS = frozenset(
+    {"new", "old", "current", "previous", "original", "updated", "initial", "final", "latest"}
+    | {"default", "selected", "primary", "max", "min", "maximum", "minimum", "average", "actual"}
+)
+
+
+def qualified(name: str) -> tuple[str, frozenset[str]] | None:
+    """A value's kind and the words that say of what (``like_count`` -> count, {like}), or None
+    when its name is a bare kind or does not end in one."""
+    tokens = [singular(w) for w in name_text(name).split() if w not in _FILLERS]
+    if len(tokens) < 2 or tokens[-1] not in KINDS:
+        return None
+    of = frozenset(t for t in tokens[:-1] if t not in KINDS and t not in _MODIFIERS)
+    return (tokens[-1], of) if of else None
+
+
+class QualifierTable(_Pairs):
+    """The qualified values of a pool's signatures, and which pairs name different things.
+
+    Attributes:
+        out, into: per output and input signature, the id of its qualified value (-1 for none).
+    """
+
+    def __init__(self, out_names: Sequence[str | None], in_names: Sequence[str | None]) -> None:
+        super().__init__()
+        found: dict[tuple[str, frozenset[str]], int] = {}
+
+        def ids(names: Sequence[str | None]) -> IntArray:
+            read = [qualified(n) if n else None for n in names]
+            return np.array([-1 if q is None else found.setdefault(q, len(found)) for q in read], np.int64)
+
+        self.out, self.into = ids(out_names), ids(in_names)
+        self._values = list(found)
+
+    def _count(self) -> int:
+        return len(self._values)
+
+    def _disjoint(self, out_id: int, in_id: int) -> bool:
+        (kind, mine), (other, theirs) = self._values[out_id], self._values[in_id]
+        return kind == other and mine.isdisjoint(theirs)
+
+
+def qualifier_table(outs: Side, ins: Side, names: Sequence[str]) -> QualifierTable:
+    """The :class:`QualifierTable` of two sides, read from each signature's first parameter's
+    own name (the whole result has none)."""
+    return QualifierTable(_leaves(outs, names), _leaves(ins, names))
+
+
+def _leaves(side: Side, names: Sequence[str]) -> list[str | None]:
+    first = side.members[side.ptr[:-1]] if len(side.members) else np.zeros(0, np.int64)
+    return [_leaf(names[int(n)]) for n in side.name[first].tolist()]
+
+
+def _leaf(path: str) -> str | None:
+    try:
+        steps = [s for s in split_path(path) if isinstance(s, str)] if path else []
+    except ValueError:
+        return None
+    return steps[-1] if steps else None

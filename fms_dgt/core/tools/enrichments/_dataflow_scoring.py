@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.enrichments._dataflow_choices import ChoiceTable
+from fms_dgt.core.tools.enrichments._dataflow_choices import ChoiceTable, QualifierTable
 from fms_dgt.core.tools.enrichments._dataflow_entities import MAX_VARIANTS, entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
@@ -263,7 +263,12 @@ class Scorer:
     """
 
     def __init__(
-        self, outs: Side, ins: Side, labels: tuple[Sequence[str], Sequence[str]], threshold: float
+        self,
+        outs: Side,
+        ins: Side,
+        labels: tuple[Sequence[str], Sequence[str]],
+        threshold: float,
+        qualifiers: QualifierTable | None = None,
     ) -> None:
         type_keys, role_names = labels
         self.out_vec, self.out_inv = outs.vectors, outs.inverse
@@ -284,6 +289,10 @@ class Scorer:
         self.out_space, self.in_space = space[outs.roles], space[ins.roles]
         self.choices = ChoiceTable(role_names)
         self.out_set, self.in_set = self.choices.ids[outs.roles], self.choices.ids[ins.roles]
+        # Identifiers have entities instead (:meth:`_separate_entities`).
+        self.qualifiers = qualifiers or QualifierTable([None] * len(outs.keys), [None] * len(ins.keys))
+        self.out_qual = np.where(kinds[outs.roles] == 1, -1, self.qualifiers.out)
+        self.in_qual = np.where(kinds[ins.roles] == 1, -1, self.qualifiers.into)
         self.threshold = threshold
 
     def kin(self, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
@@ -331,6 +340,7 @@ class Scorer:
         self._searchable(dots, out_sigs, in_sigs, in_type)
         self._separate_entities(dots, out_sigs, in_sigs if not everything else None, in_type)
         self._separate_values(dots, out_sigs, in_sigs)
+        self._separate_qualified(dots, out_sigs, in_sigs)
         return dots
 
     def columns(self, out_sigs: IntArray, in_sigs: IntArray, width: IntArray, least: float) -> Candidates:
@@ -374,6 +384,19 @@ class Scorer:
             return
         apart = ~self.values_fit(out_sigs[rows][:, None], in_sigs[cols][None, :])
         r, c = np.nonzero(apart)
+        dots[rows[r], cols[c]] = 0.0
+
+    def _separate_qualified(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray) -> None:
+        """Zero the cells of two values of one kind said to be of different things (in place:
+        a post's ``like_count`` into a booking's ``child_count``, :mod:`._dataflow_choices`)."""
+        rows = np.flatnonzero(self.out_qual[out_sigs] >= 0)
+        cols = np.flatnonzero(self.in_qual[in_sigs] >= 0)
+        if len(rows) == 0 or len(cols) == 0:
+            return
+        fits = self.qualifiers.fits(
+            self.out_qual[out_sigs[rows]][:, None], self.in_qual[in_sigs[cols]][None, :]
+        )
+        r, c = np.nonzero(~fits)
         dots[rows[r], cols[c]] = 0.0
 
     def _separate_entities(

@@ -57,6 +57,7 @@ import numpy.typing as npt
 from fms_dgt.core.tools.artifacts import DataflowGraph, Edge
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._cache import MemoStore, StateStore, VectorStore, pool_groups
+from fms_dgt.core.tools.enrichments._dataflow_choices import qualifier_table
 from fms_dgt.core.tools.enrichments._dataflow_exact import EXACT_FIT, exact_pairs, leaf_keys
 from fms_dgt.core.tools.enrichments._dataflow_feeders import (
     FEED_EVERY,
@@ -245,9 +246,9 @@ class DataflowEnrichment(ToolEnrichment):
         # ``#operation/getCategories``) is declared fed by that operation's result; an input
         # named for an entity as a reference to one (``original_source``) takes its id exactly;
         # an input's feeder is one of the first 16 producers of a signature.
-        # Version 16: listed values that share none score 0. 17: an action's lone status feeds nothing.
+        # 16: listed values sharing none, 17: an action's lone status, 18: qualified kinds apart.
         self.settings = {
-            "version": 17,
+            "version": 18,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),
@@ -282,7 +283,7 @@ class DataflowEnrichment(ToolEnrichment):
         self._fill_vectors(outs)
         self._fill_vectors(ins)
         labels = (tables[0].names, tables[1].names)
-        scorer = Scorer(outs, ins, labels, self.threshold)
+        scorer = Scorer(outs, ins, labels, self.threshold, qualifier_table(outs, ins, names.names))
         qid, qcount = _qualified_ids(registry, tools)
         width = self._widths(qid, qcount, outs, ins)
         cands = self._candidates(scorer, outs, ins, width)

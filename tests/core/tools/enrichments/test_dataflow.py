@@ -14,7 +14,7 @@ from support.schemas import rest_tool, schema
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_feeders, _dataflow_scoring, dataflow
-from fms_dgt.core.tools.enrichments._dataflow_choices import closed_values
+from fms_dgt.core.tools.enrichments._dataflow_choices import closed_values, qualified
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places
@@ -189,6 +189,13 @@ def _values_apart(out_field: Any, in_field: Any) -> bool:
     return not {(isinstance(v, bool), v) for v in mine} & {(isinstance(v, bool), v) for v in theirs}
 
 
+def _qualified_apart(out: Any, into: Any) -> bool:
+    if _kind(out[2][3]) == "id" or _kind(into[2][3]) == "id" or out[1].name == "":
+        return False
+    mine, theirs = qualified(out[1].leaf), qualified(into[1].leaf)
+    return bool(mine and theirs and mine[0] == theirs[0] and not mine[1] & theirs[1])
+
+
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:
     """A dense, per-parameter implementation of the same definition (small pools only)."""
     enrichment = DataflowEnrichment(threshold=threshold, max_neighbors=max_neighbors)
@@ -220,8 +227,11 @@ def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> 
     scores[apart.reshape(scores.shape)] = 0.0
     kin = np.array([[_kin(o, i) for i in in_roles] for o in out_roles], dtype=bool).reshape(scores.shape)
     scores = np.where(kin, np.maximum(scores, np.float32(KIN_FLOOR) * compat), scores)
-    # Ends that list their values and share none score 0.
-    closed = np.array([[_values_apart(o[1], i[1]) for i in ins] for o in outs], dtype=bool)
+    # Ends that list their values and share none score 0, and so do values of one kind said to
+    # be of different things (identifiers have entities instead).
+    closed = np.array(
+        [[_values_apart(o[1], i[1]) or _qualified_apart(o, i) for i in ins] for o in outs], dtype=bool
+    )
     scores[closed.reshape(scores.shape)] = 0.0
     # An exact match asks the types alone to fit (a plain value and an identifier of one name).
     base = np.array([[type_compatibility(o[2][2], i[2][2]) for i in ins] for o in outs], np.float32)

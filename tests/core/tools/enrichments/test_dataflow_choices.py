@@ -12,7 +12,9 @@ from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_choices import (
     MAX_CHOICES,
     ChoiceTable,
+    QualifierTable,
     closed_values,
+    qualified,
     with_choices,
 )
 from fms_dgt.core.tools.enrichments._dataflow_entities import parse_role
@@ -116,3 +118,52 @@ def test_a_warm_run_keeps_the_values_apart(tmp_path: Path) -> None:
         assert not _fed(tools, "unit", "get_weather", "units", cache=tmp_path)
         assert _fed(tools, "unit", "get_forecast", "units", cache=tmp_path)
     assert list((tmp_path / "dataflow").glob("*/memo/memo-*.pack"))
+
+
+def test_what_a_value_is_said_to_be_of() -> None:
+    assert qualified("like_count") == ("count", frozenset({"like"}))
+    assert qualified("countryCode") == ("code", frozenset({"country"}))
+    assert qualified("channelHandle") == ("name", frozenset({"channel"}))  # a handle reads as a name
+    assert qualified("room_counts") == ("count", frozenset({"room"}))
+    for bare in ("date", "count", "new_price", "amount_total", "is_active", "user_id", "created_at"):
+        assert qualified(bare) is None, bare  # a kind alone, modifiers or kinds only, no kind word
+
+
+def _wired(outputs: dict[str, Any], inputs: dict[str, Any]) -> set[tuple[str, str]]:
+    tools = [
+        Tool("get_source", "a", output_parameters=schema(**outputs)),
+        Tool("use_target", "b", parameters=schema(**inputs)),
+    ]
+    graph = DataflowEnrichment(threshold=0.05).enrich(ToolRegistry(tools))
+    return {(e.output, e.input) for e in graph.edges_from(0)}
+
+
+def test_values_of_one_kind_said_to_be_of_different_things_do_not_feed_each_other() -> None:
+    # Hashed words made a post's like_count a hotel booking's child_count, a user's first_name a
+    # last_name, a country's dial_code a countryCode: alike by their kind alone.
+    wired = _wired(
+        {"like_count": "integer", "first_name": "string", "dial_code": "string", "stock_price": "number"},
+        {
+            "child_count": "integer",
+            "count": "integer",
+            "last_name": "string",
+            "countryCode": "string",
+            "new_price": "number",
+        },
+    )
+    assert ("like_count", "child_count") not in wired and ("like_count", "count") in wired
+    assert ("first_name", "last_name") not in wired
+    assert ("dial_code", "countryCode") not in wired
+    assert ("stock_price", "new_price") in wired  # "new" says when, not of what
+    same = _wired(
+        {"first_name": "string", "hotel_count": "integer"}, {"firstName": "string", "hotel_counts": "integer"}
+    )
+    assert {("first_name", "firstName"), ("hotel_count", "hotel_counts")} <= same
+
+
+def test_identifiers_are_told_apart_by_their_entities_not_by_qualifiers() -> None:
+    table = QualifierTable(["like_count", None, "first_name"], ["child_count", "first_name", "count"])
+    fits = table.fits(table.out[:, None], table.into[None, :])
+    assert fits.tolist() == [[False, True, True], [True, True, True], [True, True, True]]
+    wired = _wired({"owner_user_id": "string"}, {"author_user_id": "string"})
+    assert ("owner_user_id", "author_user_id") in wired  # ids: one entity (user), whatever qualifies it
