@@ -22,6 +22,7 @@ quality report counts them; the target is none).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -139,9 +140,54 @@ def arguments(
     except SynthesisError:
         args = {}
     args = {**args, **fixed} if isinstance(args, dict) else dict(fixed)
-    if validator.is_valid(args):
-        return args
-    return _repaired(tool, args, fixed, rng, optional_probability)
+    if not validator.is_valid(args):
+        args = _repaired(tool, args, fixed, rng, optional_probability)
+    ordered = _in_order(args, fixed)
+    return ordered if ordered is not args and validator.is_valid(ordered) else args
+
+
+#: A name that bounds a range from below or above: ``duration_gte``, ``priceMax``, ``min_price``,
+#: or, inside an object, a bare ``gte`` (Stripe's ``created: {gte, lte}``).
+_BOUNDS = "gte|gt|lte|lt|min|max|from|to|after|before|since|until"
+_BOUND = re.compile(
+    rf"^(?:(?P<stem>.+?)(?:_|(?=[A-Z]))(?P<end>(?i:{_BOUNDS}))"
+    rf"|(?P<pre>(?i:min|max))(?:_|(?=[A-Z]))(?P<rest>.+)|(?P<bare>(?i:{_BOUNDS})))$"
+)
+_LOWER = frozenset({"gte", "gt", "min", "from", "after", "since"})
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _in_order(args: dict[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` with each range's bounds in order (``duration_gte`` 99.69 and ``duration_lte``
+    3.31 swapped: a filter whose lower bound is above its upper one finds nothing), also inside
+    objects; wired values stay. ``args`` itself when every range is in order."""
+    ranges: dict[str, dict[bool, list[str]]] = {}
+    for name in args:
+        found = _BOUND.match(name) if name not in fixed else None
+        if found:
+            stem = (found["stem"] or found["rest"] or "").lower().replace("_", "")
+            bound = (found["end"] or found["pre"] or found["bare"]).lower()
+            ranges.setdefault(stem, {True: [], False: []})[bound in _LOWER].append(name)
+    out = args
+    for bounds in ranges.values():
+        if len(bounds[True]) == 1 and len(bounds[False]) == 1:
+            low, high = bounds[True][0], bounds[False][0]
+            if _above(args[low], args[high]):
+                out = {**out, low: args[high], high: args[low]}
+    for name, value in args.items():
+        if isinstance(value, dict) and name not in fixed:
+            inner = _in_order(value, {})
+            out = out if inner is value else {**out, name: inner}
+    return out
+
+
+def _above(low: Any, high: Any) -> bool:
+    """Whether a range's lower bound is above its upper one (numbers, or ISO dates of one form)."""
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (low, high))
+    if numbers:
+        return bool(low > high)
+    dates = all(isinstance(v, str) and _ISO.match(v) for v in (low, high))
+    return dates and len(low) == len(high) and low > high
 
 
 class _ArgumentHooks(FakeHooks):

@@ -209,3 +209,47 @@ def test_the_same_arguments_in_another_process_and_hash_seed() -> None:
         for seed in ("0", "31337")
     }
     assert len(outputs) == 1 and len(outputs.pop()) > 100
+
+
+def test_a_ranges_lower_bound_is_never_above_its_upper_bound() -> None:
+    # Airflow's task instances were listed "with duration gte 99.69, with duration lte 3.31": a
+    # filter nothing passes. Stripe nests its bounds (created: {gte, lte}).
+    number = {"type": "number", "minimum": 0, "maximum": 100}
+    stamp = {"type": "string", "format": "date-time"}
+    tool = Tool(
+        "get_task_instances",
+        "flow",
+        parameters={
+            "type": "object",
+            "properties": {
+                "duration_gte": number,
+                "duration_lte": number,
+                "priceMin": number,
+                "priceMax": number,
+                "min_rating": number,
+                "max_rating": number,
+                "created": {"type": "object", "properties": {"gte": stamp, "lte": stamp}},
+            },
+            "required": ["duration_gte", "duration_lte", "priceMin", "priceMax", "min_rating", "max_rating"],
+        },
+    )
+    swapped = 0
+    for seed in range(60):
+        args = arguments(
+            tool, EntityContext(random.Random(seed)), random.Random(seed), optional_probability=1.0
+        )
+        assert get_validator(tool.parameters).is_valid(args)
+        for low, high in (
+            ("duration_gte", "duration_lte"),
+            ("priceMin", "priceMax"),
+            ("min_rating", "max_rating"),
+        ):
+            assert args[low] <= args[high], args
+        created = args.get("created", {})
+        if "gte" in created and "lte" in created:
+            assert created["gte"] <= created["lte"], created
+            swapped += 1
+    assert swapped >= 10  # the nested range was drawn often enough to be checked
+    # A wired bound is what an earlier call returned: it stays, whatever the other one is.
+    fixed = arguments(tool, EntityContext(random.Random(1)), random.Random(1), fixed={"duration_gte": 100})
+    assert fixed["duration_gte"] == 100
