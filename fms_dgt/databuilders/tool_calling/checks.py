@@ -122,7 +122,9 @@ def _dumped(turns: list[str]) -> str:
 
 
 def _phrasing(plan: RecordPlan, user: str) -> Verdict:
-    notes = implementation_notes(user)
+    # The values the user gives are theirs, not notes: a webhook's https:// address, an "api" in it.
+    stated = [v for c in plan.calls for v in _stated_values(c.given) if len(v) > 3]
+    notes = implementation_notes(_without(user, stated))
     if notes:
         return Verdict(ok=False, reason=f"the request carries implementation notes: {', '.join(notes)}")
     links = linking_phrases(user)
@@ -132,6 +134,13 @@ def _phrasing(plan: RecordPlan, user: str) -> Verdict:
     if missing:
         return Verdict(ok=False, reason=f"the request does not state the value {missing[0]!r}")
     return PASS
+
+
+def _without(text: str, values: list[str]) -> str:
+    """``text`` with each of ``values`` left out (longest first, so no value cuts a longer one)."""
+    for value in sorted(set(values), key=len, reverse=True):
+        text = text.replace(value, " ")
+    return text
 
 
 def _stated_values(given: Any) -> list[str]:

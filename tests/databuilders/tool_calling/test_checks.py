@@ -263,6 +263,23 @@ def test_offline_check_names_what_is_wrong() -> None:
     assert not linked.ok and "links calls no value flows between" in linked.reason
 
 
+def test_a_value_the_user_gives_is_no_implementation_note() -> None:
+    # Up Banking's webhooks take a URL: "create a webhook for https://api.example.com/events/1"
+    # was rejected as carrying notes ("https://", "api"), 5 of 60 records of a real spec.
+    hook = Tool(
+        "post_webhooks",
+        "up",
+        description="Create a webhook.",
+        parameters={"type": "object", "properties": {"url": {"type": "string"}}},
+    )
+    url = "https://api.example.com/events/98379"
+    plan = RecordPlan(index=0, scenario="single", steps=[[_planned(hook, {"url": url}, {"id": "w-1"})]])
+    assert offline_check(plan, RecordText(user=f"Please create a webhook for {url}.", final="Done.")).ok
+    noted = RecordText(user=f"Please create a webhook for {url} using the https:// API.", final="Done.")
+    verdict = offline_check(plan, noted)
+    assert not verdict.ok and "implementation notes" in verdict.reason  # the request's own words still count
+
+
 def test_the_writing_model_never_sees_implementation_notes() -> None:
     noted = Tool(
         "get_forecast",
