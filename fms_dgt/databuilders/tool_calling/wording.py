@@ -265,13 +265,15 @@ _CLAUSE_CUT = re.compile(
     re.IGNORECASE,
 )
 _PROVIDER_TAIL = re.compile(
-    r"\s+(?:using|from|via|through|with|on|in|of|by)\s+(?:the\s+|an?\s+)?(?:[\w.\-']+\s+){0,5}"
+    r"\s+(?:using|from|via|through|with|on|in|of|by|to)\s+(?:the\s+|an?\s+)?(?:[\w.\-']+\s+){0,5}"
     r"(?:api|apis|service|endpoint|rapidapi|database)\b.*$",
     re.IGNORECASE,
 )
 _DANGLING = re.compile(r"(?:\s+(?:and|or|with|for|of|to|by|using|from|in|on|at|the|a|an))+\s*$", re.I)
 _ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|etc|vs|approx|U\.S|No|Dr|Mr|Ms|St)\.", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*])|\n+")
+# A line break ends a sentence unless the next line goes on with it in lower case (a wrapped line:
+# "This is useful to verify that\nauthentication is functioning correctly").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(*])|\n+(?![ \t]*[a-z])|\n(?=[ \t]*[a-z])(?<=[.!?:]\n)")
 _DETERMINERS = word_set(
     "a an the every all any each some my your our their this these that those its his her today's tomorrow's"
 )
@@ -281,7 +283,8 @@ def _sentences(description: str) -> list[str]:
     text = re.sub(r"[*_`#]{2,}|`", "", description)
     text = re.split(r"\btool description:\s*", text, flags=re.IGNORECASE)[-1]
     text = _ABBREVIATIONS.sub(lambda m: m.group(1).replace(".", "\x00") + "\x00", text)
-    return [s.replace("\x00", ".").strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    parts = (re.sub(r"\s*\n\s*", " ", s) for s in _SENTENCE_END.split(text))
+    return [s.replace("\x00", ".").strip() for s in parts if s.strip()]
 
 
 def _clean(sentence: str) -> str:
@@ -309,6 +312,9 @@ def _name_words(name: str) -> str:
 _NOTE_OPENING = re.compile(
     r"^\W*(?:(?:notes?|important|warning|caution|tips?|examples?|remarks?|it|they|these|you|we|there|if|"
     r"when|only|do|don't|never|always|please|make sure)\b"
+    # "This is useful to verify that ...": a remark on the sentence before (not "This is an API for").
+    r"|this (?:is|can|will|may|should|must|does|was)\b"
+    r"(?!\s+(?:an?|the)\s+(?:api|tool|function|endpoint|method|service)\b)"
     r"|(?:returns?|raises?|output|response|args|arguments|parameters?|usage)\s*:)",
     re.IGNORECASE,
 )

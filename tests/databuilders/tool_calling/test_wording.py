@@ -59,6 +59,14 @@ PURPOSES = [
     ("Return some items of a delivered order.", "return", "some items", ACTION),
     ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
+    # Up Banking's ping: a wrapped line is one sentence, a remark on it ("This is useful") no purpose.
+    (
+        "Make a basic ping request to the API. This is useful to verify that\nauthentication is "
+        "functioning correctly. On authentication success an\nHTTP `200` status is returned.",
+        "make",
+        "a basic ping request",
+        ACTION,
+    ),
 ]
 
 
