@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
+from fms_dgt.core.tools.schema.choices import described_choices
 from fms_dgt.errors import SynthesisError
 from fms_dgt.io import env_int
 
@@ -257,6 +258,7 @@ class _Generator:
         if kind == "object":
             return self._finish(schema, self._object(schema, depth, path), name, path)
         if kind == "array":
+            schema = _listed_items(schema)
             return self._finish(schema, self._array(schema, name, depth, path), name, path)
         if kind in ("integer", "number"):
             return self._leaf(schema, name, path, lambda: self._number(schema, kind == "integer"))
@@ -264,6 +266,10 @@ class _Generator:
             return self._leaf(schema, name, path, lambda: self.rng.random() < 0.5)
         if kind == "null":
             return None
+        listed = described_choices(schema)
+        if listed:
+            # The values its description lists ('Can be "asc" or "desc"', BFCL's "[Enum]: [...]").
+            return self._leaf({**schema, "enum": list(listed)}, name, path, lambda: self.rng.choice(listed))
         return self._leaf(schema, name, path, lambda: self._string(schema, name))
 
     def _finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
@@ -355,6 +361,13 @@ class _Generator:
         if key.endswith("id") or key.endswith("_ids"):
             return f"{key.rstrip('s').replace('_', '-') or 'id'}-{self.rng.randint(1000, 9999)}"
         return f"{self.rng.choice(_WORDS)}-{self.rng.randint(1, 999)}"
+
+
+def _listed_items(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` with an ``enum`` on its items when its description lists their values (BFCL:
+    "The list of doors to lock or unlock. [Enum]: [...]")."""
+    listed = described_choices(schema)
+    return {**schema, "items": {**schema["items"], "enum": list(listed)}} if listed else schema
 
 
 def _merge(base: Mapping[str, Any], extra: Any) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from fms_dgt.config import load_config
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.databuilders.tool_calling.checks import (
+    _stated_values,
+    _without,
     implementation_notes,
     json_dump,
     linking_phrases,
@@ -67,7 +69,9 @@ def _assert_training_grade(written: list[tuple[RecordPlan, RecordText]]) -> None
     assert distinct_2(users) >= 0.15
     for plan, text in written:
         assert not json_dump(text.final), text.final
-        assert not implementation_notes(text.user), text.user
+        # A value the user gives is theirs, not a note ('json' of a format listed as 'json' or 'xml').
+        given = [v for c in plan.calls for v in _stated_values(c.given) if len(v) > 3]
+        assert not implementation_notes(_without(text.user, given)), text.user
         links = linking_phrases(text.user)
         if any(c.wired for c in plan.calls):
             assert links, f"a wired call is asked for without saying so: {text.user}"
