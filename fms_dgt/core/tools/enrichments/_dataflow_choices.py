@@ -9,8 +9,11 @@ value of the second: a chain wired through them cannot pass anything, and a reco
 chain calls two tools one after the other with nothing flowing between them. Such pairs score 0.
 
 A parameter's set is its ``enum`` (or ``const``), or its items' for a list, when every value is a
-scalar; an open parameter (no set, or one of more than :data:`MAX_CHOICES` values) fits any. The
-set travels in the parameter's role string (:func:`with_choices`, after a separator that
+scalar, or else the values its description lists (:mod:`~fms_dgt.core.tools.schema.choices`:
+API-Bank's ``ForgotPassword`` takes a ``status`` of ``'Forgot Password'`` or
+``'Verification Code'``, which no other tool's ``status`` of ``success`` or ``failed`` can be);
+an open parameter (no set, or one of more than :data:`MAX_CHOICES` values) fits any. The set
+travels in the parameter's role string (:func:`with_choices`, after a separator that
 :func:`~._dataflow_entities.parse_role` ignores), so parameters that differ only in their set
 have different signatures, and the memo stores it with the roles.
 
@@ -21,6 +24,11 @@ things when nothing qualifies both alike: a post's ``like_count`` is no hotel bo
 alike by their kind alone ("count", "name", "code"). A value is *qualified* when its name ends in a
 kind word (:data:`KINDS`) after other words; a pair scores 0 when both are qualified, their kinds
 agree and their qualifiers share no word. A bare kind (``date``, ``name``) is any value of it.
+
+**Kinds apart.** Values of kinds that never stand for one another score 0 whatever they are of:
+an appointment's ``appointment_id`` is no ``new_appointment_date``, an account's ``displayName``
+no ``status``, a ``like_count`` no ``price``. Kinds that may (a price and an amount, a date and a
+time, a name and a title, an identifier and a code or a name) are grouped in :data:`_KIN`.
 """
 
 from __future__ import annotations
@@ -35,16 +43,20 @@ import numpy.typing as npt
 
 from fms_dgt.core.tools.artifacts import split_path
 from fms_dgt.core.tools.enrichments._dataflow_entities import CHOICES, name_text, singular
+from fms_dgt.core.tools.schema.choices import described_choices
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools.enrichments._dataflow_params import Side
 
 __all__ = [
+    "IDENTIFIER",
     "KINDS",
     "MAX_CHOICES",
     "ChoiceTable",
     "QualifierTable",
     "closed_values",
+    "kind_of",
+    "kinds_apart",
     "qualified",
     "qualifier_table",
     "with_choices",
@@ -60,10 +72,13 @@ _SCALARS = (str, int, float, bool, type(None))
 
 def closed_values(schema: Any) -> list[Any] | None:
     """The values a parameter may take when its schema lists them (``enum``, ``const``, or its
-    items' for a list), else ``None``."""
+    items' for a list) or its description does, else ``None``."""
     if not isinstance(schema, Mapping):
         return None
     values = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if values is None:
+        listed = described_choices(schema)
+        values = list(listed) if listed else None
     if values is None and schema.get("type") == "array":
         return closed_values(schema.get("items"))
     if not isinstance(values, list) or not values or len(values) > MAX_CHOICES:
@@ -165,28 +180,64 @@ _MODIFIERS = frozenset(
 def qualified(name: str) -> tuple[str, frozenset[str]] | None:
     """A value's kind and the words that say of what (``like_count`` -> count, {like}), or None
     when its name is a bare kind or does not end in one."""
+    found = kind_of(name)
+    return found if found is not None and found[1] else None
+
+
+def kind_of(name: str) -> tuple[str, frozenset[str]] | None:
+    """A value's kind and the words that say of what, empty for a bare kind (``date`` -> date,
+    {}); None when its name does not end in a kind word."""
     tokens = [singular(w) for w in name_text(name).split() if w not in _FILLERS]
-    if len(tokens) < 2 or tokens[-1] not in KINDS:
+    if not tokens or tokens[-1] not in KINDS:
         return None
-    of = frozenset(t for t in tokens[:-1] if t not in KINDS and t not in _MODIFIERS)
-    return (tokens[-1], of) if of else None
+    return tokens[-1], frozenset(t for t in tokens[:-1] if t not in KINDS and t not in _MODIFIERS)
+
+
+#: What an identifier is, for :func:`kinds_apart` (identifiers are told apart by their entities).
+IDENTIFIER = "id"
+#: Kinds one value may be of and still fit an input of another: a price is an amount, a date a
+#: time, a status a state, a name a title or a text; ``value`` is any. Kinds sharing no group (a
+#: date and an id, a count and a price, a name and a status) are different things.
+_KIN = (
+    {"date", "time", "timestamp", "value"},
+    {"amount", "price", "total", "value", "rate"},
+    {"count", "number", "total", "size", "amount", "level", "value"},
+    {"name", "title", "text", "description", "value"},
+    {"type", "kind", "category", "mode", "format", "status", "state", "level", "value"},
+    {"url", "value"},
+    {IDENTIFIER, "code", "number", "name", "title", "type", "kind", "category", "value"},
+)
+_GROUPS = {k: frozenset(i for i, group in enumerate(_KIN) if k in group) for k in set().union(*_KIN)}
+
+
+def kinds_apart(mine: tuple[str, frozenset[str]], theirs: tuple[str, frozenset[str]]) -> bool:
+    """Whether two values (:func:`kind_of`, or :data:`IDENTIFIER` with no words) are of
+    different things: of kinds that never stand for one another (an appointment's id and a
+    new appointment date), or of one kind said to be of different things (``like_count`` and
+    ``child_count``). Two identifiers are never apart here."""
+    (kind, of), (other, their_of) = mine, theirs
+    if kind == other:
+        return kind != IDENTIFIER and bool(of) and bool(their_of) and of.isdisjoint(their_of)
+    return _GROUPS.get(kind, frozenset()).isdisjoint(_GROUPS.get(other, frozenset()))
 
 
 class QualifierTable(_Pairs):
-    """The qualified values of a pool's signatures, and which pairs name different things.
+    """The kinds of a pool's signatures' values, and which pairs are of different things.
 
     Attributes:
-        out, into: per output and input signature, the id of its qualified value (-1 for none).
+        out, into: per output and input signature, the id of its kind and qualifiers (-1 for
+            none); identifiers get :attr:`identifier`.
     """
 
     def __init__(self, out_names: Sequence[str | None], in_names: Sequence[str | None]) -> None:
         super().__init__()
-        found: dict[tuple[str, frozenset[str]], int] = {}
+        found: dict[tuple[str, frozenset[str]], int] = {(IDENTIFIER, frozenset()): 0}
 
         def ids(names: Sequence[str | None]) -> IntArray:
-            read = [qualified(n) if n else None for n in names]
+            read = [kind_of(n) if n else None for n in names]
             return np.array([-1 if q is None else found.setdefault(q, len(found)) for q in read], np.int64)
 
+        self.identifier = 0
         self.out, self.into = ids(out_names), ids(in_names)
         self._values = list(found)
 
@@ -194,8 +245,7 @@ class QualifierTable(_Pairs):
         return len(self._values)
 
     def _disjoint(self, out_id: int, in_id: int) -> bool:
-        (kind, mine), (other, theirs) = self._values[out_id], self._values[in_id]
-        return kind == other and mine.isdisjoint(theirs)
+        return kinds_apart(self._values[out_id], self._values[in_id])
 
 
 def qualifier_table(outs: Side, ins: Side, names: Sequence[str]) -> QualifierTable:

@@ -289,10 +289,11 @@ class Scorer:
         self.out_space, self.in_space = space[outs.roles], space[ins.roles]
         self.choices = ChoiceTable(role_names)
         self.out_set, self.in_set = self.choices.ids[outs.roles], self.choices.ids[ins.roles]
-        # Identifiers have entities instead (:meth:`_separate_entities`).
+        # Identifiers are one kind here, told apart by their entities (:meth:`_separate_entities`).
         self.qualifiers = qualifiers or QualifierTable([None] * len(outs.keys), [None] * len(ins.keys))
-        self.out_qual = np.where(kinds[outs.roles] == 1, -1, self.qualifiers.out)
-        self.in_qual = np.where(kinds[ins.roles] == 1, -1, self.qualifiers.into)
+        ident = self.qualifiers.identifier
+        self.out_qual = np.where(kinds[outs.roles] == 1, ident, self.qualifiers.out)
+        self.in_qual = np.where(kinds[ins.roles] == 1, ident, self.qualifiers.into)
         self.threshold = threshold
 
     def kin(self, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:

@@ -14,7 +14,7 @@ from support.schemas import rest_tool, schema
 from fms_dgt.core.tools.artifacts import DataflowGraph, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments import _dataflow_feeders, _dataflow_scoring, dataflow
-from fms_dgt.core.tools.enrichments._dataflow_choices import closed_values, qualified
+from fms_dgt.core.tools.enrichments._dataflow_choices import IDENTIFIER, closed_values, kind_of, kinds_apart
 from fms_dgt.core.tools.enrichments._dataflow_entities import entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_exact import same_name
 from fms_dgt.core.tools.enrichments._dataflow_feeders import FEED_SHARE, feed_places
@@ -190,10 +190,14 @@ def _values_apart(out_field: Any, in_field: Any) -> bool:
 
 
 def _qualified_apart(out: Any, into: Any) -> bool:
-    if _kind(out[2][3]) == "id" or _kind(into[2][3]) == "id" or out[1].name == "":
+    if out[1].name == "":
         return False
-    mine, theirs = qualified(out[1].leaf), qualified(into[1].leaf)
-    return bool(mine and theirs and mine[0] == theirs[0] and not mine[1] & theirs[1])
+
+    def kind(end: Any) -> Any:
+        return (IDENTIFIER, frozenset()) if _kind(end[2][3]) == "id" else kind_of(end[1].leaf)
+
+    mine, theirs = kind(out), kind(into)
+    return bool(mine and theirs and kinds_apart(mine, theirs))
 
 
 def reference_edges(tools: list[Tool], threshold: float, max_neighbors: int) -> set[tuple[Any, ...]]:

@@ -10,10 +10,13 @@ from support.schemas import schema
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_choices import (
+    IDENTIFIER,
     MAX_CHOICES,
     ChoiceTable,
     QualifierTable,
     closed_values,
+    kind_of,
+    kinds_apart,
     qualified,
     with_choices,
 )
@@ -164,6 +167,46 @@ def test_values_of_one_kind_said_to_be_of_different_things_do_not_feed_each_othe
 def test_identifiers_are_told_apart_by_their_entities_not_by_qualifiers() -> None:
     table = QualifierTable(["like_count", None, "first_name"], ["child_count", "first_name", "count"])
     fits = table.fits(table.out[:, None], table.into[None, :])
-    assert fits.tolist() == [[False, True, True], [True, True, True], [True, True, True]]
+    # A count is no name; an unnamed end (the whole result) fits anything.
+    assert fits.tolist() == [[False, False, True], [True, True, True], [False, True, False]]
+    ident = np.array([table.identifier])
+    assert table.fits(ident, ident).tolist() == [True]  # identifiers: by their entities (below)
     wired = _wired({"owner_user_id": "string"}, {"author_user_id": "string"})
     assert ("owner_user_id", "author_user_id") in wired  # ids: one entity (user), whatever qualifies it
+
+
+def test_values_of_kinds_that_never_stand_for_one_another_do_not_feed_each_other() -> None:
+    # API-Bank's ModifyRegistration took the appointment_id it modifies as its new date and
+    # doctor; an account's displayName fed ForgotPassword's status.
+    wired = _wired(
+        {"appointment_id": "string", "displayName": "string", "like_count": "integer", "price": "number"},
+        {
+            "new_appointment_date": "string",
+            "appointment_id": "string",
+            "status": "string",
+            "total_price": "number",
+            "amount": "number",
+        },
+    )
+    assert ("appointment_id", "new_appointment_date") not in wired
+    assert ("appointment_id", "appointment_id") in wired
+    assert ("displayName", "status") not in wired
+    assert ("like_count", "total_price") not in wired and ("like_count", "amount") not in wired
+    assert ("price", "total_price") in wired
+    kin = _wired(
+        {"start_date": "string", "book_title": "string", "order_id": "string"},
+        {"start_time": "string", "book_name": "string", "order_code": "string"},
+    )
+    assert {("start_date", "start_time"), ("book_title", "book_name"), ("order_id", "order_code")} <= kin
+
+
+def test_which_kinds_are_apart() -> None:
+    assert kind_of("date") == ("date", frozenset())
+    assert kind_of("new_appointment_date") == ("date", frozenset({"appointment"}))
+    assert kind_of("user") is None
+    assert kinds_apart((IDENTIFIER, frozenset()), ("date", frozenset()))
+    assert not kinds_apart((IDENTIFIER, frozenset()), ("code", frozenset({"country"})))
+    assert not kinds_apart((IDENTIFIER, frozenset()), (IDENTIFIER, frozenset()))
+    assert not kinds_apart(("price", frozenset()), ("amount", frozenset({"payment"})))
+    assert kinds_apart(("status", frozenset()), ("name", frozenset({"display"})))
+    assert not kinds_apart(("value", frozenset()), ("date", frozenset()))  # a value is any
