@@ -225,6 +225,8 @@ def _by_head(
         return found._replace(role=_role(words, found.family)) if found else None
     if head in ("count", "number", "limit", "size") or core[0] in ("num", "number", "max", "min", "total"):
         return _k("number", "count")
+    if head in _OTHER_PEOPLE and kind == "string":  # new_appointment_doctor: a doctor's name
+        return Kind("person", "full_name", "other")
     return None
 
 

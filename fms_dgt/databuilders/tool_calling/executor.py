@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from fms_dgt.core.tools.artifacts import MISSING, read_path
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.schema import get_validator
+from fms_dgt.core.tools.schema.choices import described_choices
 from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
@@ -171,6 +172,8 @@ class RecordExecutor:
             value = read_output(done.get(source), output)
             if value is MISSING or target not in props:
                 continue
+            if context.apart(planned.sample.tools[source], output, tool, target):
+                continue
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
             fits = _fits(self._validators, tool, target, value)
@@ -271,9 +274,20 @@ def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: 
         alone.pop("additionalProperties", None)
         validator = validators[key] = get_validator(alone)
     try:
-        return bool(validator.is_valid({name: value}))
+        valid = bool(validator.is_valid({name: value}))
     except DGTError:
         return False
+    return valid and _listed(tool.parameters["properties"][name], value)
+
+
+def _listed(schema: Any, value: Any) -> bool:
+    """False when ``value`` is not among the values the argument's description lists (API-Bank's
+    ``ForgotPassword`` takes a ``status`` of 'Forgot Password' or 'Verification Code', not an
+    earlier call's ``completed``); no list, no objection."""
+    listed = described_choices(schema)
+    if listed is None:
+        return True
+    return all(v in listed for v in value) if isinstance(value, list) else value in listed
 
 
 def _check_budget(deadline: float, budget: float, where: str) -> float:

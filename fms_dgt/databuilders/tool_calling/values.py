@@ -62,6 +62,22 @@ class EntityContext:
         schema = _property(tool.parameters, name)
         return _classify(tool, name, schema)
 
+    def apart(self, source: Tool, output: str, target: Tool, name: str) -> bool:
+        """Whether output ``output`` (a path) of ``source`` stands for another kind of thing than
+        argument ``name`` of ``target`` (an appointment id for a doctor, a date for an amount):
+        such a value is never wired, whatever the dataflow graph scored."""
+        leaf = output.rsplit(".", 1)[-1].replace("[]", "")
+        made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
+        wanted = self.kind(target, name)
+        if made is None or wanted is None or made.family == wanted.family:
+            return False
+        if not {made.family, wanted.family} <= _STRONG:
+            return False
+        # A user's email or username may be the id an API takes for them.
+        return not (
+            {made.family, wanted.family} == {"id", "person"} and {made.field, wanted.field} & _HANDLES
+        )
+
     def adopt(self, tool: Tool, values: Mapping[str, Any]) -> None:
         """Take given argument values (wired from results) as entities the context lacks."""
         for name, value in values.items():
@@ -314,6 +330,9 @@ def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = ""
     )
 
 
+#: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
+_STRONG = frozenset({"id", "person", "date", "place", "money"})
+_HANDLES = frozenset({"email", "username"})
 #: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).
 _PEOPLE_IDS = frozenset({"user", "customer", "account", "member", "person", "client", "patient", "employee"})
 

@@ -107,3 +107,79 @@ def test_call_ids_are_nine_characters_of_the_alphabet_by_the_digests_bytes() -> 
                 digest = hashlib.sha256(f"{seed}:{index}:{position}".encode()).digest()
                 expected = "".join(alphabet[b % 62] for b in digest[:9])
                 assert call_id(seed, index, position) == expected
+
+
+_BOOKED = {
+    "type": "object",
+    "properties": {"appointment_id": {"type": "string"}},
+    "required": ["appointment_id"],
+}
+_STATUS = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
+BOOK = Tool(
+    "AppointmentRegistration", "clinic", description="Register an appointment", output_parameters=_BOOKED
+)
+MODIFY = Tool(
+    "ModifyRegistration",
+    "clinic",
+    description="Modify the registration of a patient given appointment ID.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "appointment_id": {"type": "string"},
+            "new_appointment_date": {"type": "string", "description": "The new appointment date."},
+            "new_appointment_doctor": {"type": "string", "description": "The new appointment doctor."},
+        },
+        "required": ["appointment_id", "new_appointment_date", "new_appointment_doctor"],
+    },
+)
+SWITCH = Tool("TimedSwitch", "home", description="Set a timed switch", output_parameters=_STATUS)
+FORGOT = Tool(
+    "ForgotPassword",
+    "home",
+    description="Sends an email to reset the password.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "status": {
+                "type": "string",
+                "description": "'Forgot Password' for first call, then 'Verification Code' to change it.",
+            }
+        },
+        "required": ["status"],
+    },
+)
+
+
+@pytest.fixture
+def clinic() -> Iterator[RecordExecutor]:
+    register_name_handler("clinic::AppointmentRegistration", lambda arguments: {"appointment_id": "apt-123"})
+    register_name_handler("clinic::ModifyRegistration", lambda arguments: {"status": "updated"})
+    register_name_handler("home::TimedSwitch", lambda arguments: {"status": "completed"})
+    register_name_handler("home::ForgotPassword", lambda arguments: {"status": "success"})
+    engine = MultiToolEngine(ToolRegistry([BOOK, MODIFY, SWITCH, FORGOT]))
+    try:
+        yield RecordExecutor(engine, GenerationConfig(seed=3))
+    finally:
+        engine.close()
+        clear_name_handlers()
+
+
+def test_an_id_is_never_wired_into_a_date_or_a_name(clinic: RecordExecutor) -> None:
+    # The graph may score an appointment id against a new appointment date and doctor by their
+    # words; the record takes the id where an id goes and makes a date and a doctor's name.
+    edges = [Edge(BOOK, "appointment_id", MODIFY, name, 0.5) for name in MODIFY.parameters["properties"]]
+    planned = _planned([BOOK, MODIFY], edges)
+    clinic.run(planned, random.Random(5), _timing())
+    modified = planned.plan.calls[1]
+    assert set(modified.wired) == {"appointment_id"}
+    arguments = modified.call.arguments
+    assert arguments["appointment_id"] == "apt-123"
+    assert "apt-123" not in (arguments["new_appointment_date"], arguments["new_appointment_doctor"])
+
+
+def test_a_value_outside_the_values_an_argument_lists_is_not_wired(clinic: RecordExecutor) -> None:
+    planned = _planned([SWITCH, FORGOT], [Edge(SWITCH, "status", FORGOT, "status", 1.0)])
+    clinic.run(planned, random.Random(5), _timing())
+    sent = planned.plan.calls[1]
+    assert sent.wired == {}
+    assert sent.call.arguments["status"] in ("Forgot Password", "Verification Code")

@@ -253,3 +253,26 @@ def test_a_ranges_lower_bound_is_never_above_its_upper_bound() -> None:
     # A wired bound is what an earlier call returned: it stays, whatever the other one is.
     fixed = arguments(tool, EntityContext(random.Random(1)), random.Random(1), fixed={"duration_gte": 100})
     assert fixed["duration_gte"] == 100
+
+
+def test_values_of_different_kinds_of_thing_are_apart() -> None:
+    def tool(name: str, inputs: dict[str, str], outputs: dict[str, str]) -> Tool:
+        def props(names: dict[str, str]) -> dict[str, Any]:
+            return {"type": "object", "properties": {n: {"type": t} for n, t in names.items()}}
+
+        return Tool(name, "ns", parameters=props(inputs), output_parameters=props(outputs))
+
+    booked = tool("book", {}, {"appointment_id": "string", "date": "string", "email": "string"})
+    modify = tool(
+        "modify",
+        {"appointment_id": "string", "new_date": "string", "doctor": "string", "user_id": "string"},
+        {},
+    )
+    context = EntityContext(random.Random(1))
+    assert context.apart(booked, "appointment_id", modify, "new_date")  # an id is no date
+    assert context.apart(booked, "appointment_id", modify, "doctor")  # nor a doctor's name
+    assert context.apart(booked, "date", modify, "appointment_id")
+    assert not context.apart(booked, "appointment_id", modify, "appointment_id")
+    assert not context.apart(booked, "date", modify, "new_date")
+    assert not context.apart(booked, "email", modify, "user_id")  # an email may be a user's id
+    assert not context.apart(booked, "", modify, "doctor")  # the whole result: nothing to say
