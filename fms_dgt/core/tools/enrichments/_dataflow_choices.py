@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 __all__ = [
     "IDENTIFIER",
     "KINDS",
+    "KINDS_APART",
+    "KIND_INDEX",
     "MAX_CHOICES",
     "ChoiceTable",
     "QualifierTable",
@@ -221,24 +223,34 @@ def kinds_apart(mine: tuple[str, frozenset[str]], theirs: tuple[str, frozenset[s
     return _GROUPS.get(kind, frozenset()).isdisjoint(_GROUPS.get(other, frozenset()))
 
 
+#: The kind words and :data:`IDENTIFIER`, by index, and which pairs of them are apart.
+KIND_INDEX = {kind: number for number, kind in enumerate(sorted(KINDS | {IDENTIFIER}))}
+KINDS_APART = np.array(
+    [[kinds_apart((a, frozenset()), (b, frozenset())) for b in KIND_INDEX] for a in KIND_INDEX], dtype=bool
+)
+
+
 class QualifierTable(_Pairs):
     """The kinds of a pool's signatures' values, and which pairs are of different things.
 
     Attributes:
-        out, into: per output and input signature, the id of its kind and qualifiers (-1 for
-            none); identifiers get :attr:`identifier`.
+        out_kind, in_kind: per output and input signature, the index of its kind in
+            :data:`KIND_INDEX` (-1 for none); :data:`KINDS_APART` says which kinds are apart.
+        out, into: per signature, the id of its qualified value (a kind said to be of
+            something; -1 for none); :meth:`fits` tells those of one kind apart by what they are of.
     """
 
     def __init__(self, out_names: Sequence[str | None], in_names: Sequence[str | None]) -> None:
         super().__init__()
-        found: dict[tuple[str, frozenset[str]], int] = {(IDENTIFIER, frozenset()): 0}
+        found: dict[tuple[str, frozenset[str]], int] = {}
 
-        def ids(names: Sequence[str | None]) -> IntArray:
+        def ids(names: Sequence[str | None]) -> tuple[IntArray, IntArray]:
             read = [kind_of(n) if n else None for n in names]
-            return np.array([-1 if q is None else found.setdefault(q, len(found)) for q in read], np.int64)
+            kinds = [-1 if q is None else KIND_INDEX[q[0]] for q in read]
+            qualified = [-1 if q is None or not q[1] else found.setdefault(q, len(found)) for q in read]
+            return np.array(kinds, np.int64), np.array(qualified, np.int64)
 
-        self.identifier = 0
-        self.out, self.into = ids(out_names), ids(in_names)
+        (self.out_kind, self.out), (self.in_kind, self.into) = ids(out_names), ids(in_names)
         self._values = list(found)
 
     def _count(self) -> int:

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from fms_dgt.core.tools.enrichments._dataflow_choices import ChoiceTable, QualifierTable
+from fms_dgt.core.tools.enrichments._dataflow_choices import (
+    IDENTIFIER,
+    KIND_INDEX,
+    KINDS_APART,
+    ChoiceTable,
+    QualifierTable,
+)
 from fms_dgt.core.tools.enrichments._dataflow_entities import MAX_VARIANTS, entity_key, parse_role
 from fms_dgt.core.tools.enrichments._dataflow_params import type_compatibility
 
@@ -291,9 +297,11 @@ class Scorer:
         self.out_set, self.in_set = self.choices.ids[outs.roles], self.choices.ids[ins.roles]
         # Identifiers are one kind here, told apart by their entities (:meth:`_separate_entities`).
         self.qualifiers = qualifiers or QualifierTable([None] * len(outs.keys), [None] * len(ins.keys))
-        ident = self.qualifiers.identifier
-        self.out_qual = np.where(kinds[outs.roles] == 1, ident, self.qualifiers.out)
-        self.in_qual = np.where(kinds[ins.roles] == 1, ident, self.qualifiers.into)
+        ident = KIND_INDEX[IDENTIFIER]
+        self.out_kind = np.where(kinds[outs.roles] == 1, ident, self.qualifiers.out_kind)
+        self.in_kind = np.where(kinds[ins.roles] == 1, ident, self.qualifiers.in_kind)
+        self.out_qual = np.where(kinds[outs.roles] == 1, -1, self.qualifiers.out)
+        self.in_qual = np.where(kinds[ins.roles] == 1, -1, self.qualifiers.into)
         self.threshold = threshold
 
     def kin(self, out_sig: IntArray, in_sig: IntArray) -> npt.NDArray[np.bool_]:
@@ -388,8 +396,18 @@ class Scorer:
         dots[rows[r], cols[c]] = 0.0
 
     def _separate_qualified(self, dots: FloatArray, out_sigs: IntArray, in_sigs: IntArray) -> None:
-        """Zero the cells of two values of one kind said to be of different things (in place:
-        a post's ``like_count`` into a booking's ``child_count``, :mod:`._dataflow_choices`)."""
+        """Zero the cells of values of kinds that never stand for one another (an id into a date),
+        and of two values of one kind said to be of different things (a post's ``like_count``
+        into a booking's ``child_count``; in place, :mod:`._dataflow_choices`)."""
+        out_kind, in_kind = self.out_kind[out_sigs], self.in_kind[in_sigs]
+        rows, cols = np.flatnonzero(out_kind >= 0), np.flatnonzero(in_kind >= 0)
+        if len(rows) == 0 or len(cols) == 0:
+            return
+        # By output kind (a few dozen at most): the input columns of kinds apart from it.
+        for kind in np.unique(out_kind[rows]).tolist():
+            apart = cols[KINDS_APART[kind][in_kind[cols]]]
+            if len(apart):
+                dots[np.ix_(rows[out_kind[rows] == kind], apart)] = 0.0
         rows = np.flatnonzero(self.out_qual[out_sigs] >= 0)
         cols = np.flatnonzero(self.in_qual[in_sigs] >= 0)
         if len(rows) == 0 or len(cols) == 0:

@@ -11,6 +11,8 @@ from support.schemas import schema
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_choices import (
     IDENTIFIER,
+    KIND_INDEX,
+    KINDS_APART,
     MAX_CHOICES,
     ChoiceTable,
     QualifierTable,
@@ -167,10 +169,13 @@ def test_values_of_one_kind_said_to_be_of_different_things_do_not_feed_each_othe
 def test_identifiers_are_told_apart_by_their_entities_not_by_qualifiers() -> None:
     table = QualifierTable(["like_count", None, "first_name"], ["child_count", "first_name", "count"])
     fits = table.fits(table.out[:, None], table.into[None, :])
-    # A count is no name; an unnamed end (the whole result) fits anything.
-    assert fits.tolist() == [[False, False, True], [True, True, True], [False, True, False]]
-    ident = np.array([table.identifier])
-    assert table.fits(ident, ident).tolist() == [True]  # identifiers: by their entities (below)
+    assert fits.tolist() == [[False, False, True], [True, True, True], [False, True, True]]
+    known = (table.out_kind[:, None] >= 0) & (table.in_kind[None, :] >= 0)
+    apart = known & KINDS_APART[table.out_kind[:, None], table.in_kind[None, :]]
+    # A count is no name; an unnamed end (the whole result) is any kind.
+    assert apart.tolist() == [[False, True, False], [False, False, False], [True, False, True]]
+    ident = KIND_INDEX[IDENTIFIER]
+    assert not KINDS_APART[ident, ident]  # identifiers: by their entities (below)
     wired = _wired({"owner_user_id": "string"}, {"author_user_id": "string"})
     assert ("owner_user_id", "author_user_id") in wired  # ids: one entity (user), whatever qualifies it
 
