@@ -94,9 +94,6 @@ from fms_dgt.core.tools._fake_names import (
     VERBS as _VERBS,
 )
 from fms_dgt.core.tools._fake_names import (
-    WEAK as _WEAK,
-)
-from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
@@ -120,8 +117,10 @@ def classify(
     """
     words = tokens(name)
     found = _by_name(words, parent, topic, description, kind)
-    if found is None and (not words or "".join(words) in _WEAK):
+    if found is None:  # a weak name, or one nothing above knows (``src``: "The text to translate")
         found = _by_description(description.lower(), words)
+    if found is None and parent.lower().strip("_") in ("links", "link"):
+        found = _k("web", "url")  # JSON:API and HAL links: self, related, next
     if fmt in _FORMATS and (found is None or not _fits_format(found, fmt)):
         found = _FORMATS[fmt]._replace(role=found.role if found else "")
         if found.family == "date":
@@ -206,7 +205,7 @@ def _by_head(
     core: tuple[str, ...], words: tuple[str, ...], parent: str, topic: str, description: str, kind: str
 ) -> Kind | None:
     head, modifier = core[-1], core[:-1]
-    if head in ("date", "time", "datetime", "at", "on", "day") and (modifier or head != "day"):
+    if head in ("date", "time", "datetime", "at", "on", "day", "when") and (modifier or head != "day"):
         return Kind("date", _date_field(words))
     if head in _ENTITY_HEADS and modifier:
         return _entity_id(modifier, words)
@@ -227,6 +226,11 @@ def _by_head(
         return _k("number", "count")
     if head in _OTHER_PEOPLE and kind == "string":  # new_appointment_doctor: a doctor's name
         return Kind("person", "full_name", "other")
+    if _singular(head) in _WORK_TITLES and modifier:  # watched_movies: titles of films
+        return _k("text", "work")
+    found = _EXACT.get(head)
+    if found is not None and found.family == "text" and modifier:  # translated_text, meeting_topic
+        return found
     return None
 
 

@@ -181,6 +181,9 @@ EXACT: dict[str, Kind] = {
         ("token", "apikey", "accesstoken", "secret", "apitoken", "authtoken"), k("misc", "token")
     ),
     **dict.fromkeys(("weekday", "dayofweek", "dayname"), k("misc", "weekday")),
+    **dict.fromkeys(("orderby", "sortby", "sort", "sortfield", "sortkey", "ordering"), k("misc", "sort")),
+    **dict.fromkeys(("sortorder", "sortdirection", "sortdir", "orderdirection"), k("misc", "direction")),
+    **dict.fromkeys(("transcript", "transcription", "translation", "translatedtext"), k("text", "message")),
     **dict.fromkeys(("status",), k("misc", "status")),
     **dict.fromkeys(
         (
@@ -386,6 +389,7 @@ DESCRIPTION_HINTS: tuple[tuple[re.Pattern[str], Kind], ...] = tuple(
         (r"\btitle\b", k("text", "title")),
         (r"\bmessage\b", k("text", "message")),
         (r"\b(amount|price|cost)\b", k("money", "price")),
+        (r"\btext\b|\btranscri", k("text", "message")),
     )
 )
 ID_IN_DESCRIPTION = re.compile(r"\b([a-z]+)[ _-]?id\b|\bid of the ([a-z]+)\b|\b([a-z]+) identifier\b")
@@ -428,11 +432,6 @@ VENUES = frozenset(
 )
 WORK_TITLES = frozenset(
     {"game", "book", "movie", "film", "song", "album", "show", "series", "novel", "track"}
-)
-
-
-WEAK = frozenset(
-    {"name", "id", "value", "input", "data", "code", "key", "type", "from", "to", "source", "target"}
 )
 
 

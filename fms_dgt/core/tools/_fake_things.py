@@ -163,6 +163,9 @@ def _misc(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
 
 _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "weekday": data.WEEKDAYS,
+    # What a listing is sorted by: a field most listings have, "-" first for descending.
+    "sort": ("name", "created_at", "-created_at", "updated_at", "-updated_at", "start_date", "-start_date"),
+    "direction": ("asc", "desc"),
     "status": data.STATUSES,
     "airline": data.AIRLINES,
     "platform": ("iOS", "Android", "Windows", "macOS", "Linux", "PlayStation 5", "Nintendo Switch"),

@@ -71,7 +71,7 @@ class EntityContext:
         wanted = self.kind(target, name)
         if made is None or wanted is None or made.family == wanted.family:
             return False
-        if not {made.family, wanted.family} <= _STRONG:
+        if not {made.family, wanted.family} <= _STRONG or {made.field, wanted.field} & _LOOSE:
             return False
         # A user's email or username may be the id an API takes for them.
         return not (
@@ -331,7 +331,9 @@ def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = ""
 
 
 #: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
-_STRONG = frozenset({"id", "person", "date", "place", "money"})
+_STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
+#: Fields any of which may carry another kind's value (a session id as a token, a word as a code).
+_LOOSE = frozenset({"token", "code", "word"})
 _HANDLES = frozenset({"email", "username"})
 #: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).
 _PEOPLE_IDS = frozenset({"user", "customer", "account", "member", "person", "client", "patient", "employee"})

@@ -265,13 +265,20 @@ def test_values_of_different_kinds_of_thing_are_apart() -> None:
     booked = tool("book", {}, {"appointment_id": "string", "date": "string", "email": "string"})
     modify = tool(
         "modify",
-        {"appointment_id": "string", "new_date": "string", "doctor": "string", "user_id": "string"},
+        {
+            "appointment_id": "string",
+            "new_date": "string",
+            "doctor": "string",
+            "user_id": "string",
+            "order_by": "string",
+        },
         {},
     )
     context = EntityContext(random.Random(1))
     assert context.apart(booked, "appointment_id", modify, "new_date")  # an id is no date
     assert context.apart(booked, "appointment_id", modify, "doctor")  # nor a doctor's name
     assert context.apart(booked, "date", modify, "appointment_id")
+    assert context.apart(booked, "appointment_id", modify, "order_by")  # a field to sort by
     assert not context.apart(booked, "appointment_id", modify, "appointment_id")
     assert not context.apart(booked, "date", modify, "new_date")
     assert not context.apart(booked, "email", modify, "user_id")  # an email may be a user's id
