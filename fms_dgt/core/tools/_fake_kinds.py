@@ -226,7 +226,7 @@ def _by_head(
         return _k("number", "count")
     if head in _OTHER_PEOPLE and kind == "string":  # new_appointment_doctor: a doctor's name
         return Kind("person", "full_name", "other")
-    if _singular(head) in _WORK_TITLES and modifier:  # watched_movies: titles of films
+    if head.removesuffix("s") in _WORK_TITLES and modifier:  # watched_movies: titles of films
         return _k("text", "work")
     found = _EXACT.get(head)
     if found is not None and found.family == "text" and modifier:  # translated_text, meeting_topic

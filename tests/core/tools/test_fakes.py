@@ -292,3 +292,36 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         return out
 
     assert words(False) == words(True)
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "parent", "family", "field"),
+    [
+        ("src", "The text to be translated.", "", "text", "message"),  # by its description
+        ("transcript", "", "", "text", "message"),
+        ("translated_text", "", "", "text", "message"),  # by its head word
+        ("meeting_topic", "", "", "text", "keyword"),
+        ("watched_movies", "", "", "text", "work"),
+        ("queued_when", "", "", "date", "start"),
+        ("self", "", "links", "web", "url"),  # JSON:API and HAL links
+        ("order_by", "", "", "misc", "sort"),
+        ("sort_order", "", "", "misc", "direction"),
+        ("new_appointment_doctor", "", "", "person", "full_name"),
+    ],
+)
+def test_names_read_by_description_head_word_or_parent(
+    name: str, description: str, parent: str, family: str, field: str
+) -> None:
+    found = classify(name, description, parent=parent, kind="string")
+    assert found is not None and (found.family, found.field) == (family, field), found
+
+
+def test_a_sort_field_and_direction_are_drawn_from_their_lists() -> None:
+    rng = random.Random(2)
+    assert fake({"type": "string"}, rng, name="sort_order") in ("asc", "desc")
+    assert fake({"type": "string"}, rng, name="order_by").lstrip("-") in (
+        "name",
+        "created_at",
+        "updated_at",
+        "start_date",
+    )
