@@ -28,6 +28,7 @@ __all__ = [
     "plain",
     "result_clause",
     "scalar_words",
+    "unwrapped",
     "value_phrases",
 ]
 
@@ -307,6 +308,28 @@ _MAX_FIELDS = 4
 _MAX_ITEMS = 3
 
 
+#: Top-level members of a JSON:API document besides its ``data``: paging links, counts, versions.
+_DOCUMENT_KEYS = frozenset({"data", "links", "meta", "included", "jsonapi"})
+
+
+def unwrapped(value: Any) -> Any:
+    """What a result says, without the envelope a JSON:API document puts it in: its ``data``,
+    each resource as its ``id`` and ``attributes`` (``{"data": {"id": "w-1", "type": "webhooks",
+    "attributes": {"url": ...}, "links": ...}, "links": ...}`` says ``{"url": ..., "id": "w-1"}``).
+    Any other value is returned as it is."""
+    if not isinstance(value, dict) or "data" not in value or not set(value) <= _DOCUMENT_KEYS:
+        return value
+    data = value["data"]
+    return [_resource(item) for item in data] if isinstance(data, list) else _resource(data)
+
+
+def _resource(item: Any) -> Any:
+    attributes = item.get("attributes") if isinstance(item, dict) else None
+    if not isinstance(attributes, dict) or not ({"id", "type"} & set(item)):
+        return item
+    return {**attributes, "id": item["id"]} if "id" in item else dict(attributes)
+
+
 def result_clause(value: Any, noun: str, rng: random.Random, *, heat: str = "") -> str:
     """A result as a clause without JSON: a record's fields as "the x is 1 and the y is 2", a list as
     its count and a few items, long text shortened.
@@ -358,6 +381,9 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
         )
     if words in _BYTES and type(value) is int and value >= 1000:
         return f"{'' if compact else 'the '}{words} {'' if compact else _be(words) + ' '}{byte_words(value)}"
+    head, _, tail = words.rpartition(" ")
+    if tail in ("at", "on") and head.endswith("ed") and isinstance(value, str) and date_words(value):
+        return f"{head} on {_short(value, rng)}"  # "created on 20 March 2026", not "the created at is"
     unit = _UNITS.get(words.split(" ")[-1], "")
     if unit and " " not in words:
         return f"it's {_short(value, rng)}{unit}"
@@ -472,7 +498,9 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     low 12 °C)", another as "size 3 with colour red"."""
     if not isinstance(item, dict):
         return _short(item, rng, style) if _simple(item) else ""
-    key = next((k for k in _NAME_KEYS if _simple(item.get(k))), None)
+    # By the name keys however the API spells them (an Up account's ``displayName``).
+    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
+    key = next((spelled[k] for k in _NAME_KEYS if k in spelled and _simple(item[spelled[k]])), None)
     if key is not None:
         return _short(item[key], rng, style)
     simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v)]

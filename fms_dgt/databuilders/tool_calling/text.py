@@ -45,6 +45,7 @@ from fms_dgt.databuilders.tool_calling.phrases import (
     intended_values,
     result_clause,
     scalar_words,
+    unwrapped,
     value_phrases,
 )
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
@@ -414,6 +415,7 @@ def _bare_count(value: Any) -> bool:
 
 
 def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", computed: bool = False) -> str:
+    value = unwrapped(value)  # a JSON:API document says its resources, not "the data is ..."
     clause = result_clause(value, _noun(purpose), rng, heat=heat)
     did = f"{past(purpose.verb)} {purpose.core}"
     topic = _LEADING_WORD.sub("", purpose.core)

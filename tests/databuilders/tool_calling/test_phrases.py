@@ -16,6 +16,7 @@ from fms_dgt.databuilders.tool_calling.phrases import (
     plain,
     result_clause,
     scalar_words,
+    unwrapped,
     value_phrases,
 )
 
@@ -186,3 +187,34 @@ def test_a_weather_results_wind_speed_has_the_units_of_the_call() -> None:
         assert "12.4 mph" in result_clause(weather, "results", random.Random(seed), heat=" °F")
         assert "12.4 km/h" in result_clause(weather, "results", random.Random(seed), heat=" °C")
         assert re.search(r"12\.4(?! ?(mph|km))", result_clause(weather, "results", random.Random(seed)))
+
+
+def test_a_json_api_document_says_its_resources() -> None:
+    # Up Banking's webhook was "the data is ID webh-1", and a listing "there is 1 data: data-1".
+    one = {
+        "data": {
+            "type": "webhooks",
+            "id": "webh-1",
+            "attributes": {"url": "https://example.com/hook", "createdAt": "2026-03-20T06:00:00Z"},
+            "links": {"self": "https://api.example.com/webhooks/webh-1"},
+            "relationships": {"logs": {}},
+        },
+        "links": {"next": None},
+    }
+    assert unwrapped(one) == {
+        "url": "https://example.com/hook",
+        "createdAt": "2026-03-20T06:00:00Z",
+        "id": "webh-1",
+    }
+    accounts = {
+        "data": [{"type": "accounts", "id": "a-1", "attributes": {"displayName": "Spending"}}],
+        "links": {},
+    }
+    assert unwrapped(accounts) == [{"displayName": "Spending", "id": "a-1"}]
+    rng = random.Random(1)
+    said = result_clause(unwrapped(one), "webhooks", rng)
+    assert "data" not in said and "created on" in said and "created at" not in said
+    assert "Spending" in result_clause(unwrapped(accounts), "accounts", rng)  # a camelCase name key
+    assert unwrapped({"data": {"id": 1}}) == {"id": 1}  # a plain envelope says what it holds
+    for other in ({"data": 1, "status": "ok"}, [1, 2], "text"):
+        assert unwrapped(other) == other  # no envelope
