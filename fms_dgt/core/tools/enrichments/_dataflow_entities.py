@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fms_dgt.core.tools.enrichments._dataflow_words import ABBREVIATIONS, WORD, name_text, singular, words
+
 __all__ = [
     "CHOICES",
     "MAX_VARIANTS",
@@ -54,7 +56,6 @@ _READ = 2000
 _POSSESSIVE = re.compile(r"['\u2019]s\b")
 #: Marks that end a clause inside a sentence ("an external account - only return payouts ...").
 _CLAUSE = re.compile(r"\s[-\u2013\u2014]+\s|[,(]")
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: Last words that make a parameter an identifier.
 _ID_WORDS = frozenset(
@@ -102,12 +103,6 @@ _GENERIC = frozenset(
 #: Generic words that, after a noun, make a compound entity (a subscription's items, a zone's
 #: records): ``subscription item`` is not the subscription.
 _COMPOUND_HEADS = frozenset({"item", "entry", "record"})
-#: Plurals that are their own singular, and stems whose plural in "ies" drops the "s" only.
-_SAME_PLURAL = frozenset({"series", "species"})
-#: The plural of an acronym ending in u (``skus``, ``cpus``): no vowel before the "us", unlike
-#: Latin singulars (``status``, ``campus``).
-_ACRONYM_PLURAL = re.compile(r"[^aeiouy\W\d_]+us")
-_IE_STEMS = ("mov", "cook", "zomb", "calor", "rook", "selfi", "smooth", "goal", "hipp", "pix")
 #: Verbs that start a tool name (``get_pet``, ``SearchLocation``): the entity follows them.
 _VERBS = frozenset(
     {
@@ -150,50 +145,9 @@ _TEXT_HEADS = frozenset({"text", "query", "keyword", "keywords", "search", "phra
 #: Names that say what kind of value a parameter is but not of what (``name``, ``code``): they
 #: read with the entity where they sit (``location.name`` reads ``location name``).
 _BARE_LABELS = frozenset({"name", "title", "code", "label"})
-#: Abbreviations in parameter names, read as the words they stand for (``lat`` and ``latitude``).
-_ABBREVIATIONS = {
-    "lat": "latitude", "lng": "longitude", "lon": "longitude", "q": "query", "src": "source",
-    "tgt": "target", "dest": "destination", "addr": "address", "desc": "description",
-    "msg": "message", "num": "number", "qty": "quantity", "amt": "amount", "img": "image",
-    "lang": "language", "org": "organization", "temp": "temperature", "pwd": "password",
-    "info": "information", "dept": "department", "tz": "timezone", "loc": "location",
-}  # fmt: skip
-
-
-#: What texts read: abbreviations, and a handle as the name a person gives.
-_READ_AS = {**_ABBREVIATIONS, "handle": "name"}
-
-
-def words(name: str) -> list[str]:
-    """Lower-case words of a name: snake_case, camelCase, acronyms and digits split apart.
-
-    ``words("originSkyId") == ["origin", "sky", "id"]``, ``words("authorID") == ["author", "id"]``.
-    """
-    return [w.lower() for w in _WORD.findall(name)]
-
-
-def singular(word: str) -> str:
-    """A crude singular (``tickets`` -> ``ticket``, ``categories`` -> ``category``, ``movies`` ->
-    ``movie``, ``skus`` -> ``sku``; ``series``, ``species`` and ``status`` stay)."""
-    if word in _SAME_PLURAL:
-        return word
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-1] if word[:-3].endswith(_IE_STEMS) else word[:-3] + "y"
-    if len(word) > 5 and word.endswith("sses"):  # classes, addresses
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    if len(word) > 3 and _ACRONYM_PLURAL.fullmatch(word) and word != "plus":  # skus; not status
-        return word[:-1]
-    return word
-
-
-def name_text(name: str, synonyms: bool = True) -> str:
-    """A parameter name as spaced words (``artistId`` and ``artist_id`` both give ``artist id``),
-    abbreviations spelled out (``lat`` reads ``latitude``) and, with ``synonyms``, a handle read
-    as a name (PeerTube's ``channelHandle`` reads ``channel name``: texts alike, not one name)."""
-    table = _READ_AS if synonyms else _ABBREVIATIONS
-    return " ".join(table.get(w, w) for w in words(name)) or name
+#: Names of an object or list that only wraps others (JSON:API's ``data``): one such name on
+#: both sides says nothing of whether they hold the same thing.
+_ENVELOPES = frozenset({"data", "items", "results", "records", "entries", "payload", "body"})
 
 
 def bare_label(name: str) -> bool:
@@ -446,7 +400,7 @@ def api_prefix(tool_name: str) -> str:
     (``Tripadvisor_Search_Hotels``, ``SkyScrapperSearchAirport``); a verb (``get_ticket``) or a
     generic word starts an operation's name, not an API's.
     """
-    found = _WORD.search(tool_name)
+    found = WORD.search(tool_name)
     word = found.group().lower() if found else ""
     if word in _VERBS or word in _GENERIC or word in _MODIFIERS or word.isdigit():
         return ""
@@ -487,7 +441,8 @@ def role(
     ``"id:<a>|<b>"`` for an identifier; ``"label"`` for a text output that labels something (a
     title, a name, a city); ``"query"`` for a search input (``query``, ``q``, ``keyword``); else
     ``""``. A bare label (:func:`bare_label`) adds the entity it sits in: ``"label@pool"`` for a
-    pool's ``name`` output, ``"@role"`` for the ``name`` input of a tool creating a role.
+    pool's ``name`` output, ``"@role"`` for the ``name`` input of a tool creating a role; so does
+    an object that only wraps others (JSON:API's ``data``: ``"@category"``, ``"@tag"``).
 
     Args:
         name: the parameter's own name (the last step of an output path).
@@ -504,6 +459,10 @@ def role(
             it sits in (:func:`compound_name`), or a function giving it: ``"id:|method#payment
             method"`` (an input named ``payment_method`` takes it, see :mod:`._dataflow_exact`).
     """
+    if type_key.startswith(("object", "array<object")) and name.lower() in _ENVELOPES:
+        # JSON:API's ``data``: what it holds is the entity it sits in (a category's, a tag's).
+        place = context() if callable(context) else context
+        return f"@{place}" if place else ""
     if type_key.startswith(("object", "boolean", "array<object")):
         return ""
     tokens = words(name)
@@ -559,7 +518,7 @@ def _plain_kind(tokens: Sequence[str], type_key: str, output: bool, description:
         return ""
     if output:
         return "label" if tokens[-1] in _LABEL_WORDS else ""
-    if _ABBREVIATIONS.get(tokens[-1], tokens[-1]) in _QUERY_WORDS:
+    if ABBREVIATIONS.get(tokens[-1], tokens[-1]) in _QUERY_WORDS:
         return "query"
     return "query" if _first_noun(description) in _TEXT_HEADS else ""
 

@@ -246,9 +246,9 @@ class DataflowEnrichment(ToolEnrichment):
         # ``#operation/getCategories``) is declared fed by that operation's result; an input
         # named for an entity as a reference to one (``original_source``) takes its id exactly;
         # an input's feeder is one of the first 16 producers of a signature.
-        # 16: listed values apart, 17: an action's lone status, 18/19: kinds apart (and described values).
+        # 16: listed values apart, 17: lone status, 18/19: kinds apart, 20: envelopes' entities.
         self.settings = {
-            "version": 19,
+            "version": 20,
             "threshold": self.threshold,
             "max_neighbors": self.max_neighbors,
             "encoder": self.encoder.identity(),

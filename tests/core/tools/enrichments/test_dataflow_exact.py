@@ -279,3 +279,29 @@ def test_a_paged_lists_position_is_no_reference_to_an_entity() -> None:
     assert [referred_name(n) for n in positions] == ["", "", ""]
     assert referred_name("previous_order") == same_name("order")
     assert referred_name("default_page") == same_name("page")  # no position: a default page is a page
+
+
+def test_envelopes_match_exactly_only_within_one_entity() -> None:
+    # JSON:API puts every resource in `data`: Up Banking's category fed its whole `data` into a
+    # transaction's tags (`data` too) as an exact name.
+    resource = schema(id="string", type="string")
+    listing = schema(data={"type": "array", "items": resource})
+    tools = [
+        rest_tool("get_category", "/categories/{id}", {"id": "string"}, schema(data=resource)),
+        rest_tool("get_tags", "/tags", {}, listing),
+        rest_tool(
+            "add_tags",
+            "/transactions/{transactionId}/relationships/tags",
+            {"transactionId": "string", "data": {"type": "array", "items": resource}},
+        ),
+    ]
+    assert parse_role(role("data", {}, "object", "category")).place == "category"
+    assert role("data", {}, "object") == role("attributes", {}, "object") == ""  # no entity known
+    graph = DataflowEnrichment(threshold=0.01).enrich(ToolRegistry(tools))
+    score = {
+        (e.source.name, e.target.name, e.input): e.score
+        for n in range(len(tools))
+        for e in graph.edges_from(n)
+    }
+    assert score[("get_tags", "add_tags", "data")] == 1.0
+    assert score.get(("get_category", "add_tags", "data"), 0.0) < 1.0
