@@ -24,7 +24,7 @@ from fms_dgt.core.tools.schema._keywords import (
     STRING_KEYWORDS,
 )
 
-__all__ = ["is_clean"]
+__all__ = ["JS_LITERAL", "is_clean"]
 
 _JSON_TYPE_SET = frozenset(JSON_TYPES)
 # Keywords only dialects use: a schema holding one always goes through the normaliser.
@@ -47,11 +47,19 @@ def _clean_number(value: Any) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _compiles(pattern: str) -> bool:
+    """A pattern the normaliser keeps as it is: one that compiles and is no JavaScript regex
+    literal (``/^[a-z]+$/``, which the normaliser unwraps)."""
+    if JS_LITERAL.fullmatch(pattern):
+        return False
     try:
         re.compile(pattern)
     except re.error:
         return False
     return True
+
+
+#: A regex written as JavaScript's literal (``/^[a-z]+$/i``), anchored inside the slashes.
+JS_LITERAL = re.compile(r"/(\^.*|.*\$)/([dgimsuy]*)", re.DOTALL)
 
 
 def _clean_required(value: Any) -> bool:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from fms_dgt.core.tools.schema._clean import is_clean
+from fms_dgt.core.tools.schema._clean import JS_LITERAL, is_clean
 from fms_dgt.core.tools.schema._keywords import (
     ANNOTATION_KEYS,
     BOOL_KEYWORDS,
@@ -394,6 +394,13 @@ def _h_ref(
 def _h_pattern(
     n: _Normaliser, out: dict[str, Any], extra: dict[str, Any], key: str, value: Any, ptr: str
 ) -> None:
+    literal = JS_LITERAL.fullmatch(value) if isinstance(value, str) else None
+    if literal is not None:
+        # PeerTube's usernames: "/^[a-z0-9._]+$/" asks for a slash before the start of the text,
+        # which no value has; the slashes are JavaScript's regex literal, not the pattern.
+        inline = "".join(sorted(set(literal.group(2)) & set("ims")))  # the flags that change a match
+        value = f"(?{inline}){literal.group(1)}" if inline else literal.group(1)
+        n.note(ptr, f"pattern written as a JavaScript regex literal: slashes removed, {value!r}")
     try:
         re.compile(value)
     except (re.error, TypeError):

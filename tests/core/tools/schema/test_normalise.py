@@ -6,7 +6,13 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from fms_dgt.core.tools.schema import is_flat_parameter_map, normalise_parameters, type_from_name
+from fms_dgt.core.tools.schema import (
+    get_validator,
+    is_flat_parameter_map,
+    normalise_parameters,
+    normalise_schema,
+    type_from_name,
+)
 
 
 def _norm(raw: Any) -> dict[str, Any]:
@@ -165,3 +171,15 @@ def test_normalisation_does_not_mutate_its_input() -> None:
     before = copy.deepcopy(raw)
     normalise_parameters(raw)
     assert raw == before
+
+
+def test_a_javascript_regex_literal_is_unwrapped() -> None:
+    # PeerTube writes usernames as "/^[a-z0-9._]+$/": as a pattern it asks for a slash before the
+    # start of the text, which no value has, so every call and result failed to synthesise.
+    schema, notes = normalise_schema({"type": "string", "pattern": "/^[a-z0-9._]+$/"}, "#/username")
+    assert schema["pattern"] == "^[a-z0-9._]+$"
+    assert notes and "#/username/pattern" in notes[0] and "JavaScript" in notes[0]
+    insensitive, _ = normalise_schema({"type": "string", "pattern": "/^ab$/i"})
+    assert get_validator(insensitive).is_valid("AB") and not get_validator(insensitive).is_valid("ABC")
+    for kept in ("^/api/v1/.*$", "/path/", "a/b"):  # slashes that are part of the pattern
+        assert normalise_schema({"type": "string", "pattern": kept})[0]["pattern"] == kept
