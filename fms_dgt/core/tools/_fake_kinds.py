@@ -94,6 +94,9 @@ from fms_dgt.core.tools._fake_names import (
     VERBS as _VERBS,
 )
 from fms_dgt.core.tools._fake_names import (
+    WEAK as _WEAK,
+)
+from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
@@ -117,7 +120,8 @@ def classify(
     """
     words = tokens(name)
     found = _by_name(words, parent, topic, description, kind)
-    if found is None:  # a weak name, or one nothing above knows (``src``: "The text to translate")
+    if found is None and (not words or "".join(words) in _WEAK or kind in ("string", "")):
+        # a weak name, or a text nothing above knows (``src``: "The text to translate")
         found = _by_description(description.lower(), words)
     if found is None and parent.lower().strip("_") in ("links", "link"):
         found = _k("web", "url")  # JSON:API and HAL links: self, related, next
@@ -125,6 +129,8 @@ def classify(
         found = _FORMATS[fmt]._replace(role=found.role if found else "")
         if found.family == "date":
             found = found._replace(field=_date_field(words))
+    if kind == "boolean":
+        return None  # a flag is no person, place or date, whatever its name says of one
     numeric = kind in ("integer", "number") and found is not None and found.family in _TEXT_ONLY
     # A number named like a moment is a duration or a count (``time`` in physics) unless it says
     # it is a timestamp; a number named like a text is not that text.
@@ -204,6 +210,8 @@ def _with_role(found: Kind, words: tuple[str, ...]) -> Kind:
 def _by_head(
     core: tuple[str, ...], words: tuple[str, ...], parent: str, topic: str, description: str, kind: str
 ) -> Kind | None:
+    if not core:  # a name of no words ("1", "_"): nothing to read
+        return None
     head, modifier = core[-1], core[:-1]
     if head in ("date", "time", "datetime", "at", "on", "day", "when") and (modifier or head != "day"):
         return Kind("date", _date_field(words))
@@ -266,15 +274,21 @@ def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
     return Kind("id", _singular(modifier[-1]), _role(words, "person"))
 
 
+#: Words before "id" in a description that name no entity ("object id for the video": a video's).
+_NO_ENTITY = frozenset(
+    {"the", "unique", "an", "a", "its", "this", "object", "internal", "numeric", "database"}
+)
+
+
 def _entity_of(parent: str, topic: str, description: str) -> str:
     if parent:
         return _singular(tokens(parent)[-1]) if tokens(parent) else "item"
     match = _ID_IN_DESCRIPTION.search(description.lower())
     if match:
         word = next(g for g in match.groups() if g)
-        if word not in ("the", "unique", "an", "a", "its", "this"):
+        if word not in _NO_ENTITY:
             return _singular(word)
-    nouns = [w for w in tokens(topic) if w not in _VERBS and not w.isdigit()]
+    nouns = [w for w in tokens(topic) if w not in _VERBS and not w.isdigit() and len(w) > 1]  # not v1's v
     return _singular(nouns[0]) if nouns else "item"
 
 

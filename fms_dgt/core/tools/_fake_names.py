@@ -435,6 +435,11 @@ WORK_TITLES = frozenset(
 )
 
 
+WEAK = frozenset(
+    {"name", "id", "value", "input", "data", "code", "key", "type", "from", "to", "source", "target"}
+)
+
+
 # Names that mean a moment unless the schema asks for a number (``day: integer``, ``start: 0``).
 AS_TEXT = {"day": k("date", "start"), "start": k("date", "start"), "end": k("date", "end")}
 PEOPLE = frozenset(

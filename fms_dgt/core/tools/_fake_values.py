@@ -99,15 +99,18 @@ class Scope:
         rng: the random source (seeded by the caller).
     """
 
-    __slots__ = ("entities", "rng", "today")
+    __slots__ = ("entities", "forms", "rng", "today")
     rng: random.Random
     today: datetime
     entities: dict[str, Any]
+    forms: dict[str, Any]
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.today = ANCHOR + timedelta(days=rng.randrange(365))
         self.entities: dict[str, Any] = {}
+        # Each adopted entity as it was given (42, not the id 42 renders as by default).
+        self.forms: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ entities
 
@@ -195,6 +198,15 @@ class Scope:
         adopted = _ADOPT.get(kind.family, _adopt_raw)(self, kind, value)
         if adopted is not None:
             self.entities[key] = adopted
+            self.forms[key] = value
+
+    def given(self, kind: Kind) -> Any:
+        """The value ``kind``'s entity was first given as (adopted, or an id as first drawn)."""
+        return self.forms.get(_entity_key(kind))
+
+    def given_as(self, kind: Kind, value: Any) -> None:
+        """Remember ``value`` as the form of ``kind``'s entity, if none is remembered yet."""
+        self.forms.setdefault(_entity_key(kind), value)
 
     def snapshot(self) -> dict[str, Any]:
         """The entities fixed so far, JSON-ready: ``{"person@": {...}, "place@": {...}, ...}``."""

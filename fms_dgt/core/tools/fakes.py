@@ -32,6 +32,7 @@ gives the same values in any process.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -166,7 +167,39 @@ class FakeHooks(SynthHooks):
         kind = self.kind_at(schema, name, path)
         if isinstance(schema.get("enum"), list):
             return self.choose(kind, schema["enum"])
-        return self.value(kind, schema, name)
+        if kind is None or kind.family != "id" or any(isinstance(step, int) for step in path):
+            return self.value(kind, schema, name)
+        given = self.scope.given(kind)  # an id as a call gave it ("2y84q2MQ...", not "vide-2842")
+        if given is not None and fit(given, schema):
+            return given
+        made = self.value(kind, schema, name)
+        if given is None and made is not MISSING:
+            self.scope.given_as(kind, made)  # the form later calls (and oneOf branches) keep
+        return made
+
+    def branch(self, schema: Mapping[str, Any], branches: list[Any], name: str, path: Path) -> int | None:
+        """The first branch the scope's own value of this kind fits (PeerTube's video ``id`` is an
+        integer, a UUID or a short UUID: once a call used 42, the next one takes the integer
+        branch and 42 again); None when the scope has none yet."""
+        kind = self.kind_at(schema, name, path)
+        if kind is None or not remembers(kind) or not self.scope.known(kind):
+            return None
+        given = self.scope.given(kind)
+        if given is not None:  # the form a call used (42), before its other renderings ("vide-42")
+            fitting = (i for i, b in enumerate(branches) if isinstance(b, Mapping) and fit(given, b))
+            found = next(fitting, None)
+            if found is not None:
+                return found
+        before = set(self.scope.entities)
+        try:
+            for candidate in itertools.islice(self.scope.candidates(kind, {}, name), 6):
+                for index, branch in enumerate(branches):
+                    if isinstance(branch, Mapping) and fit(candidate, branch):
+                        return index
+        finally:
+            for key in set(self.scope.entities) - before:  # made only to look: forgotten again
+                del self.scope.entities[key]
+        return None
 
     def value(self, kind: Kind | None, schema: Mapping[str, Any], name: str) -> Any:
         """The scope's value of ``kind`` for ``schema``, a schema example, or :data:`MISSING`."""

@@ -98,6 +98,11 @@ class SynthHooks:
         """
         return MISSING
 
+    def branch(self, schema: Mapping[str, Any], branches: list[Any], name: str, path: Path) -> int | None:
+        """Which of the (resolved) ``branches`` of ``schema``'s ``anyOf`` or ``oneOf`` to fill, or
+        None for a random draw."""
+        return None
+
     def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
         """The number of items of an array (clamped to ``[low, high]``), or None for random.
 
@@ -161,10 +166,32 @@ def synthesise(
         if validator is None or validator.is_valid(value):
             return value
         reason = validator.explain(value) if validator is not None else None
+    if reason is not None and _valid_but_for_one_of(schema, value):
+        # Branches of a oneOf that overlap (Vonage's SMS answer: an error and a sent message, no
+        # property required by either) reject every value; one valid under a branch is the answer.
+        return value
     raise SynthesisError(
         f"cannot synthesise a value for {name or 'the schema'}: {reason}. Simplify or fix the "
         "schema's constraints."
     )
+
+
+def _valid_but_for_one_of(schema: Any, value: Any) -> bool:
+    """Whether ``value`` is valid when every ``oneOf`` of ``schema`` reads as an ``anyOf``."""
+    found = False
+
+    def relax(node: Any) -> Any:
+        nonlocal found
+        if isinstance(node, dict):
+            out = {k: relax(v) for k, v in node.items() if k != "oneOf"}
+            if "oneOf" in node:
+                found = True
+                out["allOf"] = [*out.get("allOf", []), {"anyOf": relax(node["oneOf"])}]
+            return out
+        return [relax(v) for v in node] if isinstance(node, list) else node
+
+    relaxed = relax(schema)
+    return found and isinstance(relaxed, dict) and get_validator(relaxed).is_valid(value)
 
 
 #: Keywords :meth:`_Generator._value` looks at before the schema's type.
@@ -212,15 +239,28 @@ class _Generator:
             return self._leaf(schema, name, path, lambda: self.rng.choice(schema["enum"]))
         for key in ("anyOf", "oneOf"):
             if isinstance(schema.get(key), list) and schema[key]:
-                branch = self.rng.choice(schema[key])
+                branch = schema[key][self._branch(schema, schema[key], name, path)]
+                if isinstance(branch, Mapping) and "$ref" in branch:
+                    branch = self._resolve(branch)
                 rest = {k: v for k, v in schema.items() if k != key}
-                return self.value(_merge(rest, branch), name, depth + 1, path)
+                merged = _merge(rest, branch)
+                if "description" in rest:  # the parameter's own words name it, whichever form is drawn
+                    merged["description"] = rest["description"]
+                return self.value(merged, name, depth + 1, path)
         if isinstance(schema.get("allOf"), list):
             merged = dict(schema)
             for part in merged.pop("allOf"):
                 merged = _merge(merged, part)
             return self.value(merged, name, depth + 1, path)
         return self._typed(schema, self._pick_type(schema), name, depth, path)
+
+    def _branch(self, schema: Mapping[str, Any], branches: list[Any], name: str, path: Path) -> int:
+        if self.steered:
+            resolved = [self._resolve(b) if isinstance(b, Mapping) and "$ref" in b else b for b in branches]
+            chosen = self.hooks.branch(schema, resolved, name, path)
+            if chosen is not None and 0 <= chosen < len(branches):
+                return chosen
+        return self.rng.randrange(len(branches))  # draws as rng.choice did
 
     def _leaf(self, schema: Mapping[str, Any], name: str, path: Path, default: Any) -> Any:
         if self.steered:
