@@ -118,6 +118,7 @@ _LIMITS = word_set("limit max top size count n")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
 _PLAIN_LISTS = word_set("numbers values elements data items list")
+_RESULT_WORDS = word_set("results result items count n k hits records entries rows number matches")
 _LIMIT_PHRASES = ("limited to {number} results", "with a {words} of {number}", "(at most {number})")
 
 
@@ -125,8 +126,12 @@ def _is_limit(words: str, value: Any) -> bool:
     """A number that bounds how many results come back (``limit``, ``max_results``, ``top_n``)."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
-    last = words.split(" ")[-1].lower() if words else ""
-    return last in _LIMITS or words.startswith(("max ", "top ", "limit"))
+    parts = words.lower().split(" ") if words else [""]
+    if parts[-1] in _LIMITS:
+        return True
+    # "max results", "top k"; not "max price" or "max distance" (a bound of a value, not a count)
+    counted = all(p in _RESULT_WORDS for p in parts[1:])
+    return parts[0] in ("max", "top", "limit") and counted and isinstance(value, int)
 
 
 # Names that carry no meaning a person would say ("a", "x", "num1"): the value alone is said.

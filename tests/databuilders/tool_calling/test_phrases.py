@@ -125,6 +125,15 @@ def test_a_limit_is_said_last_and_a_tag_as_a_tag() -> None:
         assert tag in ("tagged personal", "with the tag personal"), tag
 
 
+def test_a_bound_of_a_value_is_no_limit_of_results() -> None:
+    # BFCL's filter_stocks_by_price was asked for "limited to 189.23 results" for max_price.
+    properties = {"max_price": {"type": "number"}, "max_results": {"type": "integer"}}
+    for seed in range(20):
+        price, count = value_phrases(properties, {"max_price": 189.23, "max_results": 5}, random.Random(seed))
+        assert "result" not in price and "189.23" in price, price
+        assert "5 results" in count or count in ("with a max results of 5", "(at most 5)"), count
+
+
 def test_one_of_a_counted_thing_is_singular() -> None:
     said = {k: _said({k: 1}) for k in ("days", "people", "children", "nights")}
     assert said == {
