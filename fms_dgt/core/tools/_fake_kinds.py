@@ -236,9 +236,9 @@ def _by_head(
         return Kind("person", "full_name", "other")
     if head.removesuffix("s") in _WORK_TITLES and modifier:  # watched_movies: titles of films
         return _k("text", "work")
-    found = _EXACT.get(head)
-    if found is not None and found.family == "text" and modifier:  # translated_text, meeting_topic
-        return found
+    found = _EXACT.get(head) or _EXACT.get(head.removesuffix("s"))
+    if found is not None and found.family in ("text", "item") and modifier:
+        return found  # translated_text, meeting_topic, filtered_stocks (tickers)
     return None
 
 

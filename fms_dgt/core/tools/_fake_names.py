@@ -170,7 +170,9 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("restaurant", "restaurantname"), k("item", "restaurant")),
     **dict.fromkeys(("product", "productname", "item", "itemname"), k("item", "product")),
     **dict.fromkeys(("flight", "flightnumber", "flightno"), k("item", "flight")),
-    **dict.fromkeys(("ticker", "symbol", "stock", "stocksymbol", "tickersymbol"), k("item", "ticker")),
+    **dict.fromkeys(
+        ("ticker", "symbol", "stock", "stocksymbol", "tickersymbol", "watchlist"), k("item", "ticker")
+    ),
     **dict.fromkeys(("airline", "carrier"), k("misc", "airline")),
     **dict.fromkeys(("color", "colour", "colorname"), k("misc", "colour")),
     **dict.fromkeys(("hex", "hexcolor", "colorcode", "colourcode", "hexcode"), k("misc", "colour_hex")),
