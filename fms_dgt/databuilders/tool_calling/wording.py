@@ -338,7 +338,7 @@ def _purpose_text(name: str, description: str) -> tuple[str, bool]:
 
 def _split(text: str, third_person: bool) -> tuple[str, str, str]:
     first, _, rest = text.partition(" ")
-    base = _base_verb(first) or _unknown_verb(first, rest)
+    base = _base_verb(first) or _unknown_verb(first, rest) or _imperative(first, rest)
     if first.lower() in ("look", "looks", "looking") and rest.lower().startswith("up "):
         return "look up", rest[3:], GET
     if base is None or rest.lower().startswith("of "):  # "List of cities" names a thing
@@ -373,6 +373,15 @@ def _unknown_verb(first: str, rest: str) -> str | None:
 
 
 _OBJECT_STARTS = word_set("a an the with all any every some one two multiple several")
+_IMPERATIVE_OBJECTS = word_set("a an the all every my your several multiple")
+
+
+def _imperative(first: str, rest: str) -> str | None:
+    """A verb the lexicon lacks, in the imperative before its object ("Reorder a playlist")."""
+    word = first.lower()
+    if not word.isalpha() or len(word) < 3 or word in _DETERMINERS:
+        return None
+    return word if rest.split(" ", 1)[0].lower() in _IMPERATIVE_OBJECTS else None
 
 
 def _lower_first(text: str) -> str:

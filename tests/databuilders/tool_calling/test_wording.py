@@ -59,6 +59,7 @@ PURPOSES = [
     ("Return some items of a delivered order.", "return", "some items", ACTION),
     ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
+    ("Reorder a playlist", "reorder", "a playlist", ACTION),  # a verb the lexicon lacks, before "a"
     # Up Banking's ping: a wrapped line is one sentence, a remark on it ("This is useful") no purpose.
     (
         "Make a basic ping request to the API. This is useful to verify that\nauthentication is "

@@ -17,7 +17,9 @@
    paired bounds are ordered (``low``/``high``, ``min``/``max``, ``start``/``end``,
    ``check_in``/``check_out``); dates in a list are sorted, and a list of dated items (a forecast)
    has consecutive dates; other leaves come from :mod:`fms_dgt.core.tools.fakes`;
-4. ``shaped``: for a tool without an output schema (BFCL), a plausible object shaped by the tool's
+4. ``empty``: ``None`` for a REST operation whose success response has no body (``204 No
+   Content``, or a status with no content declared), as the ``rest`` engine returns for it;
+5. ``shaped``: for a tool without an output schema (BFCL), a plausible object shaped by the tool's
    name: the main argument echoed and a result field (``get_stock_price`` -> ``stock_price``,
    ``book_flight`` -> ``status: booked`` and a ``flight_id``, ``find_restaurants`` -> a list of
    restaurants); a tool with neither a recognisable name nor arguments gets ``{"status": "ok"}``.
@@ -56,7 +58,7 @@ __all__ = [
 ]
 
 #: ``metadata["mock"]`` of a result, by step.
-SOURCES = ("implementation", "example", "synthesised", "shaped")
+SOURCES = ("implementation", "example", "synthesised", "empty", "shaped")
 #: Keys of a tool file (kept in ``metadata["extra"]``) that hold result examples.
 EXAMPLE_KEYS = ("result_examples", "output_examples", "response_examples", "example_response")
 #: Arguments whose value is the size of the result's list.
@@ -102,8 +104,17 @@ def mock_result(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) ->
     if examples:
         return _echoed(tool, rng.choice(examples), arguments), "example"
     if not tool.output_parameters:
+        if _no_content(tool):  # PeerTube's DELETE of an abuse message: 204, no body
+            return None, "empty"
         return _shaped(tool, arguments, rng), "shaped"
     return _synthesised(tool, tool.output_parameters, arguments, rng), "synthesised"
+
+
+def _no_content(tool: Tool) -> bool:
+    """Whether ``tool`` is a REST operation whose success response declares no body."""
+    route = tool.metadata.get("route") if tool.metadata.get("kind") == "rest" else None
+    response = route.get("response") if isinstance(route, Mapping) else None
+    return isinstance(response, Mapping) and not response.get("content_type")
 
 
 class _Plan:

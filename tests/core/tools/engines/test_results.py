@@ -389,3 +389,18 @@ def test_the_same_results_in_another_process_and_hash_seed() -> None:
         for seed in ("3", "4242")
     }
     assert len(outputs) == 1 and "synthesised" in outputs.pop()
+
+
+def test_a_rest_operation_without_a_response_body_answers_nothing() -> None:
+    # PeerTube's DELETE of an abuse message answers 204 with no body, as the rest engine returns
+    # it (None); the mock made up {"id_id": "id-15270", "status": "deleted"} from the name.
+    def rest(status: str, content_type: str | None) -> Tool:
+        response = {"status": status, **({"content_type": content_type} if content_type else {})}
+        route = {"method": "DELETE", "path": "/abuses/{abuseId}", "arguments": {}, "response": response}
+        params = {"type": "object", "properties": {"abuseId": {"type": "integer"}}}
+        return Tool("delete_abuse", "tube", parameters=params, metadata={"kind": "rest", "route": route})
+
+    for status in ("204", "200", "201"):
+        assert mock_result(rest(status, None), {"abuseId": 4}, random.Random(1)) == (None, "empty")
+    value, source = mock_result(rest("200", "application/json"), {"abuseId": 4}, random.Random(1))
+    assert source == "shaped" and value is not None  # a body of no declared shape: shaped by the name
