@@ -168,7 +168,7 @@ class FakeHooks(SynthHooks):
         if isinstance(schema.get("enum"), list):
             return self.choose(kind, schema["enum"])
         if kind is None or kind.family != "id" or any(isinstance(step, int) for step in path):
-            return self.value(kind, schema, name)
+            return self.value(kind, schema, name, fresh=_index(path) > 0)
         given = self.scope.given(kind)  # an id as a call gave it ("2y84q2MQ...", not "vide-2842")
         if given is not None and fit(given, schema):
             return given
@@ -201,10 +201,19 @@ class FakeHooks(SynthHooks):
                 del self.scope.entities[key]
         return None
 
-    def value(self, kind: Kind | None, schema: Mapping[str, Any], name: str) -> Any:
-        """The scope's value of ``kind`` for ``schema``, a schema example, or :data:`MISSING`."""
+    def value(self, kind: Kind | None, schema: Mapping[str, Any], name: str, fresh: bool = False) -> Any:
+        """The scope's value of ``kind`` for ``schema``, a schema example, or :data:`MISSING`.
+
+        ``fresh``: an item of a list after its first, whose kind the vocabulary knows, takes no
+        schema example (PeerTube's examples gave every listed video id 42 and the title "What
+        is PeerTube?").
+        """
         scope = self.scope
         if kind is not None and remembers(kind) and scope.known(kind):
+            found = first_fit(scope.candidates(kind, schema, name), schema)
+            if found is not MISSING:
+                return found
+        if fresh and kind is not None:
             found = first_fit(scope.candidates(kind, schema, name), schema)
             if found is not MISSING:
                 return found

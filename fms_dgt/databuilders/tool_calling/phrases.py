@@ -118,6 +118,7 @@ _LIMITS = word_set("limit max top size count n")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
 _PLAIN_LISTS = word_set("numbers values elements data items list")
+_IDENTIFIER_WORDS = word_set("id ids number code pin zip")
 _RESULT_WORDS = word_set("results result items count n k hits records entries rows number matches")
 _LIMIT_PHRASES = ("limited to {number} results", "with a {words} of {number}", "(at most {number})")
 
@@ -315,6 +316,8 @@ _MAX_ITEMS = 3
 
 #: Top-level members of a JSON:API document besides its ``data``: paging links, counts, versions.
 _DOCUMENT_KEYS = frozenset({"data", "links", "meta", "included", "jsonapi"})
+#: Counts beside a listing's ``data`` (PeerTube's ``{"total": 120, "data": [...]}``): its items say it.
+_TOTAL_KEYS = frozenset({"total", "count", "totalCount", "total_count", "totalItems", "totalResults"})
 
 
 def unwrapped(value: Any) -> Any:
@@ -322,9 +325,12 @@ def unwrapped(value: Any) -> Any:
     each resource as its ``id`` and ``attributes`` (``{"data": {"id": "w-1", "type": "webhooks",
     "attributes": {"url": ...}, "links": ...}, "links": ...}`` says ``{"url": ..., "id": "w-1"}``).
     Any other value is returned as it is."""
-    if not isinstance(value, dict) or "data" not in value or not set(value) <= _DOCUMENT_KEYS:
+    if not isinstance(value, dict) or "data" not in value:
         return value
     data = value["data"]
+    listing = isinstance(data, list) and set(value) <= _DOCUMENT_KEYS | _TOTAL_KEYS
+    if not listing and not set(value) <= _DOCUMENT_KEYS:
+        return value
     return [_resource(item) for item in data] if isinstance(data, list) else _resource(data)
 
 
@@ -378,7 +384,11 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
     if isinstance(value, list):
         return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng, heat)}"
     if isinstance(value, dict):
-        inner = [f"{humanize(str(k))} {_short(v, rng)}" for k, v in list(value.items())[:3] if _simple(v)]
+        inner = [
+            f"{humanize(str(k))} {_short(v, rng, name=str(k))}"
+            for k, v in list(value.items())[:3]
+            if _simple(v)
+        ]
         return (
             f"the {words} {_be(words)} {join_words(inner)}"
             if inner
@@ -391,12 +401,12 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
         return f"{head} on {_short(value, rng)}"  # "created on 20 March 2026", not "the created at is"
     unit = _UNITS.get(words.split(" ")[-1], "")
     if unit and " " not in words:
-        return f"it's {_short(value, rng)}{unit}"
+        return f"it's {_short(value, rng, name=name)}{unit}"
     words = words.rsplit(" ", 1)[0] if unit else words
     unit = unit or _heat_unit(words, value, heat) or _wind_unit(words, value, heat)
     if compact:
-        return f"{words} {_short(value, rng)}{unit}"
-    return f"the {words} {_be(words)} {_short(value, rng)}{unit}"
+        return f"{words} {_short(value, rng, name=name)}{unit}"
+    return f"the {words} {_be(words)} {_short(value, rng, name=name)}{unit}"
 
 
 #: Names of a result's field that says the unit of its one number; and unit systems, which are not.
@@ -474,10 +484,13 @@ def _simple(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool))
 
 
-def _short(value: Any, rng: random.Random, style: int | None = None) -> str:
-    """A value in a few words; ``style`` fixes how dates are written (one style per list)."""
+def _short(value: Any, rng: random.Random, style: int | None = None, name: str = "") -> str:
+    """A value in a few words; ``style`` fixes how dates are written (one style per list). The
+    number of an identifier named ``name`` is written as it is (ID 11538, not 11,538)."""
     if isinstance(value, (dict, list)):
         return f"{len(value)} entries"
+    if type(value) is int and _IDENTIFIER_WORDS & set(humanize(name).lower().split(" ")[-1:]):
+        return str(value)
     style = rng.randrange(4) if style is None else style
     return scalar_words(value, style) if not isinstance(value, str) else _text(value, style)
 
@@ -507,9 +520,9 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
     key = next((spelled[k] for k in _NAME_KEYS if k in spelled and _simple(item[spelled[k]])), None)
     if key is not None:
-        return _short(item[key], rng, style)
+        return _short(item[key], rng, style, name=str(key))
     simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v)]
-    said = [f"{words} {_short(v, rng, style)}{_heat_unit(words, v, heat)}" for words, v in simple]
+    said = [f"{words} {_short(v, rng, style, words)}{_heat_unit(words, v, heat)}" for words, v in simple]
     dated = next((i for i, (_, v) in enumerate(simple) if isinstance(v, str) and date_words(v)), None)
     if dated is None:
         return " with ".join(said[:2])

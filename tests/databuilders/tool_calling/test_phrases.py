@@ -227,3 +227,16 @@ def test_a_json_api_document_says_its_resources() -> None:
     assert unwrapped({"data": {"id": 1}}) == {"id": 1}  # a plain envelope says what it holds
     for other in ({"data": 1, "status": "ok"}, [1, 2], "text"):
         assert unwrapped(other) == other  # no envelope
+
+
+def test_identifiers_are_written_as_they_are_and_a_listing_says_its_items() -> None:
+    rng = random.Random(3)
+    said = result_clause({"id": 11538, "followers_count": 12345, "playlistElementId": 92478}, "items", rng)
+    assert "11538" in said and "92478" in said and "12,345" in said, said
+    listing = unwrapped({"total": 120, "data": [{"id": 1, "name": "Intro"}, {"id": 2, "name": "Outro"}]})
+    assert listing == [{"id": 1, "name": "Intro"}, {"id": 2, "name": "Outro"}]
+    assert unwrapped({"total": 1, "data": {"id": 1}, "extra": 2}) == {
+        "total": 1,
+        "data": {"id": 1},
+        "extra": 2,
+    }

@@ -14,7 +14,7 @@ from typing import Any
 
 from fms_dgt.core.tools.fakes import tokens
 
-__all__ = ["asks_fahrenheit", "order_dates", "order_pairs", "sky_fits_temperature"]
+__all__ = ["asks_fahrenheit", "order_dates", "order_pairs", "sky_fits_temperature", "total_covers_items"]
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
@@ -34,6 +34,27 @@ _LOW_HIGH = {
     "open": "close",
     "first": "last",
 }
+
+
+#: Plain names (lower case, no separators) of a count of what a listing holds.
+_TOTALS = frozenset({"total", "count", "totalcount", "totalitems", "totalresults", "totalrecords", "results"})
+
+
+def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None:
+    """A listing's total is at least the number of items it holds (PeerTube's ``{"total": 1,
+    "data": [15 videos]}``), as far as the total's own schema allows."""
+    lists = [v for v in value.values() if isinstance(v, list)]
+    if len(lists) != 1:
+        return
+    held = len(lists[0])
+    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    for key, count in value.items():
+        plain = re.sub(r"[\W_]", "", key.lower())
+        if plain not in _TOTALS or type(count) is not int or count >= held:
+            continue
+        ceiling = props.get(key, {}).get("maximum") if isinstance(props.get(key), Mapping) else None
+        if not isinstance(ceiling, (int, float)) or ceiling >= held:
+            value[key] = held
 
 
 def order_pairs(value: dict[str, Any]) -> None:

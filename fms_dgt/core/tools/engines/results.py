@@ -42,6 +42,7 @@ from fms_dgt.core.tools.engines._agreement import (
     order_dates,
     order_pairs,
     sky_fits_temperature,
+    total_covers_items,
 )
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
 from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, tokens
@@ -352,6 +353,7 @@ class ResultHooks(FakeHooks):
         value = super().finish(schema, value, name, path)
         if isinstance(value, dict):
             order_pairs(value)
+            total_covers_items(value, schema)
             sky_fits_temperature(value, schema, self.given)
         elif isinstance(value, list) and value:
             order_dates(value, name)

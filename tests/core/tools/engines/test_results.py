@@ -404,3 +404,30 @@ def test_a_rest_operation_without_a_response_body_answers_nothing() -> None:
         assert mock_result(rest(status, None), {"abuseId": 4}, random.Random(1)) == (None, "empty")
     value, source = mock_result(rest("200", "application/json"), {"abuseId": 4}, random.Random(1))
     assert source == "shaped" and value is not None  # a body of no declared shape: shaped by the name
+
+
+def test_listed_items_take_no_example_after_the_first_and_the_total_covers_them() -> None:
+    # PeerTube's schemas give examples (id 42, name "What is PeerTube?"): every listed video had
+    # them, and a listing said {"total": 1, "data": [15 videos]}.
+    video = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "examples": [42]},
+            "name": {"type": "string", "examples": ["What is PeerTube?"]},
+        },
+        "required": ["id", "name"],
+    }
+    listing = {
+        "type": "object",
+        "properties": {
+            "total": {"type": "integer", "examples": [1]},
+            "data": {"type": "array", "items": video, "minItems": 5, "maxItems": 5},
+        },
+        "required": ["total", "data"],
+    }
+    tool = Tool("getVideos", "tube", output_parameters=listing)
+    for seed in range(10):
+        value, _ = mock_result(tool, {}, random.Random(seed))
+        ids = [v["id"] for v in value["data"]]
+        assert len(set(ids)) == len(ids), ids
+        assert value["total"] >= len(value["data"])
