@@ -52,7 +52,8 @@ def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None
         plain = re.sub(r"[\W_]", "", key.lower())
         if plain not in _TOTALS or type(count) is not int or count >= held:
             continue
-        ceiling = props.get(key, {}).get("maximum") if isinstance(props.get(key), Mapping) else None
+        own = props.get(key) if isinstance(props, Mapping) else None
+        ceiling = own.get("maximum") if isinstance(own, Mapping) else None
         if not isinstance(ceiling, (int, float)) or ceiling >= held:
             value[key] = held
 

@@ -308,9 +308,12 @@ def _value(text: str, family: str) -> Any:
         value = json.loads(text)
     except ValueError:
         return text
-    if isinstance(value, bool) or value is None:
+    if value is None:
+        # No result (a REST operation's 204 No Content): the empty result the template can print.
+        return ""
+    if isinstance(value, bool):
         raise RejectedRecord(
             f"record cannot be written for the {family} template family: a result is {text}, which the "
-            "family's templates print as a Python literal (True, None)"
+            "family's templates print as a Python literal (True)"
         )
     return text if isinstance(value, str) else value

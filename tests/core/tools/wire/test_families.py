@@ -154,3 +154,5 @@ def test_llama3_results_are_json_values_the_template_encodes_once() -> None:
     body["messages"][2]["content"] = "true"  # type: ignore[index]
     with pytest.raises(RejectedRecord, match="Python literal"):
         finish(body, "llama3")
+    body["messages"][2]["content"] = "null"  # type: ignore[index]
+    assert finish(body, "llama3")["messages"][2]["content"] == ""  # no result (204): an empty one
