@@ -184,6 +184,7 @@ EXACT: dict[str, Kind] = {
     ),
     **dict.fromkeys(("weekday", "dayofweek", "dayname"), k("misc", "weekday")),
     **dict.fromkeys(("orderby", "sortby", "sort", "sortfield", "sortkey", "ordering"), k("misc", "sort")),
+    **dict.fromkeys(("isocode", "isocountrycode", "countryisocode"), k("place", "country_code")),
     **dict.fromkeys(("sortorder", "sortdirection", "sortdir", "orderdirection"), k("misc", "direction")),
     **dict.fromkeys(("transcript", "transcription", "translation", "translatedtext"), k("text", "message")),
     **dict.fromkeys(("status",), k("misc", "status")),

@@ -279,10 +279,20 @@ class FakeHooks(SynthHooks):
     def example(self, schema: Mapping[str, Any]) -> Any:
         """One of the schema's own ``examples`` (or ``default``) that fits it, or :data:`MISSING`."""
         examples = schema.get("examples")
-        pool = [e for e in examples if fit(e, schema)] if isinstance(examples, list) else []
+        given = [a for e in examples for a in _alternatives(e)] if isinstance(examples, list) else []
+        pool = [e for e in given if fit(e, schema)]
         if not pool and self.defaults and "default" in schema and fit(schema["default"], schema):
             pool = [schema["default"]]
         return self.scope.rng.choice(pool) if pool else MISSING
+
+
+def _alternatives(example: Any) -> list[Any]:
+    """An example that lists alternatives (PeerTube's handle "my_username | my_username@example.com")
+    as each of them; any other example as itself."""
+    if not isinstance(example, str) or " | " not in example:
+        return [example]
+    parts = [p.strip() for p in example.split(" | ")]
+    return parts if all(parts) else [example]
 
 
 def first_fit(candidates: Iterable[Any], schema: Mapping[str, Any]) -> Any:

@@ -374,3 +374,11 @@ def test_overlapping_one_of_branches_still_give_a_value() -> None:
     assert isinstance(value, dict) and set(value) <= {"error-text", "message-id"}
     with pytest.raises(SynthesisError):
         synthesise({"type": "string", "pattern": "^a$", "minLength": 2}, random.Random(1))
+
+
+def test_an_example_listing_alternatives_gives_one_of_them() -> None:
+    # PeerTube's handles: "my_username | my_username@example.com" is either form, not one name.
+    schema = {"type": "string", "examples": ["my_username | my_username@example.com"]}
+    drawn = {fake(schema, random.Random(seed), name="subscriptionHandle") for seed in range(20)}
+    assert drawn <= {"my_username", "my_username@example.com"} and drawn
+    assert classify("isoCode", "", parent="countries", kind="string") == Kind("place", "country_code", "")
