@@ -279,8 +279,12 @@ class FakeHooks(SynthHooks):
     def example(self, schema: Mapping[str, Any]) -> Any:
         """One of the schema's own ``examples`` (or ``default``) that fits it, or :data:`MISSING`."""
         examples = schema.get("examples")
-        given = [a for e in examples for a in _alternatives(e)] if isinstance(examples, list) else []
-        pool = [e for e in given if fit(e, schema)]
+        each = (
+            [[a for a in _alternatives(e) if fit(a, schema)] for e in examples]
+            if isinstance(examples, list)
+            else []
+        )
+        pool = [fitting[0] for fitting in each if fitting]
         if not pool and self.defaults and "default" in schema and fit(schema["default"], schema):
             pool = [schema["default"]]
         return self.scope.rng.choice(pool) if pool else MISSING
@@ -288,11 +292,12 @@ class FakeHooks(SynthHooks):
 
 def _alternatives(example: Any) -> list[Any]:
     """An example that lists alternatives (PeerTube's handle "my_username | my_username@example.com")
-    as each of them; any other example as itself."""
+    as its first one (every call of a record takes the same), then the whole; any other example
+    as itself."""
     if not isinstance(example, str) or " | " not in example:
         return [example]
-    parts = [p.strip() for p in example.split(" | ")]
-    return parts if all(parts) else [example]
+    first = example.split(" | ", 1)[0].strip()
+    return [first, example] if first else [example]
 
 
 def first_fit(candidates: Iterable[Any], schema: Mapping[str, Any]) -> Any:

@@ -123,7 +123,7 @@ def _dumped(turns: list[str]) -> str:
 
 def _phrasing(plan: RecordPlan, user: str) -> Verdict:
     # The values the user gives are theirs, not notes: a webhook's https:// address, an "api" in it.
-    stated = [v for c in plan.calls for v in _stated_values(c.given) if len(v) > 3]
+    stated = [v for c in plan.calls for v in _stated_values(c.given) if len(v) >= 3]
     notes = implementation_notes(_without(user, stated))
     if notes:
         return Verdict(ok=False, reason=f"the request carries implementation notes: {', '.join(notes)}")

@@ -380,5 +380,5 @@ def test_an_example_listing_alternatives_gives_one_of_them() -> None:
     # PeerTube's handles: "my_username | my_username@example.com" is either form, not one name.
     schema = {"type": "string", "examples": ["my_username | my_username@example.com"]}
     drawn = {fake(schema, random.Random(seed), name="subscriptionHandle") for seed in range(20)}
-    assert drawn <= {"my_username", "my_username@example.com"} and drawn
+    assert drawn == {"my_username"}  # the first, so that every call of a record takes the same
     assert classify("isoCode", "", parent="countries", kind="string") == Kind("place", "country_code", "")
