@@ -237,8 +237,8 @@ def _by_head(
     if head.removesuffix("s") in _WORK_TITLES and modifier:  # watched_movies: titles of films
         return _k("text", "work")
     found = _EXACT.get(head) or _EXACT.get(head.removesuffix("s"))
-    if found is not None and found.family in ("text", "item") and modifier:
-        return found  # translated_text, meeting_topic, filtered_stocks (tickers)
+    if found is not None and found.family in ("text", "item", "file", "misc") and modifier:
+        return found  # translated_text, meeting_topic, filtered_stocks (tickers), actors_images
     return None
 
 

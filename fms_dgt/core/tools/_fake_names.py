@@ -185,6 +185,13 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("weekday", "dayofweek", "dayname"), k("misc", "weekday")),
     **dict.fromkeys(("orderby", "sortby", "sort", "sortfield", "sortkey", "ordering"), k("misc", "sort")),
     **dict.fromkeys(("isocode", "isocountrycode", "countryisocode"), k("place", "country_code")),
+    **dict.fromkeys(("game", "movie", "film", "song", "album", "novel", "gametitle"), k("text", "work")),
+    **dict.fromkeys(("news", "headlines"), k("text", "title")),
+    **dict.fromkeys(("hash", "blockhash", "txhash", "transactionhash", "checksum"), k("misc", "token")),
+    **dict.fromkeys(
+        ("unit", "unitin", "unitout", "fromunit", "tounit", "sourceunit", "targetunit"),
+        k("misc", "unit"),
+    ),
     **dict.fromkeys(("sortorder", "sortdirection", "sortdir", "orderdirection"), k("misc", "direction")),
     **dict.fromkeys(("transcript", "transcription", "translation", "translatedtext"), k("text", "message")),
     **dict.fromkeys(("status",), k("misc", "status")),

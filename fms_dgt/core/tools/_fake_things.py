@@ -166,6 +166,8 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     # What a listing is sorted by: a field most listings have, "-" first for descending.
     "sort": ("name", "created_at", "-created_at", "updated_at", "-updated_at", "start_date", "-start_date"),
     "direction": ("asc", "desc"),
+    # A unit to convert from or to (a description listing its units is read before this).
+    "unit": ("meter", "kilometer", "foot", "mile", "kilogram", "pound", "liter", "gallon", "inch"),
     "status": data.STATUSES,
     "airline": data.AIRLINES,
     "platform": ("iOS", "Android", "Windows", "macOS", "Linux", "PlayStation 5", "Nintendo Switch"),

@@ -307,6 +307,10 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("order_by", "", "", "misc", "sort"),
         ("sort_order", "", "", "misc", "direction"),
         ("new_appointment_doctor", "", "", "person", "full_name"),
+        ("unit_in", "", "", "misc", "unit"),  # When2Call's si_unit_conversion had unit_in 'river-4'
+        ("litecoin_block_hash", "", "", "misc", "token"),
+        ("game", "", "", "text", "work"),
+        ("actors_images", "", "", "file", "image"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(
