@@ -213,7 +213,9 @@ def _by_head(
     if not core:  # a name of no words ("1", "_"): nothing to read
         return None
     head, modifier = core[-1], core[:-1]
-    if head in ("date", "time", "datetime", "at", "on", "day", "when") and (modifier or head != "day"):
+    if head in ("date", "time", "datetime", "timestamp", "at", "on", "day", "when") and (
+        modifier or head != "day"
+    ):
         return Kind("date", _date_field(words))
     if head in _ENTITY_HEADS and modifier:
         return _entity_id(modifier, words)

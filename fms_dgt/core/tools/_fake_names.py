@@ -89,7 +89,19 @@ EXACT: dict[str, Kind] = {
     ),
     **dict.fromkeys(("country", "countryname", "nation"), k("place", "country")),
     **dict.fromkeys(("countrycode", "countryiso", "iso"), k("place", "country_code")),
-    **dict.fromkeys(("state", "province", "region", "county", "statename"), k("place", "region")),
+    **dict.fromkeys(
+        (
+            "state",
+            "province",
+            "region",
+            "county",
+            "statename",
+            "provinceorstate",
+            "stateorprovince",
+            "district",
+        ),
+        k("place", "region"),
+    ),
     **dict.fromkeys(
         ("zip", "zipcode", "postalcode", "postcode", "postal", "pincode"), k("place", "postcode")
     ),
@@ -187,6 +199,8 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("isocode", "isocountrycode", "countryisocode"), k("place", "country_code")),
     **dict.fromkeys(("game", "movie", "film", "song", "album", "novel", "gametitle"), k("text", "work")),
     **dict.fromkeys(("news", "headlines"), k("text", "title")),
+    **dict.fromkeys(("excerpt", "highlight", "snippet", "answer", "quote"), k("text", "message")),
+    **dict.fromkeys(("localtime", "localdatetime"), k("date", "start")),
     **dict.fromkeys(("hash", "blockhash", "txhash", "transactionhash", "checksum"), k("misc", "token")),
     **dict.fromkeys(
         ("unit", "unitin", "unitout", "fromunit", "tounit", "sourceunit", "targetunit"),

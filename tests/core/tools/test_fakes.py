@@ -311,6 +311,9 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("litecoin_block_hash", "", "", "misc", "token"),
         ("game", "", "", "text", "work"),
         ("actors_images", "", "", "file", "image"),
+        ("owner_response_timestamp", "", "", "date", "start"),
+        ("provinceOrState", "", "", "place", "region"),
+        ("excerpt", "", "", "text", "message"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(
