@@ -200,6 +200,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("game", "movie", "film", "song", "album", "novel", "gametitle"), k("text", "work")),
     **dict.fromkeys(("news", "headlines"), k("text", "title")),
     **dict.fromkeys(("excerpt", "highlight", "snippet", "answer", "quote"), k("text", "message")),
+    **dict.fromkeys(("question", "questiontext"), k("text", "query")),
     **dict.fromkeys(("localtime", "localdatetime"), k("date", "start")),
     **dict.fromkeys(("hash", "blockhash", "txhash", "transactionhash", "checksum"), k("misc", "token")),
     **dict.fromkeys(
@@ -449,6 +450,7 @@ TRAVEL = re.compile(r"\b(flight|fly|trip|travel|train|bus|route|direction|journe
 OTHER_PEOPLE = frozenset(
     {"author", "artist", "actor", "actress", "scientist", "player", "composer", "director", "singer"}
     | {"painter", "inventor", "writer", "athlete", "musician", "president", "doctor", "celebrity"}
+    | {"member", "teammate", "colleague", "friend"}
 )
 VENUES = frozenset(
     {"museum", "park", "gallery", "library", "school", "university", "hospital", "stadium", "theater"}

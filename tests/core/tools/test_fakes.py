@@ -314,6 +314,8 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("owner_response_timestamp", "", "", "date", "start"),
         ("provinceOrState", "", "", "place", "region"),
         ("excerpt", "", "", "text", "message"),
+        ("members", "", "", "person", "full_name"),
+        ("question", "", "", "text", "query"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(

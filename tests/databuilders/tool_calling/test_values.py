@@ -279,6 +279,10 @@ def test_values_of_different_kinds_of_thing_are_apart() -> None:
     assert context.apart(booked, "appointment_id", modify, "doctor")  # nor a doctor's name
     assert context.apart(booked, "date", modify, "appointment_id")
     assert context.apart(booked, "appointment_id", modify, "order_by")  # a field to sort by
+    played = tool("play", {}, {"status": "string", "token": "string"})
+    register = tool("register", {"password": "string", "api_token": "string"}, {})
+    assert context.apart(played, "status", register, "password")  # a player's status: no password
+    assert not context.apart(played, "token", register, "api_token")
     assert not context.apart(booked, "appointment_id", modify, "appointment_id")
     assert not context.apart(booked, "date", modify, "new_date")
     assert not context.apart(booked, "email", modify, "user_id")  # an email may be a user's id

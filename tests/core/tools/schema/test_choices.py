@@ -25,9 +25,13 @@ LISTED = [
         "The type of vehicle. 'gas' refers to a gasoline vehicle, 'diesel' refers to a diesel one.",
         ("gas", "diesel"),
     ),
-    ("Only return cards that have the given status. One of `active`, `inactive`, or `canceled`.", None),
+    (
+        "Only return cards that have the given status. One of `active`, `inactive`, or `canceled`.",
+        ("active", "inactive", "canceled"),
+    ),
+    ("success or failed", ("success", "failed")),  # API-Bank's statuses: the whole description
+    ("pending, paid, or refunded.", ("pending", "paid", "refunded")),
 ]
-LISTED[-1] = (LISTED[-1][0], ("active", "inactive", "canceled"))
 
 OPEN = [
     "Format of movies - could be 'IMAX', '2D', '3D', '4DX' etc. Default is 'all'",
@@ -42,6 +46,8 @@ OPEN = [
     "Each key must consist of alphanumeric characters, '-', '_' or '.'.",
     "Has the value `true` if the object exists in live mode or the value `false` in test mode.",
     "A city name such as 'Paris' or 'Rome'.",
+    "The status of the order or pending",  # bare words that are a sentence, not a list
+    "Success or failure",
     "",
 ]
 
