@@ -516,9 +516,16 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     low 12 °C)", another as "size 3 with colour red"."""
     if not isinstance(item, dict):
         return _short(item, rng, style) if _simple(item) else ""
-    # By the name keys however the API spells them (an Up account's ``displayName``).
-    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
-    key = next((spelled[k] for k in _NAME_KEYS if k in spelled and _simple(item[spelled[k]])), None)
+    # By the name keys however the API spells them (an Up account's ``displayName``), then by a
+    # name one level down (PeerTube's follow: its follower's name) before its bare id.
+    key = _name_key(item, with_id=False)
+    if key is not None:
+        return _short(item[key], rng, style, name=str(key))
+    for inner in item.values():
+        found = _name_key(inner, with_id=False) if isinstance(inner, dict) else None
+        if found is not None:
+            return _short(inner[found], rng, style, name=str(found))
+    key = _name_key(item, with_id=True)
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
     simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v)]
@@ -529,6 +536,14 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     others = [phrase for i, phrase in enumerate(said) if i != dated][:2]
     when = _short(simple[dated][1], rng, style)
     return f"{when} ({', '.join(others)})" if others else when
+
+
+def _name_key(item: dict[Any, Any], *, with_id: bool) -> Any:
+    """The key of ``item``'s name (:data:`_NAME_KEYS`, however spelled), its ``id`` only when
+    ``with_id``; None when it has none with a plain value."""
+    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
+    keys = _NAME_KEYS if with_id else _NAME_KEYS[:-1]
+    return next((spelled[k] for k in keys if k in spelled and _simple(item[spelled[k]])), None)
 
 
 def _singular(noun: str) -> str:

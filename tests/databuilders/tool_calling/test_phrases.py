@@ -240,3 +240,13 @@ def test_identifiers_are_written_as_they_are_and_a_listing_says_its_items() -> N
         "data": {"id": 1},
         "extra": 2,
     }
+
+
+def test_listed_items_are_named_by_a_nested_name_before_their_id() -> None:
+    # PeerTube's follows were "42, 63008 and 32071": their names are their follower's.
+    follows = [{"id": 42, "follower": {"name": "chocobozzz"}}, {"id": 43, "follower": {"name": "framasoft"}}]
+    assert result_clause(follows, "follows", random.Random(1)) == "2 follows: chocobozzz and framasoft"
+    assert (
+        result_clause([{"id": 7, "name": "Luna"}, {"id": 8}], "pets", random.Random(1))
+        == "2 pets: Luna and 8"
+    )
