@@ -273,7 +273,9 @@ def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
         return Kind("misc", "code")
     if joined in ("user", "customer", "member", "client"):
         return Kind("id", "user", _role(words, "person"))
-    return Kind("id", _singular(modifier[-1]), _role(words, "person"))
+    # The far end of something is another one (destinationSkyId is not originSkyId's airport).
+    far = "destination" if set(words) & _DESTINATION else ""
+    return Kind("id", _singular(modifier[-1]), _role(words, "person") or far)
 
 
 #: Words before "id" in a description that name no entity ("object id for the video": a video's).

@@ -201,6 +201,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("news", "headlines"), k("text", "title")),
     **dict.fromkeys(("excerpt", "highlight", "snippet", "answer", "quote"), k("text", "message")),
     **dict.fromkeys(("question", "questiontext"), k("text", "query")),
+    **dict.fromkeys(("cik", "cikcode", "ciknumber"), k("misc", "cik")),
     **dict.fromkeys(("localtime", "localdatetime"), k("date", "start")),
     **dict.fromkeys(("hash", "blockhash", "txhash", "transactionhash", "checksum"), k("misc", "token")),
     **dict.fromkeys(

@@ -154,6 +154,8 @@ def _misc(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
         yield scope.faker.password(length=14)
     elif field == "token":
         yield f"{rng.getrandbits(128):032x}"
+    elif field == "cik":  # the SEC's Central Index Key: ten digits, zero-padded
+        yield f"{rng.randint(320_000, 1_999_999):010d}"
     elif field in _MISC_CHOICES:
         yield rng.choice(_MISC_CHOICES[field])
     elif field == "code":

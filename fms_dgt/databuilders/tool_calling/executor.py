@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools.artifacts import MISSING, read_path
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
+from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.schema.choices import described_choices
 from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree
@@ -186,9 +187,10 @@ class RecordExecutor:
         wired: dict[str, Wire] = {}
         fixed: dict[str, Any] = {}
         for target, candidates in found.items():
-            fixed[target], wired[target] = _agreeing_feed(
-                candidates, tool, target, planned.plan.calls, context
-            )
+            value, wire = _agreeing_feed(candidates, tool, target, planned.plan.calls, context)
+            if any(w == wire and _opposite(t, target) for t, w in wired.items()):
+                continue  # one airport is no flight's origin and destination both
+            fixed[target], wired[target] = value, wire
         return wired, fixed
 
     def _execute(
@@ -262,6 +264,21 @@ def _agreeing_feed(
     return next(
         (c for c in candidates if not context.conflicts([*made, (tool, {name: c[0]})])), candidates[0]
     )
+
+
+#: Words that make two arguments of one kind opposite ends of something (origin and destination).
+_ENDS = (
+    frozenset({"origin", "from", "source", "departure", "start", "min", "sender", "src", "begin"}),
+    frozenset({"destination", "to", "target", "arrival", "end", "max", "recipient", "dest", "finish"}),
+)
+
+
+def _opposite(one: str, other: str) -> bool:
+    """Whether two argument names are the two ends of one thing (``originSkyId`` and
+    ``destinationSkyId``, ``from_date`` and ``to_date``)."""
+    mine, theirs = set(tokens(one)), set(tokens(other))
+    low, high = _ENDS
+    return bool((mine & low and theirs & high) or (mine & high and theirs & low))
 
 
 def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: Any) -> bool:

@@ -316,6 +316,7 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("excerpt", "", "", "text", "message"),
         ("members", "", "", "person", "full_name"),
         ("question", "", "", "text", "query"),
+        ("cik", "", "", "misc", "cik"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(
@@ -391,3 +392,12 @@ def test_an_example_listing_alternatives_gives_one_of_them() -> None:
     drawn = {fake(schema, random.Random(seed), name="subscriptionHandle") for seed in range(20)}
     assert drawn == {"my_username"}  # the first, so that every call of a record takes the same
     assert classify("isoCode", "", parent="countries", kind="string") == Kind("place", "country_code", "")
+
+
+def test_the_far_end_of_something_is_another_one() -> None:
+    # SkyScrapper's flight search went from sky-90162 to sky-90162: one airport id for both ends.
+    origin = classify("originSkyId", "", kind="string")
+    destination = classify("destinationSkyId", "", kind="string")
+    assert origin is not None and destination is not None
+    assert origin.field == destination.field == "sky" and origin.key != destination.key
+    assert re.fullmatch(r"\d{10}", fake({"type": "string"}, random.Random(1), name="cik"))

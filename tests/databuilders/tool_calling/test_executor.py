@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.schemas import schema
 
 from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import Tool
@@ -183,3 +184,27 @@ def test_a_value_outside_the_values_an_argument_lists_is_not_wired(clinic: Recor
     sent = planned.plan.calls[1]
     assert sent.wired == {}
     assert sent.call.arguments["status"] in ("Forgot Password", "Verification Code")
+
+
+def test_one_value_is_not_wired_into_both_ends_of_a_call(clinic: RecordExecutor) -> None:
+    # NESTFUL's gold wires an airport search's skyId into a flight search's origin and
+    # destination alike; one record takes it as the origin only.
+    found = Tool("search_airport", "fly", output_parameters=schema(skyId="string"))
+    flights = Tool(
+        "search_flights", "fly", parameters=schema(originSkyId="string", destinationSkyId="string")
+    )
+    register_name_handler("fly::search_airport", lambda arguments: {"skyId": "LOND"})
+    register_name_handler("fly::search_flights", lambda arguments: {"flights": []})
+    edges = [
+        Edge(found, "skyId", flights, "originSkyId", 0.9),
+        Edge(found, "skyId", flights, "destinationSkyId", 0.9),
+    ]
+    planned = _planned([found, flights], edges)
+    engine = MultiToolEngine(ToolRegistry([found, flights]))
+    try:
+        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
+    finally:
+        engine.close()
+    searched = planned.plan.calls[1]
+    assert list(searched.wired) == ["originSkyId"]
+    assert searched.call.arguments.get("destinationSkyId") != "LOND"
