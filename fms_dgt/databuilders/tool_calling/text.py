@@ -40,12 +40,12 @@ from fms_dgt.databuilders.tool_calling.checks import (
     request_payload,
     tool_payload,
 )
+from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
 from fms_dgt.databuilders.tool_calling.phrases import (
     error_words,
     intended_values,
     result_clause,
     scalar_words,
-    unwrapped,
     value_phrases,
 )
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from fms_dgt.databuilders.tool_calling.checks import json_dump
+from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
 from fms_dgt.databuilders.tool_calling.phrases import (
     byte_words,
     date_words,
@@ -16,7 +17,6 @@ from fms_dgt.databuilders.tool_calling.phrases import (
     plain,
     result_clause,
     scalar_words,
-    unwrapped,
     value_phrases,
 )
 
