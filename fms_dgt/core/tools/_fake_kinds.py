@@ -119,6 +119,8 @@ def classify(
         kind: the schema's JSON type (``integer`` makes ``day`` a day of the month).
     """
     words = tokens(name)
+    if kind == "string" and len(words) > 1 and words[0] in _FLAG_STARTS:
+        return _k("misc", "flag")  # has_parking, is_have_odds written as text: "true" or "false"
     found = _by_name(words, parent, topic, description, kind)
     if found is None and (not words or "".join(words) in _WEAK or kind in ("string", "")):
         # a weak name, or a text nothing above knows (``src``: "The text to translate")
@@ -278,6 +280,8 @@ def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
     return Kind("id", _singular(modifier[-1]), _role(words, "person") or far)
 
 
+#: First words of a yes-or-no.
+_FLAG_STARTS = frozenset({"is", "has", "have", "do", "does", "can", "should", "enable", "allow"})
 #: Words before "id" in a description that name no entity ("object id for the video": a video's).
 _NO_ENTITY = frozenset(
     {"the", "unique", "an", "a", "its", "this", "object", "internal", "numeric", "database"}

@@ -202,6 +202,11 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("excerpt", "highlight", "snippet", "answer", "quote"), k("text", "message")),
     **dict.fromkeys(("question", "questiontext"), k("text", "query")),
     **dict.fromkeys(("cik", "cikcode", "ciknumber"), k("misc", "cik")),
+    **dict.fromkeys(("height",), k("number", "height")),
+    **dict.fromkeys(("weight",), k("number", "weight")),
+    **dict.fromkeys(("population", "minpopulation", "maxpopulation"), k("number", "population")),
+    **dict.fromkeys(("version", "apiversion", "appversion"), k("misc", "version")),
+    **dict.fromkeys(("cursor", "maxcursor", "nextcursor", "pagetoken", "nextpagetoken"), k("misc", "token")),
     **dict.fromkeys(("localtime", "localdatetime"), k("date", "start")),
     **dict.fromkeys(("hash", "blockhash", "txhash", "transactionhash", "checksum"), k("misc", "token")),
     **dict.fromkeys(

@@ -168,6 +168,8 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     # What a listing is sorted by: a field most listings have, "-" first for descending.
     "sort": ("name", "created_at", "-created_at", "updated_at", "-updated_at", "start_date", "-start_date"),
     "direction": ("asc", "desc"),
+    "flag": ("true", "false"),  # a yes-or-no written as text (has_parking: "true")
+    "version": ("1.0.0", "1.2.0", "2.0.1", "2.3.4", "3.1.0"),
     # A unit to convert from or to (a description listing its units is read before this).
     "unit": ("meter", "kilometer", "foot", "mile", "kilogram", "pound", "liter", "gallon", "inch"),
     "status": data.STATUSES,
@@ -235,6 +237,9 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),
     "year": (2020, 2030, 1),
+    "height": (150, 195, 1),
+    "weight": (50, 100, 0.1),
+    "population": (10_000, 5_000_000, 1_000),
     "month": (1, 12, 1),
     "day": (1, 28, 1),
     "hour": (0, 23, 1),

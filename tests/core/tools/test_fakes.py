@@ -317,6 +317,10 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("members", "", "", "person", "full_name"),
         ("question", "", "", "text", "query"),
         ("cik", "", "", "misc", "cik"),
+        ("has_parking", "", "", "misc", "flag"),  # a yes-or-no written as text
+        ("minpopulation", "", "", "number", "population"),
+        ("max_cursor", "", "", "misc", "token"),
+        ("version", "", "", "misc", "version"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(
