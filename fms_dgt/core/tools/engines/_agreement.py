@@ -47,7 +47,7 @@ def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None
     if len(lists) != 1:
         return
     held = len(lists[0])
-    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    props = schema.get("properties")
     for key, count in value.items():
         plain = re.sub(r"[\W_]", "", key.lower())
         if plain not in _TOTALS or type(count) is not int or count >= held:

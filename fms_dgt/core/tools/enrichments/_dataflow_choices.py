@@ -59,7 +59,6 @@ __all__ = [
     "closed_values",
     "kind_of",
     "kinds_apart",
-    "qualified",
     "qualifier_table",
     "with_choices",
 ]
@@ -177,13 +176,6 @@ _MODIFIERS = frozenset(
     {"new", "old", "current", "previous", "original", "updated", "initial", "final", "latest"}
     | {"default", "selected", "primary", "max", "min", "maximum", "minimum", "average", "actual"}
 )
-
-
-def qualified(name: str) -> tuple[str, frozenset[str]] | None:
-    """A value's kind and the words that say of what (``like_count`` -> count, {like}), or None
-    when its name is a bare kind or does not end in one."""
-    found = kind_of(name)
-    return found if found is not None and found[1] else None
 
 
 def kind_of(name: str) -> tuple[str, frozenset[str]] | None:

@@ -7,11 +7,13 @@ API-Bank's ``ForgotPassword`` takes ``'Forgot Password' for first call, ... agai
 outside such a list fails the call as surely as one outside an ``enum``, so argument synthesis
 draws from it and the dataflow enrichment wires nothing into it that cannot be one of its values.
 
-Only a list that reads as closed counts: quoted values after a cue that introduces the choices
-(``can be``, ``either``, ``one of``, ``options``, ``supported values``...), run together with
-commas and ``or``, or each followed by what it means (``'gas' refers to ...``). A description
-that marks its list as open (``etc.``, ``e.g.``, ``such as``, ``including``) or quotes names
-that are no alternatives gives none. The schema shown to the model is never changed.
+Only a list that reads as closed counts: BFCL's ``[Enum]: [...]`` tag; a description that is
+nothing but two to four bare words joined by ``or`` (API-Bank's ``success or failed``); quoted
+values after a cue that introduces the choices (``can be``, ``either``, ``one of``, ``options``,
+``supported values``...), run together with commas and ``or``, or each followed by what it
+means (``'gas' refers to ...``). A description that marks its list as open (``etc.``, ``e.g.``,
+``such as``, ``including``) or quotes names that are no alternatives gives none; nor does one
+longer than 2,000 characters. The schema shown to the model is never changed.
 """
 
 from __future__ import annotations
