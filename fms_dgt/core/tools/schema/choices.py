@@ -33,7 +33,8 @@ _MAX_TEXT = 2000
 
 _ANY_QUOTE = re.compile(r"['\"`]|\sor\s")
 #: A description that is only two to four bare words joined by "or" ("success or failed").
-_BARE_ALTERNATIVES = re.compile(r"[a-z_]+(?:, [a-z_]+){0,2},? or [a-z_]+\.?")
+_BARE_ALTERNATIVES = re.compile(r"[a-z_]{1,40}(?:, [a-z_]{1,40}){0,2},? or [a-z_]{1,40}\.?")
+_BARE_SEPARATOR = re.compile(r",? or |, ")
 _ENUM_TAG = re.compile(r"\[Enum\]\s*:?\s*(\[[^\]]{0,4000}\])", re.IGNORECASE)
 _OPEN = re.compile(
     r"\betc\b|\be\.?g\.?(?=[\s:,])|\beg\s*:|\bsuch as\b|\bfor (?:example|instance)\b|\blike\b|\bexamples?\b"
@@ -75,9 +76,7 @@ def described_values(description: str) -> tuple[str, ...] | None:
         return _tagged(tagged.group(1))
     bare = _BARE_ALTERNATIVES.fullmatch(description.strip())
     if bare is not None:  # API-Bank's "success or failed": the whole description is the values
-        return tuple(
-            dict.fromkeys(w.strip() for w in re.split(r",|\bor\b", bare.group(0).rstrip(".")) if w.strip())
-        )
+        return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(bare.group(0).rstrip(".")) if w))
     if _OPEN.search(description):
         return None
     # A bracketed list is a default or an example of a list (``default is ['strengths']``).

@@ -83,6 +83,7 @@ def test_a_list_too_long_or_broken_is_no_list() -> None:
     assert described_values("[Enum]: [1, 2]") is None  # not strings
     assert described_values('[Enum]: ["a", ') is None
     assert described_values("x" * 5000 + " Can be 'a' or 'b'.") is None
+    assert described_values("a" * 1990 + " or b") is None  # a 1,990-letter word is no value
 
 
 def test_synthesised_values_are_among_the_listed_ones() -> None:
