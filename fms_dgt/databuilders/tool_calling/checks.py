@@ -334,8 +334,14 @@ def tool_payload(tool: Tool) -> dict[str, Any]:
 
 
 def _wires(call: PlannedCall) -> dict[str, str]:
-    """Wired arguments as a model reads them: ``"<tool>.<output path>"``."""
-    return {name: f"{w.source}.{w.output or '(result)'}" for name, w in call.wired.items()}
+    """Wired arguments as a model reads them: ``"<tool>.<output path>"``, and which of the earlier
+    call's arguments the value repeats (the user said it already: "that city", not "the city from
+    that")."""
+    said = {name: f"{w.source}.{w.output or '(result)'}" for name, w in call.wired.items()}
+    for name, wire in call.wired.items():
+        if wire.echoes:
+            said[name] += f" (repeats its argument {wire.echoes})"
+    return said
 
 
 def call_payload(call: PlannedCall) -> dict[str, Any]:

@@ -182,7 +182,8 @@ class RecordExecutor:
                 value = [value]
                 fits = _fits(self._validators, tool, target, value)
             if fits:
-                wire = Wire(planned.sample.tools[source].qualified_name, output)
+                echoes = _echoed(value, output, done[source], planned.plan.calls)
+                wire = Wire(planned.sample.tools[source].qualified_name, output, echoes)
                 found.setdefault(target, []).append((value, wire))
         wired: dict[str, Wire] = {}
         fixed: dict[str, Any] = {}
@@ -264,6 +265,35 @@ def _agreeing_feed(
     return next(
         (c for c in candidates if not context.conflicts([*made, (tool, {name: c[0]})])), candidates[0]
     )
+
+
+def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedCall]) -> str:
+    """The argument of the call behind ``result`` whose value ``value`` repeats, else ``""``.
+
+    A string of two letters or more, a fraction, a number past 100 or one read from an output
+    named like the argument counts; a small whole number or a flag may agree by chance (a
+    listing's count of 2 is no echo of ``limit: 2``)."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    source = next((c for c in made if c.call.call_id == result.call_id), None)
+    if source is None:
+        return ""
+    leaf = _plain(output.rsplit(".", 1)[-1])
+    for name, given in source.call.arguments.items():
+        if isinstance(given, list) and len(given) == 1:
+            given = given[0]
+        if isinstance(given, bool) or given != value or type(given) is not type(value):
+            continue
+        telling = len(value) >= 2 if isinstance(value, str) else isinstance(value, float) or abs(value) > 100
+        if telling or _plain(name) == leaf:
+            return name
+    return ""
+
+
+def _plain(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 #: Words that make two arguments of one kind opposite ends of something (origin and destination).

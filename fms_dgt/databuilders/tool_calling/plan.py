@@ -37,14 +37,22 @@ class Wire:
         source: the qualified name of the earlier call's tool.
         output: the path in its result (an :attr:`~fms_dgt.core.tools.artifacts.Edge.output`:
             ``""`` for the whole result, ``location.name``, ``items[].id``).
+        echoes: the earlier call's own argument the value repeats (a forecast answers the
+            ``city`` it was asked for, a looked-up pet its ``petId``), else ``""``: the value was in
+            the conversation before the result, so the request names it as "that city", not as
+            something only the result holds.
     """
 
     source: str
     output: str
+    echoes: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        """The wire as record metadata."""
-        return {"source": self.source, "output": self.output}
+        """The wire as record metadata (``echoes`` only when set)."""
+        said = {"source": self.source, "output": self.output}
+        if self.echoes:
+            said["echoes"] = self.echoes
+        return said
 
 
 @dataclass(slots=True, kw_only=True)

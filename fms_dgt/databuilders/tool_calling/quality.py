@@ -8,7 +8,9 @@ records a resumed run finds in the file, so the report always covers the whole f
   records kept as error-handling examples;
 * ``distractor_ratio``: records that offer at least one tool they do not call; ``mean_offered``;
 * ``no_call``: the share of records that call nothing, in total and per category;
-* ``wired_argument_share``: arguments taken from an earlier result, over every argument;
+* ``wired_argument_share``: arguments taken from an earlier result, over every argument, and
+  ``fresh_wired_share``: those whose value only that result held (the others repeat an argument
+  the earlier call was given, such as the city a forecast answers for);
 * ``distinct_tool_sets`` (offered sets) and ``distinct_called_sets``;
 * ``distinct_user_turns`` (share of records whose request is unique) and ``distinct_2`` (distinct
   word pairs over all word pairs of the requests);
@@ -67,6 +69,7 @@ _SUMS = (
     "offered",
     "arguments",
     "wired",
+    "fresh_wired",
     "bigram_count",
     "duplicates",
     "conflicts",
@@ -103,6 +106,7 @@ class QualityReport:
     kinds: Counter[str] = field(default_factory=Counter)
     arguments: int = 0
     wired: int = 0
+    fresh_wired: int = 0
     tool_sets: set[str] = field(default_factory=set)
     called_sets: set[str] = field(default_factory=set)
     user_turns: Counter[str] = field(default_factory=Counter)
@@ -137,7 +141,9 @@ class QualityReport:
 
     def _arguments(self, facts: RecordFacts, meta: Mapping[str, Any]) -> None:
         self.arguments += sum(len(args) for _, args in facts.calls)
-        self.wired += sum(len(w) for w in meta.get("wired") or [] if _is_mapping(w))
+        wires = [wire for w in meta.get("wired") or [] if _is_mapping(w) for wire in w.values()]
+        self.wired += len(wires)
+        self.fresh_wired += sum(1 for wire in wires if not (_is_mapping(wire) and wire.get("echoes")))
 
     def _text(self, facts: RecordFacts) -> None:
         request = facts.user_turns[0] if facts.user_turns else ""
@@ -195,6 +201,7 @@ class QualityReport:
                 **{k: _share(v, self.records) for k, v in kinds.items()},
             },
             "wired_argument_share": _share(self.wired, self.arguments),
+            "fresh_wired_share": _share(self.fresh_wired, self.arguments),
             "distinct_tool_sets": len(self.tool_sets),
             "distinct_called_sets": len(self.called_sets),
             "distinct_user_turns": _share(unique_requests, self.records),

@@ -132,6 +132,16 @@ WIRED = (
     "When that's done, use {ref} to {clause}.",
     "Then, with {ref}, {clause}.",
 )
+#: A later request whose values the user said before (an earlier result repeats them): it follows
+#: on, and names the thing again ("Then delete that pet.").
+ECHOED = (
+    "Then {clause}.",
+    "After that, {clause}.",
+    "When that's done, {clause}.",
+    "Once that's done, {clause}.",
+    "And then {clause}.",
+    "Then please {clause}.",
+)
 #: A later request that takes nothing from the earlier ones: no "then", no "use that".
 UNWIRED: tuple[str, ...] = (
     "Also, {clause}.",

@@ -49,6 +49,7 @@ from fms_dgt.databuilders.tool_calling.phrases import (
     value_phrases,
 )
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
+from fms_dgt.databuilders.tool_calling.references import fresh, named_again, reference
 from fms_dgt.databuilders.tool_calling.wording import (
     ACTION,
     GET,
@@ -156,17 +157,23 @@ class TemplateText:
     def _later_step(self, plan: RecordPlan, index: int, rng: random.Random) -> str:
         step = plan.steps[index]
         clauses = [_clause(c, rng) for c in step]
-        wired = next((c for c in step if c.wired), None)
-        if wired is not None:  # the call taking an earlier value leads, so the link is about it
-            clauses.insert(0, clauses.pop(step.index(wired)))
-        template = rng.choice(templates.WIRED if wired is not None else templates.UNWIRED)
-        ref = _reference(plan, index, wired, rng) if wired is not None else ""
+        # The call taking a value only an earlier result holds leads, so the link is about it; a
+        # call whose values the user said before (echoed by a result) follows on with "then".
+        wired = next((c for c in step if fresh(c)), None)
+        again = next((c for c in step if c.wired), None) if wired is None else None
+        lead = wired or again
+        if lead is not None:
+            clauses.insert(0, clauses.pop(step.index(lead)))
+        template = rng.choice(
+            templates.WIRED if wired is not None else templates.ECHOED if again else templates.UNWIRED
+        )
+        ref = reference(plan, index, wired, rng) if wired is not None else ""
         # Every other call of the step that takes an earlier value says which, too: "also search
         # for documents using the name from that" (else its argument comes from nowhere).
-        others = [c for c in step if c is not wired]
+        others = [c for c in step if c is not lead]
         for position, call in enumerate(others, 1):
-            if call.wired:
-                clauses[position] += f" using {_reference(plan, index, call, rng)}"
+            if fresh(call):
+                clauses[position] += f" using {reference(plan, index, call, rng)}"
         sentence = template.format(ref=ref, clause=clauses[0])
         if len(clauses) > 1:  # the step's other calls join the same request, before its end mark
             sentence = sentence[:-1] + _also(["", *clauses[1:]], rng) + sentence[-1]
@@ -239,6 +246,7 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
     values said or taken from an earlier result stand for its slot phrases ("at a coordinate").
     ``values`` defaults to what the user states."""
     purpose = purpose_of(call.tool)
+    request = values is None
     values = dict(call.given if values is None else values)
     if not values and not call.wired:
         return purpose.obj
@@ -248,6 +256,9 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
         core += " " + scalar_words(values.pop(named), exact=True)
     core = _chosen(core, values)
     said = value_phrases(call.tool.parameters.get("properties") or {}, values, rng)
+    if request:  # values the user said before, which an earlier result repeats: "that pet"
+        core, again = named_again(core, call, rng)
+        said = [*said[:1], *again, *said[1:]] if said and _bare(said[0]) else [*again, *said]
     return f"{core}{_joined(said)}"
 
 
@@ -308,24 +319,6 @@ def _also(clauses: list[str], rng: random.Random) -> str:
     for clause in clauses[1:]:
         text += rng.choice(templates.ALSO) + clause
     return text
-
-
-def _reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Random) -> str:
-    """How the request names the value a wired call takes ("the latitude and longitude")."""
-    sources = {wire.source for wire in call.wired.values()}
-    outputs = [humanize(wire.output.rsplit(".", 1)[-1].replace("[]", "")) for wire in call.wired.values()]
-    outputs = [o for o in outputs if o and o != "(result)" and "result" not in o]
-    previous = {c.tool.qualified_name for c in plan.steps[index - 1]}
-    if not outputs:
-        return rng.choice(templates.REFS)
-    said = f"the {join_words(list(dict.fromkeys(outputs)))}"
-    listed = [wire.output for wire in call.wired.values() if "[]" in wire.output]
-    if listed:  # a wire reads a list's first item: "remove a pet" must say which pet
-        said = f"the first of {said}" if all(o.endswith("[]") for o in listed) else f"{said} of the first one"
-    if sources <= previous:
-        return said if rng.random() < 0.6 else f"{said} from that"
-    source = next(c for c in plan.calls if c.tool.qualified_name in sources)
-    return f"{said} from {purpose_of(source.tool).core}"
 
 
 def _sentence(text: str, end: str) -> str:

@@ -94,6 +94,23 @@ def test_figures_of_a_small_set() -> None:
     assert report.to_dict()["duplicate_records"] == 1  # the same as record 2
 
 
+def test_wires_that_repeat_an_argument_count_as_wired_but_not_fresh() -> None:
+    calls = [
+        {"function": {"name": "forecast", "arguments": json.dumps({"city": "Oslo"})}},
+        {"function": {"name": "weather", "arguments": json.dumps({"city": "Oslo", "station": "st-1"})}},
+    ]
+    messages = [{"role": "user", "content": "Forecast for Oslo, then the weather there."}]
+    messages += [{"role": "assistant", "content": "", "tool_calls": calls}]
+    messages += [{"role": "assistant", "content": "Done."}]
+    wired = [{}, {"city": {"source": "forecast", "output": "city", "echoes": "city"}}]
+    wired[1]["station"] = {"source": "forecast", "output": "station"}
+    report = QualityReport()
+    report.add({"messages": messages, "metadata": {"kind": "calls", "wired": wired}})
+    figures = report.to_dict()
+    assert figures["wired_argument_share"] == round(2 / 3, 4)  # of three arguments, two are wired
+    assert figures["fresh_wired_share"] == round(1 / 3, 4)  # and one of them only a result held
+
+
 def test_wired_arguments_are_not_conflicts() -> None:
     calls = [("a", {"city": "Oslo"}), ("b", {"city": "Oslo Sentrum"}), ("c", {"city_name": "Rome", "id": 1})]
     assert entity_conflicts(calls, [{}, {"city": "a.city"}, {}]) == []
