@@ -7,15 +7,20 @@ such a result and, for every object in it whose id an earlier result of the reco
 the earlier object's values for the fields both have (same name, same JSON type). Only simulated
 results are changed (a real server's answer is what it is), and only when the agreed value still
 validates against the tool's output schema.
+
+:func:`same_weather` does the same for the weather of one place: a made-up reading for a city or a
+coordinate an earlier result gave the weather of takes that temperature (on its own scale) and sky.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["AGREEING", "agree"]
+from fms_dgt.core.tools.engines.results import asks_fahrenheit
+
+__all__ = ["AGREEING", "agree", "same_weather"]
 
 #: The mock sources (``metadata["mock"]``) whose values were made up, so may be brought to agree.
 AGREEING = frozenset({"example", "synthesised", "shaped"})
@@ -119,3 +124,132 @@ def _same_kind(mine: Any, theirs: Any) -> bool:
     if isinstance(mine, (int, float)) and isinstance(theirs, (int, float)):
         return True
     return isinstance(mine, str) and isinstance(theirs, str)
+
+
+#: Where a weather result is for: these keys' values, and a latitude with a longitude.
+_PLACE_KEYS = frozenset({"city", "cityname", "location", "locationname", "place", "town", "address", "q"})
+#: A weather result's temperatures (the first is its reading; the others move with it).
+_HEAT_KEYS = frozenset({"temperature", "temp", "celsius", "fahrenheit", "tempc", "tempf", "feelslike"})
+_SKY_KEYS = frozenset({"condition", "conditions", "weather", "sky", "summary"})
+
+
+def same_weather(
+    value: Any,
+    earlier: Sequence[tuple[Mapping[str, Any], Any]],
+    arguments: Mapping[str, Any],
+    schema: Mapping[str, Any],
+) -> tuple[Any, list[str]]:
+    """A made-up weather reading for a place an earlier result of the record gave the weather of,
+    brought to that weather: today's forecast for Seattle said 9.1 °C and partly cloudy, so the
+    current weather there is not 16.5 °C and fog. A place is its name or its coordinates, and a
+    call that found one from the other (a geocoder) makes them one place.
+
+    Args:
+        value: the result (a weather reading is an object with a temperature).
+        earlier: ``(arguments, result)`` of the record's earlier calls, oldest first.
+        arguments: the call's arguments (its place; Fahrenheit when it asks so).
+        schema: the tool's output schema (a condition it does not allow is not copied).
+
+    Returns:
+        The agreed value (``value`` itself when nothing changed) and the JSON pointers changed.
+    """
+    if not isinstance(value, Mapping) or (heat := _key(value, _HEAT_KEYS)) is None:
+        return value, []
+    here = _places(arguments) | _places(value)
+    for their_args, theirs in earlier if here else ():  # a geocoded city's coordinates are that city
+        found = _places(their_args) | _places(theirs)
+        if here & found:
+            here |= found
+    for their_args, theirs in reversed(earlier if here else ()):
+        their_heat = _key(theirs, _HEAT_KEYS) if isinstance(theirs, Mapping) else None
+        if their_heat is None or theirs is value or not here & (_places(their_args) | _places(theirs)):
+            continue
+        celsius = _celsius(theirs[their_heat], their_heat, their_args)
+        shift = _on_scale(celsius, heat, arguments) - float(value[heat])
+        out = dict(value)
+        changed = []
+        if abs(shift) >= 0.05:  # feels-like moves with the reading
+            for key in [k for k in value if _is_heat(value, k)]:
+                out[key] = round(float(value[key]) + shift, 1)
+                changed.append(f"/{_escaped(key)}")
+        sky, their_sky = _key(value, _SKY_KEYS, text=True), _key(theirs, _SKY_KEYS, text=True)
+        said = _sky_allowed(schema, sky, theirs[their_sky]) if sky and their_sky else None
+        if sky and said is not None and said != value[sky]:
+            out[sky] = said
+            changed.append(f"/{_escaped(sky)}")
+        return (out, changed) if changed else (value, [])
+    return value, []
+
+
+def _key(value: Mapping[str, Any], keys: frozenset[str], *, text: bool = False) -> str | None:
+    """The first key of ``value`` among ``keys`` (by its letters) holding a number, or text."""
+    for key, held in value.items():
+        fits = (isinstance(held, str) and bool(held)) if text else _is_number(held)
+        if fits and isinstance(key, str) and _plain(key) in keys:
+            return key
+    return None
+
+
+def _is_heat(value: Mapping[str, Any], key: Any) -> bool:
+    return isinstance(key, str) and _plain(key) in _HEAT_KEYS and _is_number(value[key])
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _places(value: Any) -> set[Any]:
+    """Where an object says it is: its place names (lower-cased), and its coordinates (rounded)."""
+    if not isinstance(value, Mapping):
+        return set()
+    found: set[Any] = set()
+    lat = lon = None
+    for key, held in value.items():
+        name = _plain(key) if isinstance(key, str) else ""
+        if name in _PLACE_KEYS and isinstance(held, str) and held.strip():
+            found.add(held.strip().lower())
+        elif name in ("lat", "latitude") and _is_number(held):
+            lat = held
+        elif name in ("lon", "lng", "long", "longitude") and _is_number(held):
+            lon = held
+    if lat is not None and lon is not None:
+        found.add((round(float(lat), 2), round(float(lon), 2)))
+    return found
+
+
+def _celsius(reading: float, key: str, arguments: Mapping[str, Any]) -> float:
+    return (float(reading) - 32) * 5 / 9 if _fahrenheit(key, arguments) else float(reading)
+
+
+def _on_scale(celsius: float, key: str, arguments: Mapping[str, Any]) -> float:
+    return celsius * 9 / 5 + 32 if _fahrenheit(key, arguments) else celsius
+
+
+def _fahrenheit(key: str, arguments: Mapping[str, Any]) -> bool:
+    """Whether a temperature under ``key`` is in Fahrenheit: its name says so, or, for a name
+    without a scale, its call asked for Fahrenheit."""
+    name = _plain(key)
+    if "fahrenheit" in name or name == "tempf":
+        return True
+    return "celsius" not in name and name != "tempc" and asks_fahrenheit(arguments)
+
+
+#: Skies of one kind, so a schema's own word stands for another's ("showers" is "rain").
+_SKIES = (
+    ("clear", "sunny", "fair", "clear sky", "mostly sunny"),
+    ("clouds", "cloudy", "partly cloudy", "mostly cloudy", "overcast", "broken clouds", "few clouds"),
+    ("rain", "showers", "light rain", "heavy rain", "drizzle", "thunderstorm", "thunderstorms"),
+    ("snow", "light snow", "heavy snow", "sleet", "blizzard", "snow showers"),
+    ("fog", "mist", "haze", "foggy"),
+)
+
+
+def _sky_allowed(schema: Mapping[str, Any], key: str, said: str) -> str | None:
+    """``said`` as the output schema's property ``key`` takes it: itself when there is no enum or
+    the enum has it, else the enum's word for the same kind of sky, else ``None``."""
+    own = (schema.get("properties") or {}).get(key) if isinstance(schema, Mapping) else None
+    allowed = own.get("enum") if isinstance(own, Mapping) else None
+    if not isinstance(allowed, list) or said in allowed:
+        return said
+    kind = next((skies for skies in _SKIES if said.lower() in skies), ())
+    return next((word for word in allowed if isinstance(word, str) and word.lower() in kind), None)

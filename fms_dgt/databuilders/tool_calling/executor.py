@@ -27,7 +27,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.schema.choices import described_choices
-from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree
+from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree, same_weather
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
 from fms_dgt.errors import DGTError, RejectedRecord
@@ -92,7 +92,7 @@ class RecordExecutor:
             done: dict[int, ToolResult] = {}
             for step, positions in enumerate(planned.levels):
                 calls = self._calls(planned, positions, done, context, rng, timing, deadline)
-                earlier = [r.result for r in done.values() if r.ok]
+                earlier = [c for c in plan.calls if c.result is not None and c.result.ok]
                 self._execute(session, calls, rng, timing, deadline, earlier)
                 plan.steps[step] = calls
                 for call in calls:  # a created order's id, a found user: later calls reuse them
@@ -201,7 +201,7 @@ class RecordExecutor:
         rng: random.Random,
         timing: dict[str, float],
         deadline: float,
-        earlier: Sequence[Any] = (),
+        earlier: Sequence[PlannedCall] = (),
     ) -> None:
         remaining = _check_budget(deadline, self.settings.record_time_budget, "building arguments")
         started = time.perf_counter()
@@ -237,19 +237,25 @@ class RecordExecutor:
         return bool(failed) or any(c.approval == "declined" for c in calls)
 
 
-def _result_agreeing(planned: PlannedCall, result: ToolResult, earlier: Sequence[Any]) -> ToolResult:
+def _result_agreeing(planned: PlannedCall, result: ToolResult, earlier: Sequence[PlannedCall]) -> ToolResult:
     """A simulated result brought to agree with earlier results on the entities they share
-    (:mod:`~fms_dgt.databuilders.tool_calling.agreement`); the fields changed are in
-    ``metadata["agreed"]``. A real result, or an agreed value the output schema refuses, is kept."""
+    (:mod:`~fms_dgt.databuilders.tool_calling.agreement`) and on the weather of one place; the
+    fields changed are in ``metadata["agreed"]``. A real result, or an agreed value the output
+    schema refuses, is kept."""
     if not earlier or not result.ok or result.metadata.get("mock") not in AGREEING:
         return result
-    value, changed = agree(result.result, earlier, planned.call.arguments)
-    if not changed:
-        return result
+    arguments = planned.call.arguments
+    results = [c.result.result for c in earlier if c.result is not None]
+    value, changed = agree(result.result, results, arguments)
     tool = planned.tool
+    pairs = [(c.call.arguments, c.result.result) for c in earlier if c.result is not None]
+    value, weather = same_weather(value, pairs, arguments, tool.output_parameters)
+    if not changed and not weather:
+        return result
     if tool.output_parameters and not tool.output_validator.is_valid(value):
         return result
-    return dataclasses.replace(result, result=value, metadata={**result.metadata, "agreed": changed})
+    agreed = {**result.metadata, "agreed": changed + weather}
+    return dataclasses.replace(result, result=value, metadata=agreed)
 
 
 def _agreeing_feed(

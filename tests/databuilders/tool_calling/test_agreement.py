@@ -1,4 +1,5 @@
-"""Simulated results agree with earlier results of the record on the entities they share."""
+"""Simulated results agree with earlier results of the record on the entities they share, and
+on the weather of one place."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fms_dgt.databuilders.tool_calling.agreement import agree
+from fms_dgt.databuilders.tool_calling.agreement import agree, same_weather
 from fms_dgt.databuilders.tool_calling.job import GenerationJob
 
 REPO = Path(__file__).resolve().parents[3]
@@ -81,3 +82,59 @@ def test_a_generated_run_never_gives_one_entity_two_names(tmp_path: Path) -> Non
                 shared += 1
                 assert earlier.get("name") == result.get("name"), line
     assert shared >= 3, "the run has records where two results name one pet"
+
+
+FORECAST = ({"city": "Seattle"}, {"celsius": 9.1, "city": "Seattle", "conditions": "partly cloudy"})
+SKY = {"properties": {"condition": {"type": "string", "enum": ["clear", "clouds", "rain", "snow", "fog"]}}}
+
+
+def test_a_reading_for_a_place_an_earlier_result_gave_the_weather_of_takes_that_weather() -> None:
+    reading = {"temperature": 16.5, "condition": "fog", "feels_like": 15.0}
+    value, changed = same_weather(reading, [FORECAST], {"city": "seattle"}, {})
+    assert value == {"temperature": 9.1, "condition": "partly cloudy", "feels_like": 7.6}
+    assert sorted(changed) == ["/condition", "/feels_like", "/temperature"]
+    assert reading["temperature"] == 16.5, "the result is not changed in place"
+    # In Fahrenheit when the call asks so, and a schema's own word for the same sky.
+    value, _ = same_weather(reading, [FORECAST], {"city": "Seattle", "units": "imperial"}, SKY)
+    assert value["temperature"] == 48.4 and value["condition"] == "clouds"
+
+
+def test_a_geocoded_citys_coordinates_are_that_city() -> None:
+    geocoded = ({"city": "Seattle"}, {"latitude": 47.6062, "longitude": -122.3321})
+    at = {"latitude": 47.6062, "longitude": -122.3321}
+    value, _ = same_weather({"temperature": 30.0, "condition": "clear"}, [FORECAST, geocoded], at, SKY)
+    assert value == {"temperature": 9.1, "condition": "clouds"}
+
+
+def test_another_place_or_a_sky_the_schema_cannot_say_is_left_alone() -> None:
+    reading = {"temperature": 30.0, "condition": "clear"}
+    assert same_weather(reading, [FORECAST], {"city": "Lisbon"}, SKY) == (reading, [])
+    windy = ({"city": "Oslo"}, {"temp": 4.0, "city": "Oslo", "conditions": "windy"})
+    value, changed = same_weather(reading, [windy], {"city": "Oslo"}, SKY)
+    assert value == {"temperature": 4.0, "condition": "clear"} and changed == ["/temperature"]
+    no_reading = {"condition": "fog"}
+    assert same_weather(no_reading, [FORECAST], {"city": "Seattle"}, {}) == (no_reading, [])
+
+
+def test_the_demo_run_says_one_weather_per_city(tmp_path: Path) -> None:
+    with GenerationJob(REPO / "configs" / "demo.yaml", count=120, seed=7, out=tmp_path) as job:
+        job.run()
+    checked = 0
+    for line in (tmp_path / "records.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        results = [json.loads(m["content"]) for m in record["messages"] if m["role"] == "tool"]
+        forecasts = {r["city"]: r for r in results if isinstance(r, dict) and "celsius" in r}
+        calls = [
+            json.loads(c["function"]["arguments"])
+            for m in record["messages"]
+            for c in m.get("tool_calls") or []
+        ]
+        for args, result in zip(calls, results, strict=True):
+            city = args.get("city")
+            if city in forecasts and isinstance(result, dict) and "temperature" in result:
+                checked += 1
+                expected = forecasts[city]["celsius"]
+                if args.get("units") == "imperial":
+                    expected = round(expected * 9 / 5 + 32, 1)
+                assert result["temperature"] == expected, line
+    assert checked >= 5, checked
