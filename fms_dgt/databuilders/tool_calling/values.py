@@ -32,6 +32,7 @@ from fms_dgt.core.tools.fakes import FakeHooks, Kind, Scope, canonical, classify
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall
+from fms_dgt.databuilders.tool_calling.wording import humanize
 
 __all__ = ["EntityContext", "arguments"]
 
@@ -69,6 +70,8 @@ class EntityContext:
         leaf = output.rsplit(".", 1)[-1].replace("[]", "")
         made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
         wanted = self.kind(target, name)
+        if wanted is not None and _plain(leaf) in _UNNAMED:
+            return not self._says(source, wanted, name)
         if made is None or wanted is None:
             return False
         if made.family == wanted.family:
@@ -85,6 +88,20 @@ class EntityContext:
         return not (
             {made.family, wanted.family} == {"id", "person"} and {made.field, wanted.field} & _HANDLES
         )
+
+    def _says(self, source: Tool, wanted: Kind, name: str) -> bool:
+        """Whether a result ``source`` names only as a result (``answer``, ``result``, the whole
+        result) may be argument ``name`` of kind ``wanted``: a count, an amount or text may be
+        any result; another kind only the result of a tool whose words or inputs name it (a
+        temperature converter's result is a temperature; an arithmetic answer is no longitude,
+        a quotient no one's weight)."""
+        if wanted.family in ("text", "money") or wanted.field == "count":
+            return True
+        words = set(_WORD.findall(f"{humanize(source.name)} {source.description}".lower()))
+        if words & set(_WORD.findall(f"{humanize(wanted.field)} {humanize(name)}".lower())):
+            return True
+        inputs = (source.parameters.get("properties") or {}).keys()
+        return any(self.kind(source, str(p)) == wanted for p in inputs)
 
     def adopt(self, tool: Tool, values: Mapping[str, Any]) -> None:
         """Take given argument values (wired from results) as entities the context lacks."""
@@ -343,6 +360,15 @@ _STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
 #: Fields any of which may carry another kind's value (a session id as a token, a word as a code).
 _LOOSE = frozenset({"token", "code", "word"})
 _HANDLES = frozenset({"email", "username"})
+#: Output names that say only that they are a result (the whole result is ``""``).
+_UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out", "res", "ret", "response"})
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _plain(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
 #: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).
 _PEOPLE_IDS = frozenset({"user", "customer", "account", "member", "person", "client", "patient", "employee"})
 

@@ -286,4 +286,29 @@ def test_values_of_different_kinds_of_thing_are_apart() -> None:
     assert not context.apart(booked, "appointment_id", modify, "appointment_id")
     assert not context.apart(booked, "date", modify, "new_date")
     assert not context.apart(booked, "email", modify, "user_id")  # an email may be a user's id
-    assert not context.apart(booked, "", modify, "doctor")  # the whole result: nothing to say
+    # A result named only as a result is what its tool's words or inputs say it is.
+    assert not context.apart(tool("get_doctor", {}, {}), "", modify, "doctor")
+    assert context.apart(booked, "", modify, "doctor")  # a booking's whole result is no doctor
+
+
+def test_a_result_named_only_as_a_result_is_what_its_tool_says() -> None:
+    def tool(name: str, description: str, *inputs: str) -> Tool:
+        schema = {"type": "object", "properties": {n: {"type": "number"} for n in inputs}}
+        return Tool(name, "ns", description=description, parameters=schema)
+
+    arithmetic = tool("CalculateAllArithmeticOperations", "Add, subtract, multiply and divide.", "numbers")
+    divide = tool("divide", "Divide two numbers.", "a", "b")
+    hotels = tool("find_nearby_hotels", "Find hotels near a place.", "latitude", "longitude")
+    fitness = tool("calculate_fitness_goal", "Calculate a fitness goal.", "weight", "age")
+    context = EntityContext(random.Random(1))
+    assert context.apart(arithmetic, "answer", hotels, "longitude")  # an answer is no longitude
+    assert context.apart(divide, "result", fitness, "weight")  # a quotient is no one's weight
+    assert context.apart(divide, "", fitness, "age")
+    assert not context.apart(divide, "result", tool("is_prime", "Check a number.", "number"), "number")
+    converter = tool("convert_weight", "Convert a weight from pounds to kilograms.", "pounds")
+    assert not context.apart(converter, "result", fitness, "weight")  # its words say weight
+    celsius = tool("to_scale", "Convert between scales.", "temperature")
+    thermostat = tool("set_thermostat", "Set the thermostat.", "temperature")
+    assert not context.apart(celsius, "value", thermostat, "temperature")  # its input is one
+    assert context.apart(celsius, "value", hotels, "latitude")
+    assert not context.apart(divide, "result", tool("pay", "Pay.", "amount"), "amount")  # any sum
