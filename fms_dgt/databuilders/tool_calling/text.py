@@ -248,8 +248,8 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
     purpose = purpose_of(call.tool)
     request = values is None
     values = dict(call.given if values is None else values)
-    if not values and not call.wired:
-        return purpose.obj
+    if not values and not call.wired:  # no slot phrase for a value nobody gives ("hotel availability")
+        return purpose.core if call.tool.parameters.get("properties") else purpose.obj
     core = purpose.core
     named = next((k for k in values if _scalar(values[k]) and core.endswith(" " + label(k))), None)
     if named is not None:  # "search for the symptom" + symptom=fever -> "... the symptom fever"

@@ -500,3 +500,19 @@ def test_a_value_taken_from_a_list_says_it_is_the_first_items() -> None:
     for seed in range(20):
         user = WRITER.write(plan, random.Random(seed)).user
         assert "the id of the first one" in user.lower(), user
+
+
+def test_a_call_given_no_values_does_not_promise_them() -> None:
+    # API-Bank's HotelAvailability, all of its arguments optional and none given: the request is
+    # not "check hotel availability based on the destination and travel dates".
+    schema = {"type": "object", "properties": {"destination": {"type": "string"}}}
+    tool = Tool(
+        "HotelAvailability",
+        "apibank",
+        description="API for checking hotel availability based on the destination and travel dates.",
+        parameters=schema,
+    )
+    plan = RecordPlan(index=0, scenario="k1", offered=[tool], steps=[[_call(tool, {}, {"hotels": []})]])
+    for seed in range(20):
+        user = WRITER.write(plan, random.Random(seed)).user
+        assert "hotel availability" in user and "destination" not in user, user
