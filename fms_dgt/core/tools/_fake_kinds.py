@@ -64,6 +64,9 @@ from fms_dgt.core.tools._fake_names import (
     PERSON_WORDS as _PERSON_WORDS,
 )
 from fms_dgt.core.tools._fake_names import (
+    PICKS as _PICKS,
+)
+from fms_dgt.core.tools._fake_names import (
     PLACE_ROLES as _PLACE_ROLES,
 )
 from fms_dgt.core.tools._fake_names import (
@@ -77,6 +80,9 @@ from fms_dgt.core.tools._fake_names import (
 )
 from fms_dgt.core.tools._fake_names import (
     SOCIAL as _SOCIAL,
+)
+from fms_dgt.core.tools._fake_names import (
+    SOCIAL_USERS as _SOCIAL_USERS,
 )
 from fms_dgt.core.tools._fake_names import (
     START as _START,
@@ -227,7 +233,7 @@ def _by_head(
         return _name_of(modifier or tokens(parent), topic, description, words)
     if head == "title" and modifier and modifier[-1] in _WORK_TITLES:
         return _k("text", "work")
-    if head in ("list", "array", "collection") and modifier:
+    if (head in ("list", "array", "collection") or head.removesuffix("s") in _PICKS) and modifier:
         return _by_name(modifier, parent, topic, description, kind)
     if head in _MONEY_HEADS or (modifier and modifier[-1] in _MONEY_HEADS):
         return Kind("money", "price")
@@ -238,11 +244,13 @@ def _by_head(
         return _k("number", "count")
     if head in _OTHER_PEOPLE and kind == "string":  # new_appointment_doctor: a doctor's name
         return Kind("person", "full_name", "other")
+    if head.removesuffix("s") in _SOCIAL_USERS and modifier and kind in ("string", ""):
+        return Kind("person", "username", "other")  # tagged_users, top_likers: their handles
     if head.removesuffix("s") in _WORK_TITLES and modifier:  # watched_movies: titles of films
         return _k("text", "work")
     found = _EXACT.get(head) or _EXACT.get(head.removesuffix("s"))
-    if found is not None and found.family in ("text", "item", "file", "misc") and modifier:
-        return found  # translated_text, meeting_topic, filtered_stocks (tickers), actors_images
+    if found is not None and found.family in ("text", "item", "file", "misc", "web") and modifier:
+        return found  # translated_text, meeting_topic, filtered_stocks (tickers), bio_links (URLs)
     return None
 
 

@@ -200,6 +200,10 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("game", "movie", "film", "song", "album", "novel", "gametitle"), k("text", "work")),
     **dict.fromkeys(("news", "headlines"), k("text", "title")),
     **dict.fromkeys(("excerpt", "highlight", "snippet", "answer", "quote"), k("text", "message")),
+    **dict.fromkeys(("event", "events", "upcomingevent"), k("text", "title")),
+    **dict.fromkeys(("badge", "badges"), k("misc", "badge")),
+    **dict.fromkeys(("trail", "trails", "hikingtrail"), k("misc", "trail")),
+    **dict.fromkeys(("car", "cars", "vehicle", "carmodel", "vehiclemodel"), k("misc", "car")),
     **dict.fromkeys(("question", "questiontext"), k("text", "query")),
     **dict.fromkeys(("cik", "cikcode", "ciknumber"), k("misc", "cik")),
     **dict.fromkeys(("height",), k("number", "height")),
@@ -465,6 +469,12 @@ VENUES = frozenset(
 WORK_TITLES = frozenset(
     {"game", "book", "movie", "film", "song", "album", "show", "series", "novel", "track"}
 )
+#: People a social network lists by their handles (tagged_users, top_likers, tweet_retweeters).
+SOCIAL_USERS = frozenset(
+    {"user", "follower", "following", "liker", "retweeter", "subscriber", "fan", "viewer", "mention"}
+)
+#: Heads that say a list picks things, not what they are (movie_recommendations: movies).
+PICKS = frozenset({"recommendation", "suggestion", "pick", "favorite", "favourite", "highlight"})
 
 
 WEAK = frozenset(

@@ -321,6 +321,16 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("minpopulation", "", "", "number", "population"),
         ("max_cursor", "", "", "misc", "token"),
         ("version", "", "", "misc", "version"),
+        # Items of lists with no item schema, by the list's name made singular (NESTFUL's Instagram).
+        ("tagged_user", "", "", "person", "username"),
+        ("top_liker", "", "", "person", "username"),
+        ("bio_link", "", "", "web", "url"),
+        ("account_badge", "", "", "misc", "badge"),
+        ("upcoming_event", "", "", "text", "title"),
+        ("movie_recommendation", "", "", "text", "work"),  # a pick is what it picks
+        ("product_suggestion", "", "", "item", "product"),
+        ("hiking_trail", "", "", "misc", "trail"),
+        ("cars", "", "", "misc", "car"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(
@@ -328,6 +338,15 @@ def test_names_read_by_description_head_word_or_parent(
 ) -> None:
     found = classify(name, description, parent=parent, kind="string")
     assert found is not None and (found.family, found.field) == (family, field), found
+
+
+def test_a_list_without_an_item_schema_takes_items_its_name_says() -> None:
+    rng = random.Random(3)
+    users = fake({"type": "array", "minItems": 2}, rng, name="tagged_users")
+    badges = fake({"type": "array", "minItems": 2}, rng, name="account_badges")
+    assert all(isinstance(u, str) and u and " " not in u for u in users), users  # handles
+    assert set(badges) <= {"Verified", "Top Contributor", "Early Adopter", "Rising Star", "Community Helper"}
+    assert classify("list", kind="string") is None and classify("recommendations", kind="string") is None
 
 
 def test_a_sort_field_and_direction_are_drawn_from_their_lists() -> None:
