@@ -318,6 +318,7 @@ def _person(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> I
     elif field == "full_name":
         yield f"{person.first} {person.last}"
         yield person.first
+        yield person.username  # a name its pattern keeps to lower case is a handle (PeerTube's actors)
     elif field == "email":
         yield person.email
     elif field == "username":

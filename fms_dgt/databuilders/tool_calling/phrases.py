@@ -114,6 +114,7 @@ _QUOTED = word_set("text content message body note comment description summary s
 _QUOTED |= word_set("caption subject prompt question expression reason instructions paragraph passage title")
 _SEARCHES = word_set("query keyword keywords search term phrase topic")
 _LIMITS = word_set("limit max top size count n")
+_NAMING = word_set("id ids index number no code offset start page key position")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
 _PLAIN_LISTS = word_set("numbers values elements data items list")
@@ -218,6 +219,8 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
         return said.replace(" results", " result") if value == 1 else said
     if _COUNT_OF.match(words):
         return f"for {number} {words.split(' ', 2)[-1]}"
+    if last in _NAMING:  # a number that names or places something: "with ID 42", not "the ID at 42"
+        return rng.choice((f"with {words} {number}", f"for {words} {number}"))
     return rng.choice(
         (f"with {article(words)} of {number}", f"with the {words} at {number}", f"with {words} {number}")
     )

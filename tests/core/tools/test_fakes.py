@@ -349,6 +349,17 @@ def test_a_list_without_an_item_schema_takes_items_its_name_says() -> None:
     assert classify("list", kind="string") is None and classify("recommendations", kind="string") is None
 
 
+def test_a_name_its_pattern_keeps_to_lower_case_is_a_handle() -> None:
+    # PeerTube's actor name: "immutable name of the user", ^[a-z0-9._]+$, example "chocobozzz".
+    schema = {
+        "type": "string",
+        "pattern": "^[a-z0-9._]+$",
+        "description": "immutable name of the user, used to find or mention its actor",
+    }
+    names = {fake(schema, random.Random(seed), name="name") for seed in range(5)}
+    assert len(names) == 5 and all(re.fullmatch(r"[a-z0-9._]+", n) for n in names), names
+
+
 def test_a_sort_field_and_direction_are_drawn_from_their_lists() -> None:
     rng = random.Random(2)
     assert fake({"type": "string"}, rng, name="sort_order") in ("asc", "desc")

@@ -65,6 +65,8 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"num_tickets": 2}, ("for 2 tickets",)),
         ({"year": 2020}, ("in 2020", "for 2020")),
         ({"a": 1, "b": 2}, ("1 and 2",)),
+        ({"id": 42}, ("with ID 42", "for ID 42")),  # a number that names: never "the ID at 42"
+        ({"map_index": 89}, ("with map index 89", "for map index 89")),
     ],
 )  # fmt: skip
 def test_values_are_said_with_their_preposition(values: dict[str, Any], expected: tuple[str, ...]) -> None:
