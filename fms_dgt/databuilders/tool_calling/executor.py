@@ -333,14 +333,31 @@ def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: 
     return valid and _listed(tool.parameters["properties"][name], value)
 
 
-def _listed(schema: Any, value: Any) -> bool:
-    """False when ``value`` is not among the values the argument's description lists (API-Bank's
-    ``ForgotPassword`` takes a ``status`` of 'Forgot Password' or 'Verification Code', not an
-    earlier call's ``completed``); no list, no objection."""
-    listed = described_choices(schema)
-    if listed is None:
+def _listed(schema: Any, value: Any, depth: int = 0) -> bool:
+    """False when ``value``, or a value inside it, is not among the values its description lists
+    (API-Bank's ``ForgotPassword`` takes a ``status`` of 'Forgot Password' or 'Verification Code',
+    not an earlier call's ``completed``; a JSON:API body's tag is of ``type`` 'tags', so a webhook
+    resource is none); no list, no objection."""
+    if not isinstance(schema, Mapping) or depth > _LISTED_DEPTH:
         return True
-    return all(v in listed for v in value) if isinstance(value, list) else value in listed
+    listed = described_choices(schema)
+    if listed is not None:
+        return all(v in listed for v in value) if isinstance(value, list) else value in listed
+    if isinstance(value, list):
+        return all(_listed(schema.get("items"), item, depth + 1) for item in value)
+    if not isinstance(value, Mapping):
+        return True
+    for branch in (schema, *(b for b in schema.get("allOf") or () if isinstance(b, Mapping))):
+        props = branch.get("properties")
+        if isinstance(props, Mapping) and not all(
+            _listed(props.get(key), item, depth + 1) for key, item in value.items()
+        ):
+            return False
+    return True
+
+
+#: How deep :func:`_listed` looks into a wired value (JSON:API bodies nest 4 levels).
+_LISTED_DEPTH = 8
 
 
 def _check_budget(deadline: float, budget: float, where: str) -> float:

@@ -17,7 +17,7 @@ from fms_dgt.core.tools.engines.multi import MultiToolEngine
 from fms_dgt.core.tools.registry import ToolRegistry
 from fms_dgt.core.tools.samplers.base import ToolSample
 from fms_dgt.databuilders.tool_calling.config import GenerationConfig
-from fms_dgt.databuilders.tool_calling.executor import RecordExecutor, call_id
+from fms_dgt.databuilders.tool_calling.executor import RecordExecutor, _listed, call_id
 from fms_dgt.databuilders.tool_calling.plan import RecordPlan
 from fms_dgt.databuilders.tool_calling.planner import PlannedRecord, feeds_of, levels
 
@@ -208,3 +208,13 @@ def test_one_value_is_not_wired_into_both_ends_of_a_call(clinic: RecordExecutor)
     searched = planned.plan.calls[1]
     assert list(searched.wired) == ["originSkyId"]
     assert searched.call.arguments.get("destinationSkyId") != "LOND"
+
+
+def test_a_wired_resource_of_another_type_than_the_body_lists_is_not_wired() -> None:
+    # Up Banking's tags body takes resources of type 'tags': a webhook resource is no tag.
+    typed = {"type": {"type": "string", "description": "The type of this resource: `tags`"}}
+    tag = {"type": "object", "properties": {**typed, "id": {"type": "string"}}}
+    body = {"type": "array", "items": {"allOf": [tag]}}
+    assert _listed(body, [{"type": "tags", "id": "Holiday"}])
+    assert not _listed(body, [{"type": "webhooks", "id": "data-71739", "attributes": {"url": "x"}}])
+    assert _listed({"type": "object", "properties": {"data": body}}, {"data": []})

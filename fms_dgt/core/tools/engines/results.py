@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
@@ -258,6 +258,12 @@ class ResultHooks(FakeHooks):
     ) -> None:
         super().__init__(scope, topic=tool.name, defaults=True, kinds=_plan(tool).leaves)
         self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
+        # Nested values the call set, by path and by path inside its body (``data.attributes.url``
+        # of a JSON:API body is the created resource's ``data.attributes.url``).
+        self.set_at: dict[tuple[str, ...], Any] = {}
+        for at, value in _nested(arguments, ()):
+            self.set_at.setdefault(at, value)
+            self.set_at.setdefault(at[1:], value)
         self.pinned = dict(pinned or {})
         sizes = [v for k, v in self.given.items() if k in SIZE_ARGUMENTS and _whole(v)]
         self.size: int | None = int(sizes[0]) if sizes else None
@@ -285,7 +291,10 @@ class ResultHooks(FakeHooks):
             if status is not MISSING:
                 return status
         if not _in_array(path):
-            echoed = first_fit([self.given[plain]], schema) if plain in self.given else MISSING
+            at = tuple(str(p) for p in path)
+            echoed = first_fit([self.set_at[at]], schema) if at in self.set_at else MISSING
+            if echoed is MISSING and plain in self.given:
+                echoed = first_fit([self.given[plain]], schema)
         else:
             echoed = self._filtered(schema, plain)
         if echoed is not MISSING:
@@ -531,6 +540,16 @@ def _value_schema(verb: str, nouns: list[str]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _nested(value: Mapping[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """The values inside objects of ``value`` (below its top level, not in lists), by path."""
+    for key, item in value.items():
+        here = (*at, str(key))
+        if isinstance(item, Mapping):
+            yield from _nested(item, here)
+        elif at and not isinstance(item, list):
+            yield here, item
 
 
 def _in_array(path: Path) -> bool:

@@ -13,7 +13,9 @@ values after a cue that introduces the choices (``can be``, ``either``, ``one of
 ``supported values``...), run together with commas and ``or``, or each followed by what it
 means (``'gas' refers to ...``). A description that marks its list as open (``etc.``, ``e.g.``,
 ``such as``, ``including``) or quotes names that are no alternatives gives none; nor does one
-longer than 2,000 characters. The schema shown to the model is never changed.
+longer than 2,000 characters. One value is read from a description that names a resource's
+type and nothing else (JSON:API's ``The type of this resource: `webhooks` ``). The schema shown
+to the model is never changed.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ _CUE = re.compile(
     r"|supports?|accepts?|use|set to|pass)\b[\s:,-]{0,4}(?=['\"`])",
     re.IGNORECASE,
 )
+#: A description that names the one value a resource's type takes, at its end.
+_CONSTANT = re.compile(
+    rf"^The (?:type|kind) of this (?:resource|object|record|entity)\s*(?:is\s*)?:?\s*{_Q}\.?\s*$"
+)
 # 'gas' refers to a gasoline vehicle, 'diesel' refers to ...; 'asc' for ascending, 'desc' for ...
 _GLOSS = re.compile(rf"{_Q}\s*(?:\(|:|=|-|\bfor\b|\bto\b|\bmeans\b|\brefers to\b|\bif\b|\bwhen\b)")
 
@@ -74,6 +80,9 @@ def described_values(description: str) -> tuple[str, ...] | None:
     tagged = _ENUM_TAG.search(description)
     if tagged is not None:
         return _tagged(tagged.group(1))
+    constant = _CONSTANT.search(description)
+    if constant is not None:  # JSON:API's "The type of this resource: `webhooks`"
+        return (_first(constant),)
     bare = _BARE_ALTERNATIVES.fullmatch(description.strip())
     if bare is not None:  # API-Bank's "success or failed": the whole description is the values
         return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(bare.group(0).rstrip(".")) if w))

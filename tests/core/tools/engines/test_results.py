@@ -431,3 +431,51 @@ def test_listed_items_take_no_example_after_the_first_and_the_total_covers_them(
         ids = [v["id"] for v in value["data"]]
         assert len(set(ids)) == len(ids), ids
         assert value["total"] >= len(value["data"])
+
+
+def test_a_created_resource_echoes_the_nested_values_its_body_set() -> None:
+    # Up Banking's POST /webhooks: the body's data.attributes.description and url are the new
+    # webhook's, not a made-up "Follow-up appointment to review test results."
+    attributes = {
+        "type": "object",
+        "properties": {"description": {"type": "string"}, "url": {"type": "string"}},
+    }
+    document = {
+        "type": "object",
+        "properties": {"data": {"type": "object", "properties": {"attributes": attributes}}},
+    }
+    made = {
+        "type": "object",
+        "properties": {"createdAt": {"type": "string", "format": "date-time"}, **attributes["properties"]},
+    }
+    result = {
+        "type": "object",
+        "properties": {
+            "data": {"type": "object", "properties": {"attributes": made, "id": {"type": "string"}}}
+        },
+    }
+    webhooks = Tool("post_webhooks", "up", parameters=document, output_parameters=result)
+    body = {
+        "data": {"attributes": {"description": "Payments to Slack", "url": "https://hooks.example.com/up"}}
+    }
+    for seed in range(5):
+        value, _ = mock_result(webhooks, body, random.Random(seed))
+        said = value["data"]["attributes"]
+        assert said["description"] == "Payments to Slack" and said["url"] == "https://hooks.example.com/up"
+    # A body wrapped in one property echoes into the result's top level (a created account's name).
+    account = Tool(
+        "create_account",
+        "bank",
+        parameters={
+            "type": "object",
+            "properties": {"body": {"type": "object", "properties": {"accountName": {"type": "string"}}}},
+        },
+        output_parameters={
+            "type": "object",
+            "properties": {"accountName": {"type": "string"}, "id": {"type": "string"}},
+        },
+    )
+    assert (
+        mock_result(account, {"body": {"accountName": "Holiday fund"}}, random.Random(1))[0]["accountName"]
+        == "Holiday fund"
+    )

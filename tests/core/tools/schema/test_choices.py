@@ -31,6 +31,7 @@ LISTED = [
     ),
     ("success or failed", ("success", "failed")),  # API-Bank's statuses: the whole description
     ("pending, paid, or refunded.", ("pending", "paid", "refunded")),
+    ("The type of this resource: `webhooks`", ("webhooks",)),  # JSON:API's one type (Up Banking)
 ]
 
 OPEN = [
@@ -48,6 +49,8 @@ OPEN = [
     "A city name such as 'Paris' or 'Rome'.",
     "The status of the order or pending",  # bare words that are a sentence, not a list
     "Success or failure",
+    "The type of this resource, such as `webhooks`",
+    "The type of this resource is `webhooks` unless it is a tag.",
     "",
 ]
 
