@@ -380,12 +380,19 @@ _PLACE_FIELDS: dict[str, Callable[[Site], tuple[Any, ...]]] = {
 def _date(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
     moment = scope.moment(kind.field)
     style = _date_style(schema, name)
-    if kind.field == "end" and style in ("time", "datetime", "rfc-datetime", "rfc-time", "strftime"):
+    clock = style in ("time", "datetime", "rfc-datetime", "rfc-time") or (
+        style == "strftime" and _CLOCK.search(str(schema.get("description") or "")) is not None
+    )
+    if kind.field == "end" and clock:
         # An end given with its time of day is later the same day (a meeting); an end given as a
         # date is days later (a stay). Either way it comes after the start.
         start = scope.moment("start")
         moment = start + timedelta(hours=(moment - start).seconds // 3600 or 1)
     yield from _render_moment(moment, style, schema)
+
+
+#: A strftime pattern with a time of day (API-Bank's check-out "Format: %Y-%m-%d" has none).
+_CLOCK = re.compile(r"%[HIMSpT]")
 
 
 def _date_style(schema: Mapping[str, Any], name: str) -> str:

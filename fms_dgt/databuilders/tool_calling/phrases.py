@@ -16,7 +16,15 @@ from typing import Any
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.synth import synthesise
 from fms_dgt.databuilders.tool_calling.plan import RecordPlan
-from fms_dgt.databuilders.tool_calling.wording import article, humanize, join_words, label, word_set
+from fms_dgt.databuilders.tool_calling.wording import (
+    article,
+    humanize,
+    join_words,
+    label,
+    plural,
+    singular,
+    word_set,
+)
 from fms_dgt.errors import DGTError
 
 __all__ = [
@@ -120,7 +128,9 @@ _COUNTED |= word_set("persons passengers tickets rooms items results pages words
 _PLAIN_LISTS = word_set("numbers values elements data items list")
 _IDENTIFIER_WORDS = word_set("id ids number code pin zip")
 _RESULT_WORDS = word_set("results result items count n k hits records entries rows number matches")
-_LIMIT_PHRASES = ("limited to {number} results", "with a {words} of {number}", "(at most {number})")
+_LIMIT_PHRASES = ("limited to {number} results", "with {words} of {number}", "(at most {number})")
+#: Words before a limit's last word that keep it a limit ("page size", "result count").
+_LIMITED = _RESULT_WORDS | word_set("page max top per")
 
 
 def _is_limit(words: str, value: Any) -> bool:
@@ -128,8 +138,8 @@ def _is_limit(words: str, value: Any) -> bool:
     if not isinstance(value, int | float) or isinstance(value, bool):
         return False
     parts = words.lower().split(" ") if words else [""]
-    if parts[-1] in _LIMITS:
-        return True
+    if parts[-1] in _LIMITS:  # not "room count" or "adult count": how many of a thing to book
+        return all(p in _LIMITED for p in parts[:-1])
     # "max results", "top k"; not "max price" or "max distance" (a bound of a value, not a count)
     counted = all(p in _RESULT_WORDS for p in parts[1:])
     return parts[0] in ("max", "top", "limit") and counted and isinstance(value, int)
@@ -204,6 +214,12 @@ _COUNT_OF = re.compile(r"^(?:number of|num|count of) ")
 
 
 def _flag(words: str, value: bool) -> str:
+    if words in ("on", "power", "enabled", "enable", "active"):  # a switch: not "without on"
+        return (
+            ("switched on" if value else "switched off")
+            if words in ("on", "power")
+            else ("enabled" if value else "disabled")
+        )
     words = _FLAG_VERB.sub("", words)
     return f"{'with' if value else 'without'} {words}"
 
@@ -213,12 +229,15 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
     if last == "year" and isinstance(value, int):
         return rng.choice((f"in {number}", f"for {number}"))
     if last in _COUNTED:
-        return f"for {number} {last if value != 1 else _singular(last)}"  # "for 1 day"
+        return f"for {number} {last if value != 1 else singular(last)}"  # "for 1 day"
     if _is_limit(words, value):
-        said = rng.choice(_LIMIT_PHRASES).format(number=number, words=words)
+        said = rng.choice(_LIMIT_PHRASES).format(number=number, words=article(words))
         return said.replace(" results", " result") if value == 1 else said
     if _COUNT_OF.match(words):
         return f"for {number} {words.split(' ', 2)[-1]}"
+    if last == "count" and words.count(" ") == 1 and isinstance(value, int):  # "for 2 adults"
+        noun = words.split(" ")[0]
+        return f"for {number} {noun if value == 1 else plural(noun)}"
     if last in _NAMING:  # a number that names or places something: "with ID 42", not "the ID at 42"
         return rng.choice((f"with {words} {number}", f"for {words} {number}"))
     return rng.choice(
@@ -278,7 +297,7 @@ def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) ->
         return f"with no {words}"
     if all(isinstance(i, dict) for i in items):
         said = "; ".join(p for p in (_pairs(i) for i in items) if p)
-        return f"with {len(items)} {words if len(items) > 1 else _singular(words)}: {said}"
+        return f"with {len(items)} {words if len(items) > 1 else singular(words)}: {said}"
     said = join_words([_item_words(i, rng.randrange(4)) for i in items])
     if last in ("tags", "tag", "labels", "label"):
         return f"tagged {said}"
@@ -481,7 +500,7 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     style = rng.randrange(4)  # the dates of one list are all written alike
     named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
-    noun = noun if count > 1 else _singular(noun)
+    noun = noun if count > 1 else singular(noun)
     more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
 
@@ -519,18 +538,6 @@ def _name_key(item: dict[Any, Any], *, with_id: bool) -> Any:
     spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
     keys = _NAME_KEYS if with_id else _NAME_KEYS[:-1]
     return next((spelled[k] for k in keys if k in spelled and _simple(item[spelled[k]])), None)
-
-
-def _singular(noun: str) -> str:
-    head, _, last = noun.rpartition(" ")
-    if last in _IRREGULAR:
-        return f"{head} {_IRREGULAR[last]}".lstrip()
-    if noun.endswith("ies"):
-        return noun[:-3] + "y"
-    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
-
-
-_IRREGULAR = {"people": "person", "children": "child", "kids": "kid", "men": "man", "women": "woman"}
 
 
 def error_words(error: str) -> str:

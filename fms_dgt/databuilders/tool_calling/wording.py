@@ -28,7 +28,9 @@ __all__ = [
     "join_words",
     "label",
     "past",
+    "plural",
     "purpose_of",
+    "singular",
     "word_set",
 ]
 
@@ -514,3 +516,28 @@ def join_words(items: list[str], conjunction: str = "and") -> str:
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def plural(noun: str) -> str:
+    """``noun`` of one thing as of several ("adult" -> "adults", "child" -> "children")."""
+    if noun in _PLURAL_OF:
+        return _PLURAL_OF[noun]
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def singular(noun: str) -> str:
+    """``noun`` of several things as of one ("pets" -> "pet", "children" -> "child")."""
+    head, _, last = noun.rpartition(" ")
+    if last in _SINGULAR_OF:
+        return f"{head} {_SINGULAR_OF[last]}".lstrip()
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+_SINGULAR_OF = {"people": "person", "children": "child", "kids": "kid", "men": "man", "women": "woman"}
+_PLURAL_OF = {one: several for several, one in _SINGULAR_OF.items() if several != "kids"}

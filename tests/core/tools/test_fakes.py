@@ -360,6 +360,25 @@ def test_a_name_its_pattern_keeps_to_lower_case_is_a_handle() -> None:
     assert len(names) == 5 and all(re.fullmatch(r"[a-z0-9._]+", n) for n in names), names
 
 
+def test_an_end_written_as_a_date_is_days_after_its_start() -> None:
+    # API-Bank's BookHotel: "Format: %Y-%m-%d" for both; a stay is no same-day check-out. With a
+    # time of day in the pattern the end is later the same day (a meeting).
+    def dates(pattern: str) -> tuple[str, str]:
+        described = {"type": "string", "description": f"The time. Format: {pattern}"}
+        schema = {
+            "type": "object",
+            "properties": {"check_in_time": described, "check_out_time": described},
+            "required": ["check_in_time", "check_out_time"],
+        }
+        made = fake(schema, random.Random(4))
+        return made["check_in_time"], made["check_out_time"]
+
+    start, end = dates("%Y-%m-%d")
+    assert len(start) == 10 and end > start, (start, end)
+    start, end = dates("%Y-%m-%d %H:%M:%S")
+    assert end[:10] == start[:10] and end > start, (start, end)
+
+
 def test_a_sort_field_and_direction_are_drawn_from_their_lists() -> None:
     rng = random.Random(2)
     assert fake({"type": "string"}, rng, name="sort_order") in ("asc", "desc")

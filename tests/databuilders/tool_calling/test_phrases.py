@@ -67,6 +67,11 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"a": 1, "b": 2}, ("1 and 2",)),
         ({"id": 42}, ("with ID 42", "for ID 42")),  # a number that names: never "the ID at 42"
         ({"map_index": 89}, ("with map index 89", "for map index 89")),
+        ({"adult_count": 9}, ("for 9 adults",)),  # how many to book, not a bound on results
+        ({"child_count": 2}, ("for 2 children",)),
+        ({"room_count": 1}, ("for 1 room",)),
+        ({"on": False}, ("switched off",)),  # API-Bank's TimedSwitch, never "without on"
+        ({"enabled": True}, ("enabled",)),
     ],
 )  # fmt: skip
 def test_values_are_said_with_their_preposition(values: dict[str, Any], expected: tuple[str, ...]) -> None:

@@ -517,6 +517,32 @@ def is_flat_parameter_map(value: Mapping[str, Any]) -> bool:
     return all(isinstance(v, (dict, str)) for v in value.values())
 
 
+#: Python's type names: a flat map typed so was written from a function's signature (API-Bank).
+_PYTHON_TYPE = re.compile(r"(?:str|int|float|bool|list|dict|tuple)(?:\((?:str|int|float|bool|dict)\))?")
+#: How such a map's descriptions mark a parameter the function does not need.
+_OPTIONAL = re.compile(
+    r"\boptional\b|\bonly (?:needed|required|used)\b|\bdefaults? (?:is|to|value)\b"
+    r"|\bif (?:not )?(?:provided|given|specified)\b|\bcan be (?:empty|omitted|null|none)\b",
+    re.IGNORECASE,
+)
+
+
+def _signature_required(flat: Mapping[str, Any]) -> list[str] | None:
+    """The required parameters of a flat map typed with Python's type names and saying nothing of
+    what is required: every one its description does not mark optional ("[Optional] The source
+    language", "Only needed for the second call", "Default is auto"). API-Bank's tools take
+    their parameters positionally, so ``HotelAvailability`` needs its destination and dates;
+    None for any other map (JSON Schema's default stands: nothing required)."""
+    specs = list(flat.values())
+    if not all(isinstance(v, Mapping) and _PYTHON_TYPE.fullmatch(str(v.get("type"))) for v in specs):
+        return None
+    if any("required" in v or "optional" in v for v in specs):
+        return None
+    return [
+        str(name) for name, spec in flat.items() if not _OPTIONAL.search(str(spec.get("description") or ""))
+    ]
+
+
 def _props_look_like_schemas(props: Mapping[str, Any]) -> bool:
     # A properties map's values are schemas; a flat map that happens to have a parameter called
     # "properties" has a single parameter spec there instead (its "type" is a string).
@@ -545,7 +571,13 @@ def normalise_parameters(raw: Any, pointer: str = "") -> tuple[dict[str, Any], l
     normaliser = _Normaliser()
     if isinstance(raw, dict) and is_flat_parameter_map(raw):
         normaliser.note(pointer, "flat parameter map written as an object schema")
+        required = _signature_required(raw)
         raw = {"type": "object", "properties": raw}
+        if required:
+            raw["required"] = required
+            normaliser.note(
+                pointer, "a Python signature's parameters are required unless described as optional"
+            )
     schema = normaliser.schema(raw, pointer)
     if isinstance(schema, dict) and "type" not in schema:
         schema["type"] = "object"

@@ -151,6 +151,26 @@ def test_flat_maps_become_object_schemas() -> None:
     assert not is_flat_parameter_map({"type": "object", "properties": {"type": {"type": "string"}}})
 
 
+def test_a_python_signatures_parameters_are_required_unless_described_optional() -> None:
+    # API-Bank's maps say nothing of what is required; its tools take their parameters
+    # positionally, and their descriptions mark the ones they do without.
+    flat = {
+        "status": {"type": "str", "description": "'Forgot Password' for first call."},
+        "username": {"type": "str", "description": "The username. Only needed for the first call."},
+        "tgt_lang": {"type": "str", "description": "[Optional] the target language. Default is en."},
+        "attendees": {"type": "list(str)", "description": "The attendees."},
+        "code": {"type": "int", "description": "The code."},
+    }
+    schema, notes = normalise_parameters(flat)
+    assert schema["required"] == ["status", "attendees", "code"]
+    assert any("required unless described as optional" in note for note in notes)
+    # JSON Schema's names, or any required flag, leave the default alone: nothing is required.
+    assert "required" not in _norm({"city": {"type": "string"}, "days": {"type": "integer"}})
+    assert (
+        _norm({"city": {"type": "str", "required": False}, "days": {"type": "int"}}).get("required") is None
+    )
+
+
 def test_draft07_dialect_is_translated() -> None:
     schema, notes = normalise_parameters(
         {
