@@ -75,6 +75,10 @@ class EntityContext:
         if made is None or wanted is None:
             return False
         if made.family == wanted.family:
+            if made.family == "date" and made.field == "past" and wanted.field in ("start", "end"):
+                # Another API's record of when something happened is no moment to schedule (an
+                # Airflow DAG's last parse time is no alarm); within one API it may bound a search.
+                return source.namespace != target.namespace
             # Two of the vocabulary's sundries are one thing only under one field: a music
             # player's status is no new account's password.
             return (

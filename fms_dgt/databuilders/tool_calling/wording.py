@@ -261,7 +261,8 @@ _PREAMBLES = tuple(
 )
 # Where a sentence stops being about the purpose: notes, examples, how the result is returned.
 _CLAUSE_CUT = re.compile(
-    r"\s*(?:;|:|\s[-\u2013\u2014]\s|,\s*(?:e\.g\.|i\.e\.|such as|for example|optionally|which|if|"
+    r"\s*(?:;|:|\s[-\u2013\u2014]\s|,\s*(?:e\.g\.|i\.e\.|such as|for example|optionally|which|if|allowing|"
+    r"(?:to )?helps? (?:the )?users?|"
     r"and returns?|returning|and (?:then )?(?:stores?|returns?|outputs?|limits?))\b|\s+and\s+returns?\b|"
     r"\s+returning\b|\s+e\.g\.|\s+including\b|\s+includes?\b|\s+optionally\b|\s+if\s+(?:the|it|any|a|no)\b).*$",
     re.IGNORECASE,

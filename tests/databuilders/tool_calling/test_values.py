@@ -291,6 +291,25 @@ def test_values_of_different_kinds_of_thing_are_apart() -> None:
     assert context.apart(booked, "", modify, "doctor")  # a booking's whole result is no doctor
 
 
+def test_another_apis_past_moment_is_no_moment_to_schedule() -> None:
+    dag = Tool(
+        "get_dag",
+        "airflow",
+        output_parameters={"type": "object", "properties": {"last_parsed_time": {"type": "string"}}},
+    )
+    runs = Tool(
+        "get_dag_runs",
+        "airflow",
+        parameters={"type": "object", "properties": {"start_date_gte": {"type": "string"}}},
+    )
+    alarm = Tool(
+        "AddAlarm", "apibank", parameters={"type": "object", "properties": {"time": {"type": "string"}}}
+    )
+    context = EntityContext(random.Random(1))
+    assert context.apart(dag, "last_parsed_time", alarm, "time")
+    assert not context.apart(dag, "last_parsed_time", runs, "start_date_gte")  # one API: a bound
+
+
 def test_a_result_named_only_as_a_result_is_what_its_tool_says() -> None:
     def tool(name: str, description: str, *inputs: str) -> Tool:
         schema = {"type": "object", "properties": {n: {"type": "number"} for n in inputs}}

@@ -60,6 +60,13 @@ PURPOSES = [
     ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
     ("Reorder a playlist", "reorder", "a playlist", ACTION),  # a verb the lexicon lacks, before "a"
+    # API-Bank's QueryAlarm: what the purpose helps a user do is no part of it.
+    (
+        "The API for querying alarm clock, help user to check the alarm clock they have set.",
+        "query",
+        "alarm clock",
+        ASK,
+    ),
     # Up Banking's ping: a wrapped line is one sentence, a remark on it ("This is useful") no purpose.
     (
         "Make a basic ping request to the API. This is useful to verify that\nauthentication is "
