@@ -399,8 +399,10 @@ def _date_style(schema: Mapping[str, Any], name: str) -> str:
     if schema.get("type") in ("integer", "number"):
         return "epoch"
     fmt = schema.get("format")
-    if fmt in ("date", "date-time", "time"):
-        return {"date": "date", "date-time": "rfc-datetime", "time": "rfc-time"}[str(fmt)]
+    if fmt in ("date", "date-time", "datetime", "time"):
+        return {"date": "date", "date-time": "rfc-datetime", "datetime": "rfc-datetime", "time": "rfc-time"}[
+            str(fmt)
+        ]
     description = str(schema.get("description") or "")
     if _STRFTIME.search(description) or _DATE_SHAPE.search(description):
         return "strftime"

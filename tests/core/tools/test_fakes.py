@@ -331,6 +331,8 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("product_suggestion", "", "", "item", "product"),
         ("hiking_trail", "", "", "misc", "trail"),
         ("cars", "", "", "misc", "car"),
+        ("owners", "", "", "person", "username"),  # Airflow's DAG owners
+        ("fileloc", "The absolute path to the file.", "", "file", "path"),
     ],
 )
 def test_names_read_by_description_head_word_or_parent(
@@ -358,6 +360,12 @@ def test_a_name_its_pattern_keeps_to_lower_case_is_a_handle() -> None:
     }
     names = {fake(schema, random.Random(seed), name="name") for seed in range(5)}
     assert len(names) == 5 and all(re.fullmatch(r"[a-z0-9._]+", n) for n in names), names
+
+
+def test_a_datetime_format_spelled_without_its_hyphen_is_a_moment() -> None:
+    # Airflow writes format: datetime (the standard's date-time) for a job's latest_heartbeat.
+    made = fake({"type": "string", "format": "datetime"}, random.Random(1), name="latest_heartbeat")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", made), made
 
 
 def test_an_end_written_as_a_date_is_days_after_its_start() -> None:
