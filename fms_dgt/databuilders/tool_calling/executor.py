@@ -274,7 +274,10 @@ def _agreeing_feed(
 
 
 def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedCall]) -> str:
-    """The argument of the call behind ``result`` whose value ``value`` repeats, else ``""``.
+    """The argument of an earlier call that already took ``value`` (the call behind ``result``
+    first, then the others, latest first), else ``""``: the value was in the conversation before
+    the result gave it (a forecast answers the city it was asked for; a pet created, looked up by
+    its id and then deleted was named by the lookup).
 
     A string of two letters or more, a fraction, a number past 100 or one read from an output
     named like the argument counts; a small whole number or a flag may agree by chance (a
@@ -283,18 +286,17 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
         value = value[0]
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return ""
-    source = next((c for c in made if c.call.call_id == result.call_id), None)
-    if source is None:
-        return ""
+    source = [c for c in made if c.call.call_id == result.call_id]
     leaf = _plain(output.rsplit(".", 1)[-1])
-    for name, given in source.call.arguments.items():
-        if isinstance(given, list) and len(given) == 1:
-            given = given[0]
-        if isinstance(given, bool) or given != value or type(given) is not type(value):
-            continue
-        telling = len(value) >= 2 if isinstance(value, str) else isinstance(value, float) or abs(value) > 100
-        if telling or _plain(name) == leaf:
-            return name
+    telling = len(value) >= 2 if isinstance(value, str) else isinstance(value, float) or abs(value) > 100
+    for call in [*source, *(c for c in reversed(made) if c.call.call_id != result.call_id)]:
+        for name, given in call.call.arguments.items():
+            if isinstance(given, list) and len(given) == 1:
+                given = given[0]
+            if isinstance(given, bool) or given != value or type(given) is not type(value):
+                continue
+            if telling or _plain(name) == leaf:
+                return name
     return ""
 
 

@@ -64,7 +64,7 @@ def report_lines(summary: Mapping[str, Any]) -> list[str]:
         f"no-call records    {no_call['share']:.1%} ({kinds})",
         f"wired arguments    {q['wired_argument_share']:.1%} of arguments come from an earlier result "
         f"({q.get('fresh_wired_share', q['wired_argument_share']):.1%} from a result only, the others "
-        "repeat a value the earlier call was given)",
+        "repeat a value an earlier call was given)",
         f"tool sets          {q['distinct_tool_sets']} distinct offered, "
         f"{q['distinct_called_sets']} distinct called",
         f"user turns         {q['distinct_user_turns']:.1%} distinct, distinct-2 {q['distinct_2']:.3f}",

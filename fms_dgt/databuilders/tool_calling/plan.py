@@ -37,10 +37,11 @@ class Wire:
         source: the qualified name of the earlier call's tool.
         output: the path in its result (an :attr:`~fms_dgt.core.tools.artifacts.Edge.output`:
             ``""`` for the whole result, ``location.name``, ``items[].id``).
-        echoes: the earlier call's own argument the value repeats (a forecast answers the
-            ``city`` it was asked for, a looked-up pet its ``petId``), else ``""``: the value was in
-            the conversation before the result, so the request names it as "that city", not as
-            something only the result holds.
+        echoes: the argument of an earlier call that already took the value (the source's own
+            first: a forecast answers the ``city`` it was asked for; else another's: a created
+            pet's id that a lookup took before a delete does), else ``""``: the value was in the
+            conversation before the result, so the request names it as "that city" or "that
+            pet", not as something only the result holds.
     """
 
     source: str

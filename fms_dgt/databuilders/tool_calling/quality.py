@@ -10,7 +10,7 @@ records a resumed run finds in the file, so the report always covers the whole f
 * ``no_call``: the share of records that call nothing, in total and per category;
 * ``wired_argument_share``: arguments taken from an earlier result, over every argument, and
   ``fresh_wired_share``: those whose value only that result held (the others repeat an argument
-  the earlier call was given, such as the city a forecast answers for);
+  an earlier step's call was given, such as the city a forecast answers for);
 * ``distinct_tool_sets`` (offered sets) and ``distinct_called_sets``;
 * ``distinct_user_turns`` (share of records whose request is unique) and ``distinct_2`` (distinct
   word pairs over all word pairs of the requests);

@@ -105,16 +105,16 @@ def demo_records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any
     return read_records(out)
 
 
-def _calls(record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    names = record["metadata"]["name_map"]
+def _calls(record: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """Each call's step (calls of one assistant turn run together) and arguments."""
     return [
-        (names[c["function"]["name"]], json.loads(c["function"]["arguments"]))
-        for m in record["messages"]
+        (step, json.loads(c["function"]["arguments"]))
+        for step, m in enumerate(record["messages"])
         for c in m.get("tool_calls") or []
     ]
 
 
-def test_the_run_marks_exactly_the_wires_that_repeat_their_source_calls_argument(
+def test_the_run_marks_exactly_the_wires_whose_value_an_earlier_call_took(
     demo_records: list[dict[str, Any]],
 ) -> None:
     echoed = fresh = 0
@@ -123,15 +123,20 @@ def test_the_run_marks_exactly_the_wires_that_repeat_their_source_calls_argument
         for position, wires in enumerate(record["metadata"]["wired"]):
             for name, wire in wires.items():
                 value = calls[position][1][name]
-                source = next(args for tool, args in calls[:position] if tool == wire["source"])
+                said = value if isinstance(value, list) else [value]  # a list of one is its value
+                step = calls[position][0]
+                earlier = [args for at, args in calls[:position] if at < step]
                 if "echoes" in wire:
                     echoed += 1
-                    said = value if isinstance(value, list) else [value]  # a list of one is its value
-                    assert source[wire["echoes"]] in (value, *said), (record["messages"][0]["content"], wire)
+                    took = [args[wire["echoes"]] for args in earlier if wire["echoes"] in args]
+                    assert any(v in (value, *said) for v in took), (record["messages"][0]["content"], wire)
                 else:
-                    fresh += 1  # a string the source call was given under this name is an echo
-                    same = source.get(name)
-                    assert not (isinstance(value, str) and value == same), (name, wire, value)
+                    fresh += 1  # a string no earlier call was given
+                    given = [v for args in earlier for v in args.values()]
+                    assert not any(isinstance(v, str) and len(v) > 1 and v in said for v in given), (
+                        name,
+                        wire,
+                    )
     assert echoed and fresh, (echoed, fresh)
 
 
