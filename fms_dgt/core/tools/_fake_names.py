@@ -114,6 +114,10 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("timezone", "tz", "tzname"), k("place", "timezone")),
     **dict.fromkeys(("location", "place", "locationname", "where", "near", "loc"), k("place", "location")),
     **dict.fromkeys(("airport", "airportcode", "iata", "iatacode"), k("place", "airport")),
+    **dict.fromkeys(
+        ("dialcode", "callingcode", "phonecode", "countrycallingcode", "diallingcode", "phoneprefix"),
+        k("place", "calling_code"),
+    ),
     **dict.fromkeys(("checkin", "checkindate", "arrivaldate"), k("date", "start")),
     **dict.fromkeys(("checkout", "checkoutdate"), k("date", "end")),
     **dict.fromkeys(("birthday", "birthdate", "dob", "dateofbirth"), k("date", "birth")),
@@ -202,6 +206,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("excerpt", "highlight", "snippet", "answer", "quote"), k("text", "message")),
     **dict.fromkeys(("event", "events", "upcomingevent"), k("text", "title")),
     **dict.fromkeys(("badge", "badges"), k("misc", "badge")),
+    **dict.fromkeys(("ordertype",), k("misc", "order_type")),
     **dict.fromkeys(("owner", "owners", "ownername"), k("person", "username")),
     **dict.fromkeys(("trail", "trails", "hikingtrail"), k("misc", "trail")),
     **dict.fromkeys(("car", "cars", "vehicle", "carmodel", "vehiclemodel"), k("misc", "car")),

@@ -178,6 +178,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "social": ("Twitter", "Facebook", "Instagram", "LinkedIn", "Mastodon"),
     "cuisine": ("Italian", "Japanese", "Mexican", "Indian", "Thai", "French", "Greek", "Lebanese"),
     "activity": ("running", "cycling", "swimming", "yoga", "hiking", "rowing", "tennis"),
+    "order_type": ("market", "limit", "stop", "stop_limit"),
     "badge": ("Verified", "Top Contributor", "Early Adopter", "Rising Star", "Community Helper"),
     "trail": ("Eagle Peak Trail", "Riverside Loop", "Cedar Ridge Path", "Lakeshore Trail", "Summit Way"),
     "car": ("Toyota Corolla", "Honda Civic", "Ford Focus", "Tesla Model 3", "Volkswagen Golf", "Kia Niro"),

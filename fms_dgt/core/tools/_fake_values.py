@@ -371,6 +371,7 @@ _PLACE_FIELDS: dict[str, Callable[[Site], tuple[Any, ...]]] = {
     "timezone": lambda s: (s.place.timezone,),
     "location": lambda s: (f"{s.place.city}, {s.place.country}", f"{s.place.city}, {s.place.code}"),
     "airport": lambda s: (s.place.airport,),
+    "calling_code": lambda s: (f"+{s.place.calling}", s.place.calling),
 }
 
 

@@ -86,7 +86,11 @@ class EntityContext:
                 and made.field != wanted.field
                 and not {made.field, wanted.field} & _LOOSE
             )
-        if not {made.family, wanted.family} <= _STRONG or {made.field, wanted.field} & _LOOSE:
+        if {made.field, wanted.field} & _LOOSE:
+            return False
+        if {made.family, wanted.family} & _EXCLUSIVE:  # a product is no date, a dial code no CVV
+            return True
+        if not {made.family, wanted.family} <= _STRONG:
             return False
         # A user's email or username may be the id an API takes for them.
         return not (
@@ -361,6 +365,8 @@ def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = ""
 
 #: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
 _STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
+#: Kinds that take no other kind's value at all: a moment, a card's number or code.
+_EXCLUSIVE = frozenset({"date", "account"})
 #: Fields any of which may carry another kind's value (a session id as a token, a word as a code).
 _LOOSE = frozenset({"token", "code", "word"})
 _HANDLES = frozenset({"email", "username"})

@@ -332,6 +332,8 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("hiking_trail", "", "", "misc", "trail"),
         ("cars", "", "", "misc", "car"),
         ("owners", "", "", "person", "username"),  # Airflow's DAG owners
+        ("dial_code", "", "", "place", "calling_code"),
+        ("order_type", "", "", "misc", "order_type"),
         ("fileloc", "The absolute path to the file.", "", "file", "path"),
     ],
 )

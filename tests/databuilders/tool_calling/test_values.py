@@ -310,6 +310,24 @@ def test_another_apis_past_moment_is_no_moment_to_schedule() -> None:
     assert not context.apart(dag, "last_parsed_time", runs, "start_date_gte")  # one API: a bound
 
 
+def test_a_moment_or_a_cards_detail_takes_no_other_kind() -> None:
+    def tool(name: str, schema: dict[str, Any], *, output: bool) -> Tool:
+        props = {"type": "object", "properties": schema}
+        return Tool(name, "ns", **({"output_parameters": props} if output else {"parameters": props}))
+
+    posts = tool("posts", {"featured_products": {"type": "array", "items": {"type": "string"}}}, output=True)
+    country = tool("country", {"dial_code": {"type": "string"}}, output=True)
+    hijri = tool(
+        "tanggal", {"tanggal": {"description": "The Gregorian date to be converted to Hijri."}}, output=False
+    )
+    pay = tool("make_payment", {"cvv": {"type": "string"}, "card_number": {"type": "string"}}, output=False)
+    context = EntityContext(random.Random(1))
+    assert context.apart(posts, "featured_products[]", hijri, "tanggal")  # a product is no date
+    assert context.apart(country, "dial_code", pay, "cvv")  # a dial code is no card's code
+    booked = tool("book", {"check_out": {"type": "string"}}, output=True)
+    assert not context.apart(booked, "check_out", hijri, "tanggal")
+
+
 def test_a_result_named_only_as_a_result_is_what_its_tool_says() -> None:
     def tool(name: str, description: str, *inputs: str) -> Tool:
         schema = {"type": "object", "properties": {n: {"type": "number"} for n in inputs}}
