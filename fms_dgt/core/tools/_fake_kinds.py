@@ -147,11 +147,14 @@ def classify(
     if found == ("file", "document", "") and _IMAGES.search(topic):
         # The file of uploadPhoto is a photo (no receipt's scan), of uploadImage any image.
         return Kind("file", "photo" if _PHOTOS.search(topic) else "image")
+    if found == ("file", "document", "") and _SOUNDS.search(f"{topic} {parent}"):
+        return Kind("file", "audio")  # a voice service's announcements are recordings
     return found
 
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
+_SOUNDS = re.compile(r"audio|sound|recording|voicemail|announcement|podcast|ringtone", re.I)
 _WEATHER = re.compile(r"weather|forecast|climate|meteo", re.I)
 _WEATHER_WORDS = frozenset({"condition", "conditions", "weather", "sky", "outlook", "weathercondition"})
 _FILES = re.compile(

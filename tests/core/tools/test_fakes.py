@@ -333,6 +333,7 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("cars", "", "", "misc", "car"),
         ("owners", "", "", "person", "username"),  # Airflow's DAG owners
         ("dial_code", "", "", "place", "calling_code"),
+        ("previewfile", "", "", "file", "image"),  # PeerTube's upload: a preview is a picture
         ("order_type", "", "", "misc", "order_type"),
         ("fileloc", "The absolute path to the file.", "", "file", "path"),
     ],
@@ -362,6 +363,12 @@ def test_a_name_its_pattern_keeps_to_lower_case_is_a_handle() -> None:
     }
     names = {fake(schema, random.Random(seed), name="name") for seed in range(5)}
     assert len(names) == 5 and all(re.fullmatch(r"[a-z0-9._]+", n) for n in names), names
+
+
+def test_a_voice_services_announcement_file_is_a_recording() -> None:
+    found = classify("filename", parent="announcement", topic="get_customers_by_account_announcements")
+    assert found == ("file", "audio", ""), found
+    assert classify("filename", topic="list_documents") == ("file", "document", "")
 
 
 def test_a_datetime_format_spelled_without_its_hyphen_is_a_moment() -> None:

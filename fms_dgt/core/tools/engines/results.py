@@ -74,6 +74,9 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
 #: Plain names of the fields that name a listed item; and the draws tried for one unlisted yet.
 _NAMES = frozenset({"name", "title", "label", "displayname", "fullname", "username", "subject"})
+_ERROR_NAMES = frozenset(
+    {"error", "errormessage", "errormsg", "errortext", "errordetail", "errordetails", "failurereason"}
+)
 _REDRAWS = 4
 #: File kinds a search finds by their name.
 _FOUND_FILES = frozenset({"document", "image", "photo", "data", "file", "audio", "video", "name"})
@@ -286,6 +289,13 @@ class ResultHooks(FakeHooks):
             found = self._found_file(schema, name, path)
             if found is not MISSING:
                 return found
+        if plain in _ERROR_NAMES:  # a result that succeeded carries no error message
+            kinds = schema.get("type")
+            if kinds == "null" or (isinstance(kinds, list) and "null" in kinds) or schema.get("nullable"):
+                return None
+            empty = first_fit([""], schema)
+            if empty is not MISSING:
+                return empty
         if len(path) == 1 and plain == "status" and self.done:
             status = first_fit(_successes(self.done, schema), schema)
             if status is not MISSING:

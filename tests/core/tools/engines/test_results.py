@@ -479,3 +479,20 @@ def test_a_created_resource_echoes_the_nested_values_its_body_set() -> None:
         mock_result(account, {"body": {"accountName": "Holiday fund"}}, random.Random(1))[0]["accountName"]
         == "Holiday fund"
     )
+
+
+def test_a_result_that_succeeded_carries_no_error_message() -> None:
+    # Codat's push operation answered status Success with errorMessage "Happy birthday! ...".
+    output = {
+        "type": "object",
+        "properties": {
+            "status": {"type": "string"},
+            "errorMessage": {"type": ["string", "null"]},
+            "error": {"type": "string"},
+        },
+        "required": ["status", "errorMessage", "error"],
+    }
+    push = Tool("push", "codat", output_parameters=output)
+    for seed in range(5):
+        value, _ = mock_result(push, {}, random.Random(seed))
+        assert value["errorMessage"] is None and value["error"] == "", value
