@@ -553,13 +553,18 @@ def _value_schema(verb: str, nouns: list[str]) -> dict[str, Any]:
 
 
 def _nested(value: Mapping[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """The values inside objects of ``value`` (below its top level, not in lists), by path."""
+    """The values inside objects of ``value`` (below its top level, not in lists, at most
+    :data:`_NESTED_DEPTH` levels down: a call's arguments may come from anywhere), by path."""
     for key, item in value.items():
         here = (*at, str(key))
         if isinstance(item, Mapping):
-            yield from _nested(item, here)
+            if len(here) < _NESTED_DEPTH:
+                yield from _nested(item, here)
         elif at and not isinstance(item, list):
             yield here, item
+
+
+_NESTED_DEPTH = 32
 
 
 def _in_array(path: Path) -> bool:

@@ -496,3 +496,14 @@ def test_a_result_that_succeeded_carries_no_error_message() -> None:
     for seed in range(5):
         value, _ = mock_result(push, {}, random.Random(seed))
         assert value["errorMessage"] is None and value["error"] == "", value
+
+
+def test_arguments_nested_thousands_deep_are_read_to_a_bound() -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(5000):
+        node["a"] = {}
+        node = node["a"]
+    tool = Tool("x", "n", output_parameters={"type": "object", "properties": {"a": {"type": "string"}}})
+    value, _ = mock_result(tool, deep, random.Random(1))
+    assert isinstance(value["a"], str)
