@@ -34,7 +34,7 @@ from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall
 from fms_dgt.databuilders.tool_calling.wording import humanize
 
-__all__ = ["EntityContext", "arguments"]
+__all__ = ["OPTIONAL_BUDGET", "EntityContext", "arguments"]
 
 #: Attempts at repairing an argument the schema refuses before plain synthesis takes over.
 _REPAIRS = 8
@@ -168,12 +168,20 @@ def arguments(
         context: the record's entities (read and extended).
         rng: the call's random source (which optional arguments, which free values).
         fixed: arguments already decided (wired from earlier results); they win.
-        optional_probability: chance that an optional argument is given.
+        optional_probability: chance that an optional argument is given, lowered for a tool
+            with many so that about :data:`OPTIONAL_BUDGET` of them are (a person asking to
+            search PeerTube's videos names a filter or two, not twenty).
 
     Raises:
         SynthesisError: no valid arguments exist, or a fixed value does not validate.
     """
     fixed = dict(fixed or {})
+    props = tool.parameters.get("properties")
+    if isinstance(props, Mapping) and props:
+        required = tool.parameters.get("required")
+        optional = len(set(props) - set(required if isinstance(required, list) else ()))
+        if optional:
+            optional_probability = min(optional_probability, OPTIONAL_BUDGET / optional)
     context.adopt(tool, fixed)
     validator = get_validator(tool.parameters, tool.fingerprint)
     hooks = _ArgumentHooks(context.scope, topic=tool.name, fixed=fixed, kinds=_leaf_kinds(tool))
@@ -195,6 +203,8 @@ def arguments(
     return ordered if ordered is not args and validator.is_valid(ordered) else args
 
 
+#: About how many optional arguments a call gives when its tool has many.
+OPTIONAL_BUDGET = 2.0
 #: A name that bounds a range from below or above: ``duration_gte``, ``priceMax``, ``min_price``,
 #: or, inside an object, a bare ``gte`` (Stripe's ``created: {gte, lte}``).
 _BOUNDS = "gte|gt|lte|lt|min|max|from|to|after|before|since|until"

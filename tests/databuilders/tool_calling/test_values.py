@@ -349,3 +349,28 @@ def test_a_result_named_only_as_a_result_is_what_its_tool_says() -> None:
     assert not context.apart(celsius, "value", thermostat, "temperature")  # its input is one
     assert context.apart(celsius, "value", hotels, "latitude")
     assert not context.apart(divide, "result", tool("pay", "Pay.", "amount"), "amount")  # any sum
+
+
+def test_a_tool_with_many_optional_arguments_gets_a_few_of_them() -> None:
+    # PeerTube's video search has some thirty optional filters; a person names one or two.
+    props = {f"filter_{i}": {"type": "string"} for i in range(30)}
+    search = Tool(
+        "searchVideos",
+        "tube",
+        parameters={
+            "type": "object",
+            "properties": {"search": {"type": "string"}, **props},
+            "required": ["search"],
+        },
+    )
+    few = Tool(
+        "few",
+        "t",
+        parameters={"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}},
+    )
+    given = [
+        len(arguments(search, EntityContext(random.Random(i)), random.Random(i))) - 1 for i in range(300)
+    ]
+    assert 1.5 <= sum(given) / len(given) <= 2.5, sum(given) / len(given)
+    both = [len(arguments(few, EntityContext(random.Random(i)), random.Random(i))) for i in range(300)]
+    assert 0.8 <= sum(both) / len(both) <= 1.2  # two optional: each as likely as before (one half)
