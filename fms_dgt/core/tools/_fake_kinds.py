@@ -128,8 +128,10 @@ def classify(
     if kind == "string" and len(words) > 1 and words[0] in _FLAG_STARTS:
         return _k("misc", "flag")  # has_parking, is_have_odds written as text: "true" or "false"
     found = _by_name(words, parent, topic, description, kind)
-    if found is None and (not words or "".join(words) in _WEAK or kind in ("string", "")):
-        # a weak name, or a text nothing above knows (``src``: "The text to translate")
+    joined = "".join(words)
+    if found is None and joined not in _SORTS and (not words or joined in _WEAK or kind in ("string", "")):
+        # a weak name, or a text nothing above knows (``src``: "The text to translate"); not a
+        # sort of thing ("The type of location (e.g., city, region)" is no place)
         found = _by_description(description.lower(), words)
     if found is None and parent.lower().strip("_") in ("links", "link"):
         found = _k("web", "url")  # JSON:API and HAL links: self, related, next
@@ -154,6 +156,8 @@ def classify(
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
+#: Names of the sort of a thing: their descriptions name the thing sorted, not what they are.
+_SORTS = frozenset({"type", "kind", "category", "mode", "format", "variant", "class"})
 _SOUNDS = re.compile(r"audio|sound|recording|voicemail|announcement|podcast|ringtone", re.I)
 _WEATHER = re.compile(r"weather|forecast|climate|meteo", re.I)
 _WEATHER_WORDS = frozenset({"condition", "conditions", "weather", "sky", "outlook", "weathercondition"})

@@ -341,6 +341,7 @@ NAME_HINTS: tuple[tuple[str, Kind], ...] = (
     ("file", k("file", "document")),
     ("city", k("place", "city")),
     ("country", k("place", "country")),
+    ("location", k("place", "city")),
     ("compan", k("company", "name")),
     ("organi", k("company", "name")),
     ("hotel", k("item", "hotel")),

@@ -175,6 +175,8 @@ class RecordExecutor:
                 continue
             if context.apart(planned.sample.tools[source], output, tool, target):
                 continue
+            if isinstance(value, bool) and _flag(output) != _flag(target):
+                continue  # a flag says one thing: a restaurant's special offer is no password's symbols
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
             fits = _fits(self._validators, tool, target, value)
@@ -298,6 +300,19 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
             if telling or _plain(name) == leaf:
                 return name
     return ""
+
+
+_FLAG_PREFIX = ("is", "has", "include", "includes", "with", "enable", "enabled", "allow", "show", "use")
+
+
+def _flag(name: str) -> str:
+    """What a yes-or-no output or argument says, without its leading verb: ``is_paused`` and
+    ``paused`` say the same, ``include_special_characters`` and ``restaurantSpecialOffer`` not."""
+    plain = _plain(name.rsplit(".", 1)[-1].replace("[]", ""))
+    for prefix in _FLAG_PREFIX:
+        if plain.startswith(prefix) and len(plain) > len(prefix) + 2:
+            return plain[len(prefix) :]
+    return plain
 
 
 def _plain(name: str) -> str:

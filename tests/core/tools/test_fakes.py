@@ -365,6 +365,20 @@ def test_a_name_its_pattern_keeps_to_lower_case_is_a_handle() -> None:
     assert len(names) == 5 and all(re.fullmatch(r"[a-z0-9._]+", n) for n in names), names
 
 
+def test_descriptions_of_a_location_and_of_its_sort() -> None:
+    # NESTFUL's TripadvisorSearchLocation: its name was "Rebecca Rogers", its type "Hanoi", and
+    # Goodreads' likes "s the quote has received" (the "like" in "likes" read as "for example").
+    assert classify("name", "The name of the location", kind="string") == ("place", "city", "")
+    sort = {"type": "string", "description": "The type of location (e.g., city, region, country)"}
+    assert {fake(sort, random.Random(seed), name="type") for seed in range(6)} <= {
+        "city",
+        "region",
+        "country",
+    }
+    likes = {"type": "string", "description": "Number of likes the quote has received."}
+    assert "quote" not in fake(likes, random.Random(1), name="likes")
+
+
 def test_a_voice_services_announcement_file_is_a_recording() -> None:
     found = classify("filename", parent="announcement", topic="get_customers_by_account_announcements")
     assert found == ("file", "audio", ""), found

@@ -218,3 +218,32 @@ def test_a_wired_resource_of_another_type_than_the_body_lists_is_not_wired() -> 
     assert _listed(body, [{"type": "tags", "id": "Holiday"}])
     assert not _listed(body, [{"type": "webhooks", "id": "data-71739", "attributes": {"url": "x"}}])
     assert _listed({"type": "object", "properties": {"data": body}}, {"data": []})
+
+
+def test_a_flag_is_wired_only_into_a_flag_that_says_the_same() -> None:
+    # NESTFUL's restaurant search answered restaurantSpecialOffer: true, and the graph wired it
+    # into a password generator's include_special_characters.
+    found = Tool(
+        "search_restaurants",
+        "eat",
+        output_parameters=schema(restaurantSpecialOffer="boolean", is_open="boolean"),
+    )
+    password = Tool(
+        "generate_password", "pw", parameters=schema(include_special_characters="boolean", open="boolean")
+    )
+    register_name_handler(
+        "eat::search_restaurants", lambda arguments: {"restaurantSpecialOffer": True, "is_open": True}
+    )
+    register_name_handler("pw::generate_password", lambda arguments: {"password": "x"})
+    edges = [
+        Edge(found, "restaurantSpecialOffer", password, "include_special_characters", 0.9),
+        Edge(found, "is_open", password, "open", 0.9),
+    ]
+    planned = _planned([found, password], edges)
+    engine = MultiToolEngine(ToolRegistry([found, password]))
+    try:
+        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
+    finally:
+        engine.close()
+        clear_name_handlers()
+    assert list(planned.plan.calls[1].wired) == ["open"]  # is_open says what open says
