@@ -187,6 +187,31 @@ def _median(inputs: Inputs) -> float:
     return float(statistics.median(inputs.numbers()))
 
 
+@register_implementation("standard_deviation", "std_dev", "stdev", "std", "stddev")
+def _deviation(inputs: Inputs) -> float:
+    """The population standard deviation (numpy's default, and most tools' own code)."""
+    numbers = inputs.numbers()
+    if not numbers:
+        raise NotComputable("no numbers")
+    return statistics.pstdev(numbers)
+
+
+@register_implementation("variance")
+def _variance(inputs: Inputs) -> float:
+    numbers = inputs.numbers()
+    if not numbers:
+        raise NotComputable("no numbers")
+    return statistics.pvariance(numbers)
+
+
+@register_implementation("modulo", "modulus", "mod", "remainder")
+def _modulo(inputs: Inputs) -> float:
+    divisor = inputs.number(1, 2)
+    if divisor == 0:
+        raise NotComputable("a remainder of division by zero")
+    return math.fmod(inputs.number(0, 2), divisor)
+
+
 @register_implementation("max", "maximum", "largest")
 def _max(inputs: Inputs) -> float:
     return max(inputs.numbers())

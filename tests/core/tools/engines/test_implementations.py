@@ -38,6 +38,10 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         ("to_uppercase", {"text": "hi there"}, "HI THERE"),
         ("count_words", {"text": "one two  three"}, 3),
         ("days_between", {"start_date": "2026-01-01", "end_date": "2026-03-01"}, 59),
+        # ToolMind's standard_deviation of [4, 7] answered 48.5.
+        ("standard_deviation", {"numbers": [4, 7]}, 1.5),
+        ("calculate_variance", {"numbers": [1, 2, 3, 4]}, 1.25),
+        ("modulo", {"a": 10, "b": 3}, 1.0),
     ],
 )
 def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, Any], expected: Any) -> None:
@@ -49,6 +53,8 @@ def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, 
     [
         ("subtract", {"a": 1, "b": 2, "c": 3}),  # three numbers: which two?
         ("divide", {"a": 1, "b": 0}),
+        ("modulo", {"a": 1, "b": 0}),
+        ("standard_deviation", {"numbers": []}),
         ("math.factorial", {"number": 2.5}),
         ("power", {"base": 14.3, "exponent": 84.9}),
         ("convert_units", {"value": 2, "from_unit": "cups", "to_unit": "grams"}),
