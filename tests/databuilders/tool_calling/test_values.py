@@ -310,6 +310,25 @@ def test_another_apis_past_moment_is_no_moment_to_schedule() -> None:
     assert not context.apart(dag, "last_parsed_time", runs, "start_date_gte")  # one API: a bound
 
 
+def test_how_a_call_went_is_no_name_of_anything() -> None:
+    funded = Tool(
+        "fund_account",
+        "bank",
+        output_parameters={"type": "object", "properties": {"status": {"type": "string"}}},
+    )
+    museum = Tool(
+        "museum_hours", "m", parameters={"type": "object", "properties": {"museum": {"type": "string"}}}
+    )
+    orders = Tool(
+        "list_orders",
+        "bank",
+        parameters={"type": "object", "properties": {"order_status": {"type": "string"}}},
+    )
+    context = EntityContext(random.Random(1))
+    assert context.apart(funded, "status", museum, "museum")
+    assert not context.apart(funded, "status", orders, "order_status")
+
+
 def test_a_moment_or_a_cards_detail_takes_no_other_kind() -> None:
     def tool(name: str, schema: dict[str, Any], *, output: bool) -> Tool:
         props = {"type": "object", "properties": schema}

@@ -465,6 +465,18 @@ _PAST = {
     "turn": "done",
     "lock": "locked",
     "unlock": "unlocked",
+    "fund": "completed",
+    "deposit": "completed",
+    "withdraw": "completed",
+    "place": "placed",
+    "make": "completed",
+    "confirm": "confirmed",
+    "approve": "approved",
+    "activate": "active",
+    "install": "installed",
+    "publish": "published",
+    "archive": "archived",
+    "restore": "restored",
 }
 #: Statuses that say a call succeeded.
 _SUCCESS = frozenset(

@@ -507,3 +507,10 @@ def test_arguments_nested_thousands_deep_are_read_to_a_bound() -> None:
     tool = Tool("x", "n", output_parameters={"type": "object", "properties": {"a": {"type": "string"}}})
     value, _ = mock_result(tool, deep, random.Random(1))
     assert isinstance(value["a"], str)
+
+
+def test_funding_an_account_reports_that_it_went_through() -> None:
+    status = {"type": "object", "properties": {"status": {"type": "string"}}, "required": ["status"]}
+    fund = Tool("fund_account", "bank", output_parameters=status)
+    said = {mock_result(fund, {"amount": 10}, random.Random(seed))[0]["status"] for seed in range(8)}
+    assert "cancelled" not in said and said <= {"completed", "success", "successful", "ok", "done"}, said
