@@ -30,6 +30,7 @@ from fms_dgt.core.tools.schema.choices import described_choices
 from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree, same_weather
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
+from fms_dgt.databuilders.tool_calling.wording import humanize, singular
 from fms_dgt.errors import DGTError, RejectedRecord
 
 if TYPE_CHECKING:
@@ -177,6 +178,8 @@ class RecordExecutor:
                 continue
             if isinstance(value, bool) and _flag(output) != _flag(target):
                 continue  # a flag says one thing: a restaurant's special offer is no password's symbols
+            if isinstance(value, Mapping) and _head(output) != _head(target):
+                continue  # an object is one thing: a playlist element is no video
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
             fits = _fits(self._validators, tool, target, value)
@@ -313,6 +316,13 @@ def _flag(name: str) -> str:
         if plain.startswith(prefix) and len(plain) > len(prefix) + 2:
             return plain[len(prefix) :]
     return plain
+
+
+def _head(name: str) -> str:
+    """The last word of an output's or argument's name, as of one thing (``videoPlaylistElement``
+    -> "element", ``data[]`` -> "data")."""
+    words = humanize(name.rsplit(".", 1)[-1].replace("[]", "")).lower().split()
+    return singular(words[-1]) if words else ""
 
 
 def _plain(name: str) -> str:

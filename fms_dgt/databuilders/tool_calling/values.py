@@ -70,6 +70,8 @@ class EntityContext:
         leaf = output.rsplit(".", 1)[-1].replace("[]", "")
         made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
         wanted = self.kind(target, name)
+        if _sort_of(output) != _sort_of(name):
+            return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
         if made is not None and made.field == "status" and (wanted is None or wanted.field != "status"):
             # How a call went is no name of anything (a funded account's 'cancelled' as a museum)
             return not {"status", "state"} & set(humanize(name).lower().split())
@@ -390,6 +392,15 @@ _WORD = re.compile(r"[a-z]{3,}")
 
 def _plain(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+_SORT_WORDS = frozenset({"type", "kind", "mode", "variant", "format"})
+
+
+def _sort_of(name: str) -> bool:
+    """Whether a name says the sort of a thing (``accountType``, ``file_format``)."""
+    words = humanize(name.rsplit(".", 1)[-1].replace("[]", "")).lower().split()
+    return bool(words) and words[-1] in _SORT_WORDS
 
 
 #: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).

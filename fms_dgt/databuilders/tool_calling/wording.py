@@ -486,6 +486,8 @@ def label(name: str) -> str:
     words = _API_WORD.sub("", humanize(name)).split()
     if len(words) > 1 and words[0] == "x":
         words = words[1:]
+    if len(words) > 2 and words[-1] == "of" and words[-2] in ("one", "any", "all"):
+        words = words[:-2]  # PeerTube's privacyOneOf, tagsAllOf: the filter's values say the rest
     return " ".join(words) or humanize(name)
 
 
@@ -508,8 +510,31 @@ _FILTERS = frozenset({"filter", "filters", "where"})
 
 
 def article(phrase: str) -> str:
-    """``phrase`` with "a" or "an" before it."""
-    return ("an " if phrase[:1].lower() in "aeio" else "a ") + phrase
+    """``phrase`` with "a" or "an" before it ("an upload", "a user", "a unit", "a URL")."""
+    lower = phrase.lower()
+    vowel = lower[:1] in "aeio" or (
+        lower[:1] == "u" and lower[1:2] not in "aeiou" and not lower.startswith(_YOU_SOUNDS)
+    )
+    return ("an " if vowel else "a ") + phrase
+
+
+#: Words that open with a "u" said as "you" ("a user", "a unit", "a URL").
+_YOU_SOUNDS = (
+    "uni",
+    "use",
+    "usa",
+    "usu",
+    "uti",
+    "uto",
+    "ura",
+    "uri",
+    "uro",
+    "ure",
+    "url",
+    "uk",
+    "us ",
+    "ubi",
+)
 
 
 def join_words(items: list[str], conjunction: str = "and") -> str:

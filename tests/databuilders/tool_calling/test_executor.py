@@ -247,3 +247,21 @@ def test_a_flag_is_wired_only_into_a_flag_that_says_the_same() -> None:
         engine.close()
         clear_name_handlers()
     assert list(planned.plan.calls[1].wired) == ["open"]  # is_open says what open says
+
+
+def test_an_object_is_wired_only_into_an_object_of_its_kind() -> None:
+    # PeerTube: the playlist element just added ({id: 2}) was reported as the abused video.
+    added = Tool("addVideoPlaylistVideo", "tube", output_parameters=schema(videoPlaylistElement="object"))
+    report = Tool("post_abuses", "tube", parameters=schema(video="object"))
+    register_name_handler(
+        "tube::addVideoPlaylistVideo", lambda arguments: {"videoPlaylistElement": {"id": 2}}
+    )
+    register_name_handler("tube::post_abuses", lambda arguments: {"abuse": {"id": 42}})
+    planned = _planned([added, report], [Edge(added, "videoPlaylistElement", report, "video", 0.9)])
+    engine = MultiToolEngine(ToolRegistry([added, report]))
+    try:
+        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
+    finally:
+        engine.close()
+        clear_name_handlers()
+    assert planned.plan.calls[1].wired == {}

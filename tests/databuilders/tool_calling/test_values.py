@@ -310,6 +310,19 @@ def test_another_apis_past_moment_is_no_moment_to_schedule() -> None:
     assert not context.apart(dag, "last_parsed_time", runs, "start_date_gte")  # one API: a bound
 
 
+def test_the_sort_of_a_thing_is_no_name_of_one() -> None:
+    def tool(name: str, prop: str, *, output: bool) -> Tool:
+        schema = {"type": "object", "properties": {prop: {"type": "string"}}}
+        return Tool(name, "ns", **({"output_parameters": schema} if output else {"parameters": schema}))
+
+    feed = tool("update_bank_feed", "accountType", output=True)
+    context = EntityContext(random.Random(1))
+    assert context.apart(feed, "accountType", tool("getAccount", "name", output=False), "name")
+    assert not context.apart(
+        feed, "accountType", tool("list_accounts", "account_type", output=False), "account_type"
+    )
+
+
 def test_how_a_call_went_is_no_name_of_anything() -> None:
     funded = Tool(
         "fund_account",

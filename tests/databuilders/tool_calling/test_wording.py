@@ -16,6 +16,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     ACTION,
     ASK,
     GET,
+    article,
     humanize,
     implementation_notes,
     join_words,
@@ -255,3 +256,16 @@ def test_words_for_identifiers() -> None:
         "transferred",
         "queried",
     ]
+
+
+def test_articles_and_filter_labels() -> None:
+    assert [article(w) for w in ("upload", "user", "unit", "URL", "update", "apple")] == [
+        "an upload",
+        "a user",
+        "a unit",
+        "a URL",
+        "an update",
+        "an apple",
+    ]
+    # PeerTube's privacyOneOf: "with privacy 2", not "with a privacy one of of 2".
+    assert (label("privacyOneOf"), label("tagsAllOf"), label("one_of")) == ("privacy", "tags", "one of")
