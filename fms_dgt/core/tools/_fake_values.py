@@ -204,6 +204,13 @@ class Scope:
         """The value ``kind``'s entity was first given as (adopted, or an id as first drawn)."""
         return self.forms.get(_entity_key(kind))
 
+    def names_another(self, kind: Kind, value: Any) -> bool:
+        """Whether ``value`` is already the given form of another entity than ``kind``'s (Codat's
+        spec gives one example UUID for a company and an account: one record's company is no
+        account)."""
+        key = _entity_key(kind)
+        return any(held == value and other != key for other, held in self.forms.items())
+
     def given_as(self, kind: Kind, value: Any) -> None:
         """Remember ``value`` as the form of ``kind``'s entity, if none is remembered yet."""
         self.forms.setdefault(_entity_key(kind), value)

@@ -217,7 +217,16 @@ class FakeHooks(SynthHooks):
             found = first_fit(scope.candidates(kind, schema, name), schema)
             if found is not MISSING:
                 return found
+        identifier = kind if kind is not None and kind.family == "id" else None
+        if identifier is not None and schema.get("format") == "uuid":
+            # A UUID's form is the format's, not the example's: each record names its own (every
+            # Codat record had the spec's one company, and it was the account too).
+            found = first_fit(scope.candidates(identifier, schema, name), schema)
+            if found is not MISSING:
+                return found
         example = self.example(schema)
+        if identifier is not None and example is not MISSING and scope.names_another(identifier, example):
+            example = MISSING  # the spec's one example for two entities: this one gets its own id
         if example is MISSING and (kind is None or kind.family in _HINTED):
             example = self.hinted(schema)
         if example is not MISSING:

@@ -250,6 +250,8 @@ class _Generator:
         if isinstance(schema.get("allOf"), list):
             merged = dict(schema)
             for part in merged.pop("allOf"):
+                if isinstance(part, Mapping) and "$ref" in part:
+                    part = self._resolve(part)  # else a second $ref would replace the first
                 merged = _merge(merged, part)
             return self.value(merged, name, depth + 1, path)
         return self._typed(schema, self._pick_type(schema), name, depth, path)
@@ -376,12 +378,12 @@ class _Generator:
 
     def _string(self, schema: Mapping[str, Any], name: str) -> str:
         fmt = schema.get("format")
-        if isinstance(fmt, str) and fmt in _FORMATS:
-            return _FORMATS[fmt](self.rng)
-        if isinstance(schema.get("pattern"), str):
+        if isinstance(schema.get("pattern"), str):  # the pattern is checked, a format seldom is
             sampled = sample_pattern(schema["pattern"], self.rng)
             if sampled is not None:
                 return sampled
+        if isinstance(fmt, str) and fmt in _FORMATS:
+            return _FORMATS[fmt](self.rng)
         text = str(self._scalar_for_name(name))
         low = int(schema.get("minLength", 0))
         if low > MAX_STRING:
@@ -415,7 +417,16 @@ def _merge(base: Mapping[str, Any], extra: Any) -> dict[str, Any]:
         return dict(base)
     merged = {**base, **extra}
     if "properties" in base and "properties" in extra:
-        merged["properties"] = {**base["properties"], **extra["properties"]}
+        # A property both define must satisfy both (PeerTube's video channel: a summary's plain
+        # name and the full channel's ^[a-z0-9._]+$ handle).
+        ours, theirs = base["properties"], extra["properties"]
+        merged["properties"] = {
+            **ours,
+            **{
+                key: {"allOf": [ours[key], schema]} if key in ours and ours[key] != schema else schema
+                for key, schema in theirs.items()
+            },
+        }
     if "required" in base and "required" in extra:
         merged["required"] = list(dict.fromkeys([*base["required"], *extra["required"]]))
     return merged

@@ -485,3 +485,33 @@ def test_the_far_end_of_something_is_another_one() -> None:
     assert origin is not None and destination is not None
     assert origin.field == destination.field == "sky" and origin.key != destination.key
     assert re.fullmatch(r"\d{10}", fake({"type": "string"}, random.Random(1), name="cik"))
+
+
+def test_a_property_two_parts_of_an_all_of_define_satisfies_both() -> None:
+    # PeerTube's VideoDetails: the summary's channel name is any string, the full channel's a
+    # handle (^[a-z0-9._]+$); one in six getVideo results failed to synthesise.
+    summary = {
+        "type": "object",
+        "properties": {"channel": {"type": "object", "properties": {"name": {"type": "string"}}}},
+    }
+    handle = {"type": "string", "pattern": "^[a-z0-9._]+$"}
+    full = {"type": "object", "properties": {"channel": {"$ref": "#/$defs/Channel"}}}
+    schema = {
+        "$defs": {
+            "Summary": summary,
+            "Full": full,
+            "Channel": {"type": "object", "properties": {"name": handle}},
+        },
+        "allOf": [{"$ref": "#/$defs/Summary"}, {"$ref": "#/$defs/Full"}],
+    }
+    validator = Draft202012Validator(schema)
+    for seed in range(30):
+        value = synthesise(schema, random.Random(seed), optional_probability=1.0)
+        assert validator.is_valid(value), value
+        assert re.fullmatch("[a-z0-9._]+", value["channel"]["name"])
+
+
+def test_a_string_with_a_pattern_and_a_format_follows_the_pattern() -> None:
+    magnet = {"type": "string", "format": "uri", "pattern": "(?i)magnet:\\?xt=urn:[a-z0-9]+:[a-z0-9]{32}"}
+    for seed in range(10):
+        assert synthesise(magnet, random.Random(seed)).lower().startswith("magnet:?xt=urn:")

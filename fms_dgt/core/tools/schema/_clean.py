@@ -58,8 +58,10 @@ def _compiles(pattern: str) -> bool:
     return True
 
 
-#: A regex written as JavaScript's literal (``/^[a-z]+$/i``), anchored inside the slashes.
-JS_LITERAL = re.compile(r"/(\^.*|.*\$)/([dgimsuy]*)", re.DOTALL)
+#: A regex written as JavaScript's literal: anchored inside the slashes (``/^[a-z]+$/``), or
+#: with flags after them (PeerTube's ``/magnet:\?xt=urn:[a-z0-9]+:[a-z0-9]{32}/i``); a path
+#: pattern such as ``/api/v1/`` is neither.
+JS_LITERAL = re.compile(r"/(\^.*|.*\$)/([dgimsuy]*)|/(.+)/([dgimsuy]+)", re.DOTALL)
 
 
 def _clean_required(value: Any) -> bool:

@@ -398,8 +398,10 @@ def _h_pattern(
     if literal is not None:
         # PeerTube's usernames: "/^[a-z0-9._]+$/" asks for a slash before the start of the text,
         # which no value has; the slashes are JavaScript's regex literal, not the pattern.
-        inline = "".join(sorted(set(literal.group(2)) & set("ims")))  # the flags that change a match
-        value = f"(?{inline}){literal.group(1)}" if inline else literal.group(1)
+        body = literal.group(1) if literal.group(1) is not None else literal.group(3)
+        flags = literal.group(2) if literal.group(1) is not None else literal.group(4)
+        inline = "".join(sorted(set(flags) & set("ims")))  # the flags that change a match
+        value = f"(?{inline}){body}" if inline else body
         n.note(ptr, f"pattern written as a JavaScript regex literal: slashes removed, {value!r}")
     try:
         re.compile(value)

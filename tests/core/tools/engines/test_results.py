@@ -514,3 +514,14 @@ def test_funding_an_account_reports_that_it_went_through() -> None:
     fund = Tool("fund_account", "bank", output_parameters=status)
     said = {mock_result(fund, {"amount": 10}, random.Random(seed))[0]["status"] for seed in range(8)}
     assert "cancelled" not in said and said <= {"completed", "success", "successful", "ok", "done"}, said
+
+
+@pytest.mark.skipif(not (REPO.parent / "shared" / "corpus").is_dir(), reason="../shared/corpus is absent")
+def test_every_peertube_video_result_synthesises() -> None:
+    from fms_dgt.core.tools.loaders.rest import RESTToolLoader
+
+    spec = REPO.parent / "shared" / "corpus" / "openapi" / "apis-guru" / "cpy.re_peertube.json"
+    tool = ToolRegistry.from_loaders([RESTToolLoader(str(spec), namespace="tube")]).get("tube::getVideo")
+    for seed in range(60):  # one in six failed: a channel name, a magnet URI
+        value, _ = mock_result(tool, {"id": 42}, random.Random(seed))
+        assert tool.output_validator.is_valid(value)

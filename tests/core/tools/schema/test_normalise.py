@@ -201,5 +201,8 @@ def test_a_javascript_regex_literal_is_unwrapped() -> None:
     assert notes and "#/username/pattern" in notes[0] and "JavaScript" in notes[0]
     insensitive, _ = normalise_schema({"type": "string", "pattern": "/^ab$/i"})
     assert get_validator(insensitive).is_valid("AB") and not get_validator(insensitive).is_valid("ABC")
+    # Flags after the closing slash make it a literal even unanchored (PeerTube's magnet URIs).
+    magnet, _ = normalise_schema({"type": "string", "pattern": "/magnet:\\?xt=urn:[a-z0-9]+/i"})
+    assert magnet["pattern"] == "(?i)magnet:\\?xt=urn:[a-z0-9]+"
     for kept in ("^/api/v1/.*$", "/path/", "a/b"):  # slashes that are part of the pattern
         assert normalise_schema({"type": "string", "pattern": kept})[0]["pattern"] == kept
