@@ -515,3 +515,28 @@ def test_a_string_with_a_pattern_and_a_format_follows_the_pattern() -> None:
     magnet = {"type": "string", "format": "uri", "pattern": "(?i)magnet:\\?xt=urn:[a-z0-9]+:[a-z0-9]{32}"}
     for seed in range(10):
         assert synthesise(magnet, random.Random(seed)).lower().startswith("magnet:?xt=urn:")
+
+
+def test_a_uuid_id_is_the_records_own_and_one_example_names_one_entity() -> None:
+    # Codat gives companyId and accountId the one example 8a210b68-...; every record had that
+    # company, and it was its account too.
+    example = "8a210b68-6988-11ed-a1eb-0242ac120002"
+    uuid_id = {"type": "string", "format": "uuid", "example": example}
+    schema = {
+        "type": "object",
+        "properties": {"companyId": uuid_id, "accountId": uuid_id},
+        "required": ["companyId", "accountId"],
+    }
+    made = [fake(schema, random.Random(seed)) for seed in range(5)]
+    assert all(m["companyId"] != m["accountId"] for m in made), made
+    assert len({m["companyId"] for m in made}) == 5
+    plain = {
+        "type": "object",
+        "properties": {
+            "userId": {"type": "string", "example": "u-1"},
+            "orderId": {"type": "string", "example": "u-1"},
+        },
+        "required": ["userId", "orderId"],
+    }
+    made_plain = fake(plain, random.Random(1))
+    assert made_plain["userId"] != made_plain["orderId"], made_plain
