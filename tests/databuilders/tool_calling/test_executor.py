@@ -68,6 +68,25 @@ def _timing() -> dict[str, Any]:
     return dict.fromkeys(("sampling", "arguments", "execution", "text", "validation", "writing"), 0.0)
 
 
+def _answering(result: dict[str, Any]) -> Any:
+    """A handler that answers ``result`` whatever it is called with."""
+    return lambda arguments: result
+
+
+def _run(tools: list[Tool], edges: list[Edge], results: dict[str, dict[str, Any]]) -> PlannedRecord:
+    """One record over ``tools`` along ``edges``, each tool answering its fixed result."""
+    for name, result in results.items():
+        register_name_handler(name, _answering(result))
+    planned = _planned(tools, edges)
+    engine = MultiToolEngine(ToolRegistry(tools))
+    try:
+        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
+    finally:
+        engine.close()
+        clear_name_handlers()
+    return planned
+
+
 def test_of_two_results_feeding_one_argument_the_one_the_record_used_wins(executor: RecordExecutor) -> None:
     # listPets and getPet run in one step; both feed deletePet's petId. The listing's first pet
     # validates too, but the record looked up another pet: deleting the listed one would make two
@@ -186,25 +205,19 @@ def test_a_value_outside_the_values_an_argument_lists_is_not_wired(clinic: Recor
     assert sent.call.arguments["status"] in ("Forgot Password", "Verification Code")
 
 
-def test_one_value_is_not_wired_into_both_ends_of_a_call(clinic: RecordExecutor) -> None:
+def test_one_value_is_not_wired_into_both_ends_of_a_call() -> None:
     # NESTFUL's gold wires an airport search's skyId into a flight search's origin and
     # destination alike; one record takes it as the origin only.
     found = Tool("search_airport", "fly", output_parameters=schema(skyId="string"))
     flights = Tool(
         "search_flights", "fly", parameters=schema(originSkyId="string", destinationSkyId="string")
     )
-    register_name_handler("fly::search_airport", lambda arguments: {"skyId": "LOND"})
-    register_name_handler("fly::search_flights", lambda arguments: {"flights": []})
     edges = [
         Edge(found, "skyId", flights, "originSkyId", 0.9),
         Edge(found, "skyId", flights, "destinationSkyId", 0.9),
     ]
-    planned = _planned([found, flights], edges)
-    engine = MultiToolEngine(ToolRegistry([found, flights]))
-    try:
-        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
-    finally:
-        engine.close()
+    answers = {"fly::search_airport": {"skyId": "LOND"}, "fly::search_flights": {"flights": []}}
+    planned = _run([found, flights], edges, answers)
     searched = planned.plan.calls[1]
     assert list(searched.wired) == ["originSkyId"]
     assert searched.call.arguments.get("destinationSkyId") != "LOND"
@@ -231,21 +244,14 @@ def test_a_flag_is_wired_only_into_a_flag_that_says_the_same() -> None:
     password = Tool(
         "generate_password", "pw", parameters=schema(include_special_characters="boolean", open="boolean")
     )
-    register_name_handler(
-        "eat::search_restaurants", lambda arguments: {"restaurantSpecialOffer": True, "is_open": True}
-    )
-    register_name_handler("pw::generate_password", lambda arguments: {"password": "x"})
     edges = [
         Edge(found, "restaurantSpecialOffer", password, "include_special_characters", 0.9),
         Edge(found, "is_open", password, "open", 0.9),
     ]
-    planned = _planned([found, password], edges)
-    engine = MultiToolEngine(ToolRegistry([found, password]))
-    try:
-        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
-    finally:
-        engine.close()
-        clear_name_handlers()
+    answers = {"restaurantSpecialOffer": True, "is_open": True}
+    planned = _run(
+        [found, password], edges, {"eat::search_restaurants": answers, "pw::generate_password": {}}
+    )
     assert list(planned.plan.calls[1].wired) == ["open"]  # is_open says what open says
 
 
@@ -253,15 +259,6 @@ def test_an_object_is_wired_only_into_an_object_of_its_kind() -> None:
     # PeerTube: the playlist element just added ({id: 2}) was reported as the abused video.
     added = Tool("addVideoPlaylistVideo", "tube", output_parameters=schema(videoPlaylistElement="object"))
     report = Tool("post_abuses", "tube", parameters=schema(video="object"))
-    register_name_handler(
-        "tube::addVideoPlaylistVideo", lambda arguments: {"videoPlaylistElement": {"id": 2}}
-    )
-    register_name_handler("tube::post_abuses", lambda arguments: {"abuse": {"id": 42}})
-    planned = _planned([added, report], [Edge(added, "videoPlaylistElement", report, "video", 0.9)])
-    engine = MultiToolEngine(ToolRegistry([added, report]))
-    try:
-        RecordExecutor(engine, GenerationConfig(seed=3)).run(planned, random.Random(5), _timing())
-    finally:
-        engine.close()
-        clear_name_handlers()
+    answers = {"tube::addVideoPlaylistVideo": {"videoPlaylistElement": {"id": 2}}, "tube::post_abuses": {}}
+    planned = _run([added, report], [Edge(added, "videoPlaylistElement", report, "video", 0.9)], answers)
     assert planned.plan.calls[1].wired == {}

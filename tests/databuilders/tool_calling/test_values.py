@@ -291,73 +291,48 @@ def test_values_of_different_kinds_of_thing_are_apart() -> None:
     assert context.apart(booked, "", modify, "doctor")  # a booking's whole result is no doctor
 
 
+def _io(name: str, namespace: str = "ns", *, inputs: str = "", outputs: str = "", **schemas: Any) -> Tool:
+    """A tool with one input and one output named so (strings, unless ``schemas`` says otherwise)."""
+
+    def props(prop: str) -> dict[str, Any]:
+        return {"type": "object", "properties": {prop: schemas.get(prop, {"type": "string"})}} if prop else {}
+
+    return Tool(name, namespace, parameters=props(inputs), output_parameters=props(outputs))
+
+
 def test_another_apis_past_moment_is_no_moment_to_schedule() -> None:
-    dag = Tool(
-        "get_dag",
-        "airflow",
-        output_parameters={"type": "object", "properties": {"last_parsed_time": {"type": "string"}}},
-    )
-    runs = Tool(
-        "get_dag_runs",
-        "airflow",
-        parameters={"type": "object", "properties": {"start_date_gte": {"type": "string"}}},
-    )
-    alarm = Tool(
-        "AddAlarm", "apibank", parameters={"type": "object", "properties": {"time": {"type": "string"}}}
-    )
+    dag = _io("get_dag", "airflow", outputs="last_parsed_time")
     context = EntityContext(random.Random(1))
-    assert context.apart(dag, "last_parsed_time", alarm, "time")
+    assert context.apart(dag, "last_parsed_time", _io("AddAlarm", "apibank", inputs="time"), "time")
+    runs = _io("get_dag_runs", "airflow", inputs="start_date_gte")
     assert not context.apart(dag, "last_parsed_time", runs, "start_date_gte")  # one API: a bound
 
 
 def test_the_sort_of_a_thing_is_no_name_of_one() -> None:
-    def tool(name: str, prop: str, *, output: bool) -> Tool:
-        schema = {"type": "object", "properties": {prop: {"type": "string"}}}
-        return Tool(name, "ns", **({"output_parameters": schema} if output else {"parameters": schema}))
-
-    feed = tool("update_bank_feed", "accountType", output=True)
+    feed = _io("update_bank_feed", outputs="accountType")
     context = EntityContext(random.Random(1))
-    assert context.apart(feed, "accountType", tool("getAccount", "name", output=False), "name")
-    assert not context.apart(
-        feed, "accountType", tool("list_accounts", "account_type", output=False), "account_type"
-    )
+    assert context.apart(feed, "accountType", _io("getAccount", inputs="name"), "name")
+    listing = _io("list_accounts", inputs="account_type")
+    assert not context.apart(feed, "accountType", listing, "account_type")
 
 
 def test_how_a_call_went_is_no_name_of_anything() -> None:
-    funded = Tool(
-        "fund_account",
-        "bank",
-        output_parameters={"type": "object", "properties": {"status": {"type": "string"}}},
-    )
-    museum = Tool(
-        "museum_hours", "m", parameters={"type": "object", "properties": {"museum": {"type": "string"}}}
-    )
-    orders = Tool(
-        "list_orders",
-        "bank",
-        parameters={"type": "object", "properties": {"order_status": {"type": "string"}}},
-    )
+    funded = _io("fund_account", "bank", outputs="status")
     context = EntityContext(random.Random(1))
-    assert context.apart(funded, "status", museum, "museum")
-    assert not context.apart(funded, "status", orders, "order_status")
+    assert context.apart(funded, "status", _io("museum_hours", inputs="museum"), "museum")
+    assert not context.apart(funded, "status", _io("list_orders", inputs="order_status"), "order_status")
 
 
 def test_a_moment_or_a_cards_detail_takes_no_other_kind() -> None:
-    def tool(name: str, schema: dict[str, Any], *, output: bool) -> Tool:
-        props = {"type": "object", "properties": schema}
-        return Tool(name, "ns", **({"output_parameters": props} if output else {"parameters": props}))
-
-    posts = tool("posts", {"featured_products": {"type": "array", "items": {"type": "string"}}}, output=True)
-    country = tool("country", {"dial_code": {"type": "string"}}, output=True)
-    hijri = tool(
-        "tanggal", {"tanggal": {"description": "The Gregorian date to be converted to Hijri."}}, output=False
-    )
-    pay = tool("make_payment", {"cvv": {"type": "string"}, "card_number": {"type": "string"}}, output=False)
+    products = {"type": "array", "items": {"type": "string"}}
+    posts = _io("posts", outputs="featured_products", featured_products=products)
+    described = {"description": "The Gregorian date to be converted to Hijri."}
+    hijri = _io("tanggal", inputs="tanggal", tanggal=described)
     context = EntityContext(random.Random(1))
     assert context.apart(posts, "featured_products[]", hijri, "tanggal")  # a product is no date
-    assert context.apart(country, "dial_code", pay, "cvv")  # a dial code is no card's code
-    booked = tool("book", {"check_out": {"type": "string"}}, output=True)
-    assert not context.apart(booked, "check_out", hijri, "tanggal")
+    country = _io("country", outputs="dial_code")
+    assert context.apart(country, "dial_code", _io("make_payment", inputs="cvv"), "cvv")  # no card's code
+    assert not context.apart(_io("book", outputs="check_out"), "check_out", hijri, "tanggal")
 
 
 def test_a_result_named_only_as_a_result_is_what_its_tool_says() -> None:

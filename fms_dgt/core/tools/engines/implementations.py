@@ -66,13 +66,16 @@ class Inputs:
         self.order = [n for n in declared if n in arguments] + [n for n in arguments if n not in declared]
         self.arguments = arguments
 
-    def numbers(self) -> list[float]:
-        """Every number among the arguments, arrays of numbers flattened, in order."""
+    def numbers(self, at_least: int = 0) -> list[float]:
+        """Every number among the arguments, arrays of numbers flattened, in order; fewer than
+        ``at_least`` cannot be computed."""
         out: list[float] = []
         for name in self.order:
             value = self.arguments[name]
             values = value if isinstance(value, list) else [value]
             out.extend(v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool))
+        if len(out) < at_least:
+            raise NotComputable(f"expected at least {at_least} numbers, got {len(out)}")
         return out
 
     def number(self, index: int, count: int | None = None) -> float:
@@ -153,10 +156,7 @@ def _tidy(value: Any) -> Any:
 
 @register_implementation("add", "addition", "plus", "sum", "add_numbers", "sum_numbers", "sum_of")
 def _add(inputs: Inputs) -> float:
-    numbers = inputs.numbers()
-    if not numbers:
-        raise NotComputable("no numbers")
-    return math.fsum(numbers)
+    return math.fsum(inputs.numbers(at_least=1))
 
 
 @register_implementation("subtract", "subtraction", "minus", "difference", "sub")
@@ -166,10 +166,7 @@ def _subtract(inputs: Inputs) -> float:
 
 @register_implementation("multiply", "multiplication", "times", "product", "mul")
 def _multiply(inputs: Inputs) -> float:
-    numbers = inputs.numbers()
-    if not numbers:
-        raise NotComputable("no numbers")
-    return math.prod(numbers)
+    return math.prod(inputs.numbers(at_least=1))
 
 
 @register_implementation("divide", "division", "quotient", "div")
@@ -190,18 +187,12 @@ def _median(inputs: Inputs) -> float:
 @register_implementation("standard_deviation", "std_dev", "stdev", "std", "stddev")
 def _deviation(inputs: Inputs) -> float:
     """The population standard deviation (numpy's default, and most tools' own code)."""
-    numbers = inputs.numbers()
-    if not numbers:
-        raise NotComputable("no numbers")
-    return statistics.pstdev(numbers)
+    return statistics.pstdev(inputs.numbers(at_least=1))
 
 
 @register_implementation("variance")
 def _variance(inputs: Inputs) -> float:
-    numbers = inputs.numbers()
-    if not numbers:
-        raise NotComputable("no numbers")
-    return statistics.pvariance(numbers)
+    return statistics.pvariance(inputs.numbers(at_least=1))
 
 
 @register_implementation("modulo", "modulus", "mod", "remainder")
