@@ -156,6 +156,8 @@ def classify(
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
+#: What a description says a name names ("The name of the scene").
+_NAMED_THING = re.compile(r"\bname of (?:the |a |an |this |that |your |its )?([a-z]+)")
 #: Names of the sort of a thing: their descriptions name the thing sorted, not what they are.
 _SORTS = frozenset({"type", "kind", "category", "mode", "format", "variant", "class"})
 _SOUNDS = re.compile(r"audio|sound|recording|voicemail|announcement|podcast|ringtone", re.I)
@@ -335,6 +337,9 @@ def _name_of(
     for hint, kind in _NAME_HINTS:
         if hint in text:
             return kind
+    named = _NAMED_THING.search(description.lower())
+    if named is not None and _singular(named.group(1)) not in _PERSON_WORDS | _OTHER_PEOPLE:
+        return _k("text", "title")  # API-Bank's DeleteScene: "The name of the scene" is no person's
     if set(text.split()) & _PERSON_WORDS or not modifier:
         return Kind("person", "full_name", _role(words, "person"))
     return Kind("text", "title")

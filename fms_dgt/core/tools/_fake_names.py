@@ -353,6 +353,8 @@ NAME_HINTS: tuple[tuple[str, Kind], ...] = (
     ("project", k("text", "title")),
     ("team", k("text", "title")),
     ("pet", k("misc", "pet")),
+    ("device", k("misc", "device")),
+    ("scene", k("misc", "scene")),
 )
 PERSON_WORDS = frozenset(
     {

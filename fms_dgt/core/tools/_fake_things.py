@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools import _fake_data as data
-from fms_dgt.core.tools._fake_kinds import Kind
+from fms_dgt.core.tools._fake_kinds import Kind, tokens
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools._fake_values import Scope
 
-__all__ = ["THINGS", "file_name"]
+__all__ = ["THINGS", "file_name", "money_range", "number_in"]
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 _IMAGE_WORDS = re.compile(r"image|photo|picture|avatar|screenshot|scan|jpe?g|png", re.I)
@@ -179,6 +179,8 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "cuisine": ("Italian", "Japanese", "Mexican", "Indian", "Thai", "French", "Greek", "Lebanese"),
     "activity": ("running", "cycling", "swimming", "yoga", "hiking", "rowing", "tennis"),
     "order_type": ("market", "limit", "stop", "stop_limit"),
+    "device": ("Living room lamp", "Kitchen speaker", "Bedroom thermostat", "Hallway light", "Office fan"),
+    "scene": ("Movie night", "Good morning", "Away mode", "Dinner time", "Bedtime"),
     "badge": ("Verified", "Top Contributor", "Early Adopter", "Rising Star", "Community Helper"),
     "trail": ("Eagle Peak Trail", "Riverside Loop", "Cedar Ridge Path", "Lakeshore Trail", "Summit Way"),
     "car": ("Toyota Corolla", "Honda Civic", "Ford Focus", "Tesla Model 3", "Volkswagen Golf", "Kia Niro"),
@@ -250,6 +252,22 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "minute": (0, 55, 5),
     "bytes": (20_000, 4_000_000, 1),
 }
+
+
+#: Natural ranges of sums of money by a word of their name (lowest, highest, step); others 5-500.
+_MONEY_RANGES: dict[str, tuple[float, float, float]] = {
+    **dict.fromkeys(("salary", "income", "wage", "wages", "earnings", "payroll"), (28_000, 160_000, 500)),
+    **dict.fromkeys(("rent", "mortgage"), (600, 3_500, 10)),
+    **dict.fromkeys(("loan", "principal", "debt", "investment"), (5_000, 400_000, 500)),
+    **dict.fromkeys(("revenue", "sales", "turnover"), (50_000, 5_000_000, 1_000)),
+    **dict.fromkeys(("budget", "savings", "deposit"), (200, 20_000, 50)),
+    **dict.fromkeys(("fee", "tip", "shipping", "toll"), (1, 40, 0.5)),
+}
+
+
+def money_range(name: str) -> tuple[float, float, float]:
+    """The natural range of a sum of money named ``name`` (a salary is no 447.81)."""
+    return next((_MONEY_RANGES[w] for w in reversed(tokens(name)) if w in _MONEY_RANGES), (5, 500, 0.01))
 
 
 def _number(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_kinds import Kind, remembers, tokens
-from fms_dgt.core.tools._fake_things import THINGS, number_in
+from fms_dgt.core.tools._fake_things import THINGS, money_range, number_in
 
 __all__ = ["ANCHOR", "Person", "Scope", "Site", "examples_in"]
 
@@ -481,7 +481,7 @@ def _money(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> It
         yield code.lower()
         return
     integer = schema.get("type") == "integer"
-    value = scope.remembered(kind, lambda: number_in(scope, schema, 5, 500, 0.01, integer))
+    value = scope.remembered(kind, lambda: number_in(scope, schema, *money_range(name), integer))
     if value is not None:
         yield value
         yield round(value)

@@ -334,6 +334,10 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("owners", "", "", "person", "username"),  # Airflow's DAG owners
         ("dial_code", "", "", "place", "calling_code"),
         ("previewfile", "", "", "file", "image"),  # PeerTube's upload: a preview is a picture
+        ("name", "The name of the scene.", "", "misc", "scene"),  # API-Bank: no "Marissa Jones"
+        ("name", "The name of the smart device.", "", "misc", "device"),
+        ("name", "The name of the playing field.", "", "text", "title"),  # a thing, not a person
+        ("name", "The name of the patient.", "", "person", "full_name"),
         ("order_type", "", "", "misc", "order_type"),
         ("fileloc", "The absolute path to the file.", "", "file", "path"),
     ],
@@ -540,3 +544,13 @@ def test_a_uuid_id_is_the_records_own_and_one_example_names_one_entity() -> None
     }
     made_plain = fake(plain, random.Random(1))
     assert made_plain["userId"] != made_plain["orderId"], made_plain
+
+
+def test_sums_of_money_have_their_natural_range() -> None:
+    # API-Bank's GetOccupationSalary answered a salary of 447.81.
+    def drawn(name: str) -> list[float]:
+        return [fake({"type": "number"}, random.Random(seed), name=name) for seed in range(20)]
+
+    assert all(28_000 <= v <= 160_000 for v in drawn("salary"))
+    assert all(600 <= v <= 3_500 for v in drawn("monthly_rent"))
+    assert all(5 <= v <= 500 for v in drawn("price"))
