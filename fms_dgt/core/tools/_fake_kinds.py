@@ -139,6 +139,13 @@ def classify(
         found = _FORMATS[fmt]._replace(role=found.role if found else "")
         if found.family == "date":
             found = found._replace(field=_date_field(words))
+    if (
+        found is not None
+        and found.family == "date"
+        and found.field == "start"
+        and _NOW.search(f"{name} {topic}")
+    ):
+        found = Kind("date", "now", found.role)  # GetToday's date, current_time: the record's today
     if kind == "boolean":
         return None  # a flag is no person, place or date, whatever its name says of one
     numeric = kind in ("integer", "number") and found is not None and found.family in _TEXT_ONLY
@@ -156,6 +163,8 @@ def classify(
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
+#: Names of what tells the present moment (``GetToday``, ``current_date``, ``now``).
+_NOW = re.compile(r"today|current(?:_?(?:date|time|datetime|day))|\bnow\b|(?<=[a-z])Now\b", re.I)
 #: What a description says a name names ("The name of the scene").
 _NAMED_THING = re.compile(r"\bname of (?:the |a |an |this |that |your |its )?([a-z]+)")
 #: Names of the sort of a thing: their descriptions name the thing sorted, not what they are.

@@ -149,7 +149,7 @@ class Scope:
         return Site(place=place or self.rng.choice(data.CITIES), rng=self.rng)
 
     def moment(self, field: str) -> datetime:
-        """The record's ``start``, ``end``, ``birth`` or ``past`` moment."""
+        """The record's ``start``, ``end``, ``birth``, ``past`` or ``now`` moment."""
         return self._entity(f"date.{field}", lambda: self._new_moment(field))  # type: ignore[no-any-return]
 
     def _new_moment(self, field: str) -> datetime:
@@ -160,7 +160,7 @@ class Scope:
             return datetime(rng.randint(1955, 2003), rng.randint(1, 12), rng.randint(1, 28))
         if field == "past":
             return self.today - timedelta(days=rng.randint(1, 90), minutes=15 * rng.randint(0, 40))
-        start = self.today + timedelta(days=rng.randint(3, 45))
+        start = self.today + timedelta(days=0 if field == "now" else rng.randint(3, 45))
         return start.replace(hour=rng.randint(8, 17), minute=rng.choice((0, 15, 30, 45)))
 
     def ident(self, entity: str, role: str) -> _Ident:

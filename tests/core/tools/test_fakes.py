@@ -554,3 +554,12 @@ def test_sums_of_money_have_their_natural_range() -> None:
     assert all(28_000 <= v <= 160_000 for v in drawn("salary"))
     assert all(600 <= v <= 3_500 for v in drawn("monthly_rent"))
     assert all(5 <= v <= 500 for v in drawn("price"))
+
+
+def test_a_tool_telling_the_date_tells_the_records_today() -> None:
+    # API-Bank's GetToday answered a day weeks after the record's other dates began.
+    assert classify("date", topic="GetToday", kind="string") == ("date", "now", "")
+    assert classify("current_time", kind="string") == ("date", "now", "")
+    assert classify("date", topic="book_flight", kind="string") == ("date", "start", "")
+    scope = Scope(random.Random(1))
+    assert scope.moment("now").date() == scope.today.date() < scope.moment("start").date()
