@@ -39,6 +39,7 @@ _EXAMPLE_CUE = re.compile(
     r"\b(?:such as|e\.g\.|eg\.|for example|for instance|example:|examples:|like\b|i\.e\.)[:,]?\s*", re.I
 )
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,40})['\"`]")
+_ASSIGNED = re.compile(r"^[A-Za-z_]\w{0,20}=(?=\S)")
 _BARE = re.compile(r"([A-Za-z0-9#@$][^,.;:()\[\]'\"`\n]{0,30}?)(?=\s*(?:[,.;)\]]|\s(?:or|and)\s|$))")
 
 
@@ -262,7 +263,7 @@ def examples_in(description: str) -> tuple[str, ...]:
     quoted = _QUOTED.findall(tail)
     if quoted:
         return tuple(q.strip() for q in quoted if q.strip())
-    bare = _BARE.match(tail)
+    bare = _BARE.match(_ASSIGNED.sub("", tail))  # "e.g.: q=Paris" gives Paris
     if bare is None or bare.group(1).lower().split()[0] in _NOT_EXAMPLES:
         return ()
     return (bare.group(1).strip(),)

@@ -112,15 +112,15 @@ def scalar_words(value: object, style: int = 0, *, exact: bool = False) -> str:
 
 # What kind of thing an argument names (by its last word), which decides how its value is said.
 _PLACES = word_set("city location place country region area state town venue address county province")
-_ORIGINS = word_set("origin source from departure start")
-_TARGETS = word_set("destination target arrival to end recipient receiver")
+_ORIGINS = word_set("origin source from departure start have")
+_TARGETS = word_set("destination target arrival to end recipient receiver want")
 _PEOPLE = word_set(
     "name username user artist author player person patient doctor customer team company actor"
 )
 _PEOPLE |= word_set("director owner sender contact employee club brand band singer composer creator")
 _QUOTED = word_set("text content message body note comment description summary sentence review feedback")
 _QUOTED |= word_set("caption subject prompt question expression reason instructions paragraph passage title")
-_SEARCHES = word_set("query keyword keywords search term phrase topic")
+_SEARCHES = word_set("query keyword keywords search term phrase topic q")
 _LIMITS = word_set("limit max top size count n")
 _NAMING = word_set("id ids index number no code offset start page key position")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
@@ -161,7 +161,9 @@ def value_phrases(properties: Mapping[str, Any], values: Mapping[str, Any], rng:
     values = {k: v for k, v in values.items() if v is not None}
     phrases = _coordinates(values)
     bare = [
-        scalar_words(values.pop(k), exact=True) for k in list(values) if _BARE.match(k) and _scalar(values[k])
+        scalar_words(values.pop(k), exact=True)
+        for k in list(values)
+        if _BARE.match(k) and k.lower() not in _SEARCHES and _scalar(values[k])
     ]
     if bare:
         phrases.insert(0, join_words(bare))

@@ -563,3 +563,10 @@ def test_a_tool_telling_the_date_tells_the_records_today() -> None:
     assert classify("date", topic="book_flight", kind="string") == ("date", "start", "")
     scope = Scope(random.Random(1))
     assert scope.moment("now").date() == scope.today.date() < scope.moment("start").date()
+
+
+def test_an_example_written_as_an_assignment_gives_its_value() -> None:
+    # WeatherAPI's q: "city name e.g.: q=Paris" asked for the weather of "q=Paris".
+    from fms_dgt.core.tools._fake_values import examples_in
+
+    assert examples_in("Query parameter, e.g.: q=Paris, US zip e.g: q=10001") == ("Paris",)

@@ -72,6 +72,9 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"room_count": 1}, ("for 1 room",)),
         ({"on": False}, ("switched off",)),  # API-Bank's TimedSwitch, never "without on"
         ({"enabled": True}, ("enabled",)),
+        ({"q": "Paris"}, ('for "Paris"', "about Paris", 'matching "Paris"')),  # a query, not a bare value
+        ({"have": "EUR"}, ("from EUR",)),  # API Ninjas' currency converter: have and want
+        ({"want": "USD"}, ("to USD",)),
     ],
 )  # fmt: skip
 def test_values_are_said_with_their_preposition(values: dict[str, Any], expected: tuple[str, ...]) -> None:
