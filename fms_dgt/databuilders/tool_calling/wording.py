@@ -358,7 +358,19 @@ def _split(text: str, third_person: bool) -> tuple[str, str, str]:
     if other is not None and remainder:  # "retrieving and updating user information"
         kinds = {kind, _kind(other)}
         return f"{base} {joined.lower()} {other}", remainder, ACTION if ACTION in kinds else ASK
-    return base, rest, kind
+    return base, _SECOND_VERB.sub(_base_second, rest), kind
+
+
+#: A second verb in the third person after the object, before an object of its own ("a full grid
+#: search and retrieves the ranking"; not "books and posts").
+_SECOND_VERB = re.compile(
+    r"(?<= and )([a-z]+s)(?= (?:the|a|an|its|their|all|any|each|every|this|these|those)\b)"
+)
+
+
+def _base_second(match: re.Match[str]) -> str:
+    word = match.group(1)
+    return _base_verb(word) or word
 
 
 def _kind(verb: str) -> str:

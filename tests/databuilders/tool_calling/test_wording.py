@@ -61,6 +61,14 @@ PURPOSES = [
     ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
     ("Reorder a playlist", "reorder", "a playlist", ACTION),  # a verb the lexicon lacks, before "a"
+    # A second verb agrees with the first: "performed a full grid search and retrieves" read badly.
+    (
+        "Performs a full grid search and retrieves the ranking of a place.",
+        "perform",
+        "a full grid search and retrieve the ranking",
+        ACTION,
+    ),
+    ("Searches books and posts by title.", "search", "books and posts by title", GET),
     # API-Bank's QueryAlarm: what the purpose helps a user do is no part of it.
     (
         "The API for querying alarm clock, help user to check the alarm clock they have set.",
