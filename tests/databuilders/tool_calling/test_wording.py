@@ -68,7 +68,7 @@ PURPOSES = [
         "a full grid search and retrieve the ranking",
         ACTION,
     ),
-    ("Searches books and posts by title.", "search", "books and posts by title", GET),
+    ("Searches books and posts by title.", "search", "books and posts", ASK),  # "posts" is no verb here
     # API-Bank's QueryAlarm: what the purpose helps a user do is no part of it.
     (
         "The API for querying alarm clock, help user to check the alarm clock they have set.",
