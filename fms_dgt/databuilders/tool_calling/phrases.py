@@ -122,6 +122,7 @@ _QUOTED = word_set("text content message body note comment description summary s
 _QUOTED |= word_set("caption subject prompt question expression reason instructions paragraph passage title")
 _SEARCHES = word_set("query keyword keywords search term phrase topic q")
 _LIMITS = word_set("limit max top size count n")
+_BOUNDS = word_set("gte gt lte lt")
 _NAMING = word_set("id ids index number no code offset start page key position")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
@@ -237,6 +238,9 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
         return said.replace(" results", " result") if value == 1 else said
     if _COUNT_OF.match(words):
         return f"for {number} {words.split(' ', 2)[-1]}"
+    if last in _BOUNDS and " " in words:  # Airflow's duration_lte: "with a duration of at most 39"
+        what = words.rsplit(" ", 1)[0]
+        return f"with {article(what)} of {'at most' if last in ('lte', 'lt') else 'at least'} {number}"
     if last == "count" and words.count(" ") == 1 and isinstance(value, int):  # "for 2 adults"
         noun = words.split(" ")[0]
         return f"for {number} {noun if value == 1 else plural(noun)}"
@@ -247,8 +251,8 @@ def _number_phrase(words: str, last: str, value: float, rng: random.Random) -> s
     )
 
 
-_STARTS = re.compile(r"\b(?:start|from|since|begin|check in|checkin|departure|depart|after)\b")
-_ENDS = re.compile(r"\b(?:end|to|until|till|finish|check out|checkout|return|before)\b")
+_STARTS = re.compile(r"\b(?:start|from|since|begin|check in|checkin|departure|depart|after|gte|gt)\b")
+_ENDS = re.compile(r"\b(?:end|to|until|till|finish|check out|checkout|return|before|lte|lt)\b")
 
 
 def _date_phrase(words: str, last: str, when: str, rng: random.Random) -> str:
@@ -273,6 +277,8 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
         return f"from {text}"
     if first in _TARGETS or last in _TARGETS:
         return f"to {text}"
+    if last in ("state", "status") and enum:  # Airflow's task state: "with state failed", not "in failed"
+        return f"with {words} {text}"
     if last in _PLACES:
         return rng.choice((f"in {text}", f"for {text}")) if last != "address" else f"at {text}"
     if last in _PEOPLE and not text[:1].isdigit():

@@ -75,6 +75,8 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"q": "Paris"}, ('for "Paris"', "about Paris", 'matching "Paris"')),  # a query, not a bare value
         ({"have": "EUR"}, ("from EUR",)),  # API Ninjas' currency converter: have and want
         ({"want": "USD"}, ("to USD",)),
+        ({"duration_lte": 39.03}, ("with a duration of at most 39.03",)),  # Airflow's range filters
+        ({"duration_gte": 5}, ("with a duration of at least 5",)),
     ],
 )  # fmt: skip
 def test_values_are_said_with_their_preposition(values: dict[str, Any], expected: tuple[str, ...]) -> None:
@@ -260,3 +262,10 @@ def test_listed_items_are_named_by_a_nested_name_before_their_id() -> None:
         result_clause([{"id": 7, "name": "Luna"}, {"id": 8}], "pets", random.Random(1))
         == "2 pets: Luna and 8"
     )
+
+
+def test_a_states_listed_value_is_no_place() -> None:
+    # Airflow's new_state is an enum: "with new state failed", never "in failed".
+    state = {"new_state": {"type": "string", "enum": ["failed", "success"]}}
+    assert {_said({"new_state": "failed"}, state, seed) for seed in range(5)} == {"with new state failed"}
+    assert _said({"state": "Ohio"}) in ("in Ohio", "for Ohio")  # a state that is a place still is

@@ -516,3 +516,16 @@ def test_a_call_given_no_values_does_not_promise_them() -> None:
     for seed in range(20):
         user = WRITER.write(plan, random.Random(seed)).user
         assert "hotel availability" in user and "destination" not in user, user
+
+
+def test_a_long_text_named_by_the_object_is_quoted() -> None:
+    # Airflow: "change the TaskInstance note Running about ten minutes late, see you at the entrance."
+    schema = {"type": "object", "properties": {"note": {"type": "string"}}}
+    tool = Tool(
+        "set_task_instance_note", "airflow", description="Update the TaskInstance note.", parameters=schema
+    )
+    note = "Running about ten minutes late, see you at the entrance."
+    plan = RecordPlan(index=0, scenario="k1", offered=[tool], steps=[[_call(tool, {"note": note}, {})]])
+    for seed in range(10):
+        user = WRITER.write(plan, random.Random(seed)).user
+        assert f'"{note.rstrip(".")}' in user, user
