@@ -522,10 +522,12 @@ _FILTERS = frozenset({"filter", "filters", "where"})
 
 
 def article(phrase: str) -> str:
-    """``phrase`` with "a" or "an" before it ("an upload", "a user", "a unit", "a URL")."""
+    """``phrase`` with "a" or "an" before it ("an upload", "a user", "a unit", "a URL", "an hour")."""
     lower = phrase.lower()
-    vowel = lower[:1] in "aeio" or (
-        lower[:1] == "u" and lower[1:2] not in "aeiou" and not lower.startswith(_YOU_SOUNDS)
+    vowel = (
+        lower[:1] in "aeio"
+        or (lower[:1] == "u" and lower[1:2] not in "aeiou" and not lower.startswith(_YOU_SOUNDS))
+        or lower.startswith(("hour", "honest", "honor", "honour", "heir"))  # a silent h
     )
     return ("an " if vowel else "a ") + phrase
 

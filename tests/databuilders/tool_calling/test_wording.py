@@ -267,6 +267,7 @@ def test_words_for_identifiers() -> None:
 
 
 def test_articles_and_filter_labels() -> None:
+    assert article("hour") == "an hour" and article("house") == "a house"
     assert [article(w) for w in ("upload", "user", "unit", "URL", "update", "apple")] == [
         "an upload",
         "a user",
