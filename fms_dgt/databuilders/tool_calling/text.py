@@ -253,8 +253,8 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
     core = purpose.core
     named = next((k for k in values if _scalar(values[k]) and core.endswith(" " + label(k))), None)
     if named is not None:  # "search for the symptom" + symptom=fever -> "... the symptom fever"
-        said = scalar_words(values.pop(named), exact=True)
-        core += f' "{said}"' if len(said.split()) > 3 else f" {said}"  # a note's text is quoted
+        value = scalar_words(values.pop(named), exact=True)
+        core += f' "{value}"' if len(value.split()) > 3 else f" {value}"  # a note's text is quoted
     core = _chosen(core, values)
     said = value_phrases(call.tool.parameters.get("properties") or {}, values, rng)
     if request:  # values the user said before, which an earlier result repeats: "that pet"

@@ -269,3 +269,18 @@ def test_a_states_listed_value_is_no_place() -> None:
     state = {"new_state": {"type": "string", "enum": ["failed", "success"]}}
     assert {_said({"new_state": "failed"}, state, seed) for seed in range(5)} == {"with new state failed"}
     assert _said({"state": "Ohio"}) in ("in Ohio", "for Ohio")  # a state that is a place still is
+
+
+def test_a_page_of_a_listing_says_its_items() -> None:
+    # Codat's bank transactions: "page number 3, page size 100, total results 266, there are 100
+    # results: account ID acc-90767 ... and 1 more detail".
+    page = {
+        "_links": {"self": {"href": "https://api.example.com/x"}},
+        "pageNumber": 3,
+        "pageSize": 100,
+        "results": [{"id": "t-1", "amount": 12.5}, {"id": "t-2", "amount": 3.0}],
+        "totalResults": 266,
+    }
+    assert unwrapped(page) == page["results"]
+    mixed = {"results": [1, 2], "summary": "two"}  # something else besides the page: said as it is
+    assert unwrapped(mixed) == mixed
