@@ -363,7 +363,14 @@ def _outcome(call: PlannedCall, rng: random.Random) -> str:
         return ""
     if result.error is not None:
         return rng.choice(templates.FAILED).format(task=task, error=error_words(result.error))
+    named = {k: v for k, v in call.call.arguments.items() if _IDENTIFYING.search(k) and _scalar(v)}
+    if result.result is None and purpose.kind == ACTION and named:  # no body: say which one it did
+        return f"I've {past(purpose.verb)} {_object(call, rng, dict(list(named.items())[:2]))}."
     return _capital(_success(purpose, result.result, rng, _heat(call), _computes(call.call.arguments)))
+
+
+#: Argument names that say which thing an action acted on (``petId``, ``playlist_name``; no key).
+_IDENTIFYING = re.compile(r"^(?:id|name|uuid)$|[_-](?:id|name|uuid)$|[a-z](?:Id|ID|Name|Uuid|UUID)$")
 
 
 def _computes(arguments: Mapping[str, Any]) -> bool:

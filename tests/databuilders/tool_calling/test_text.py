@@ -529,3 +529,14 @@ def test_a_long_text_named_by_the_object_is_quoted() -> None:
     for seed in range(10):
         user = WRITER.write(plan, random.Random(seed)).user
         assert f'"{note.rstrip(".")}' in user, user
+
+
+def test_an_action_with_no_body_says_which_thing_it_acted_on() -> None:
+    # PeerTube's and the petstore's deletes answer nothing: "I've removed a pet." said no more.
+    schema = {"type": "object", "properties": {"petId": {"type": "string"}, "apiKey": {"type": "string"}}}
+    delete = Tool("deletePet", "petstore", description="Delete a pet.", parameters=schema)
+    call = _call(delete, {"petId": "pet-80016", "apiKey": "s3cr3t-k3y"}, None)
+    plan = RecordPlan(index=0, scenario="k1", offered=[delete], steps=[[call]])
+    for seed in range(10):
+        final = WRITER.write(plan, random.Random(seed)).final
+        assert "pet-80016" in final and "s3cr3t" not in final, final
