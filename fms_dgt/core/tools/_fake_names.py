@@ -350,6 +350,8 @@ NAME_HINTS: tuple[tuple[str, Kind], ...] = (
     ("event", k("text", "title")),
     ("meeting", k("text", "title")),
     ("playlist", k("text", "title")),
+    ("channel", k("text", "title")),  # before "video": a video channel is no film
+    ("video", k("text", "work")),
     ("project", k("text", "title")),
     ("team", k("text", "title")),
     ("pet", k("misc", "pet")),

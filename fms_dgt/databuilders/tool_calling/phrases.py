@@ -508,6 +508,7 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     style = rng.randrange(4)  # the dates of one list are all written alike
     named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
+    noun = "items" if noun in ("list", "array", "collection") else noun  # not "2 list"
     noun = noun if count > 1 else singular(noun)
     more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")

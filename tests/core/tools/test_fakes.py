@@ -338,6 +338,7 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("name", "The name of the smart device.", "", "misc", "device"),
         ("name", "The name of the playing field.", "", "text", "title"),  # a thing, not a person
         ("name", "The name of the patient.", "", "person", "full_name"),
+        ("name", "The name of the video.", "", "text", "work"),  # PeerTube: no "Dentist appointment"
         ("order_type", "", "", "misc", "order_type"),
         ("fileloc", "The absolute path to the file.", "", "file", "path"),
     ],

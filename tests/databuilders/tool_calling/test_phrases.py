@@ -284,3 +284,10 @@ def test_a_page_of_a_listing_says_its_items() -> None:
     assert unwrapped(page) == page["results"]
     mixed = {"results": [1, 2], "summary": "two"}  # something else besides the page: said as it is
     assert unwrapped(mixed) == mixed
+
+
+def test_a_list_named_list_counts_items() -> None:
+    # SureVoIP's announcements: "there are 2 list".
+    assert result_clause({"list": [{"a": 1}, {"a": 2}]}, "files", random.Random(1)).startswith(
+        "there are 2 items"
+    )
