@@ -165,6 +165,7 @@ _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
 #: Names of what tells the present moment (``GetToday``, ``current_date``, ``now``).
 _NOW = re.compile(r"today|current(?:_?(?:date|time|datetime|day))|\bnow\b|(?<=[a-z])Now\b", re.I)
+_HINT_PATTERNS = tuple((re.compile(rf"\b{re.escape(hint)}"), kind) for hint, kind in _NAME_HINTS)
 #: What a description says a name names ("The name of the scene").
 _NAMED_THING = re.compile(r"\bname of (?:the |a |an |this |that |your |its )?([a-z]+)")
 #: Names of the sort of a thing: their descriptions name the thing sorted, not what they are.
@@ -343,8 +344,8 @@ def _name_of(
     if singular & _PERSON_WORDS:
         return Kind("person", "full_name", _role(words or modifier, "person"))
     text = f"{joined} {description.lower()} {' '.join(tokens(topic))}"
-    for hint, kind in _NAME_HINTS:
-        if hint in text:
+    for hint, kind in _HINT_PATTERNS:
+        if hint.search(text):  # at a word's start: no file in "profile", no pet in "competition"
             return kind
     named = _NAMED_THING.search(description.lower())
     if named is not None and _singular(named.group(1)) not in _PERSON_WORDS | _OTHER_PEOPLE:
