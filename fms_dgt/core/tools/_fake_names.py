@@ -308,11 +308,15 @@ OTHER_PERSON = frozenset(
         "participant",
     }
 )
-DESTINATION = frozenset({"to", "destination", "dest", "arrival", "dropoff", "target", "arrive"})
+DESTINATION = frozenset(
+    {"to", "destination", "dest", "arrival", "dropoff", "target", "arrive", "b", "second"}
+)
 ROLE_WORDS = frozenset(
     {
         *OTHER_PERSON,
         *DESTINATION,
+        "a",  # cityA and cityB: the first and the second of two
+        "first",
         "from",
         "source",
         "src",

@@ -573,3 +573,12 @@ def test_an_example_written_as_an_assignment_gives_its_value() -> None:
     from fms_dgt.core.tools._fake_values import examples_in
 
     assert examples_in("Query parameter, e.g.: q=Paris, US zip e.g: q=10001") == ("Paris",)
+
+
+def test_the_two_ends_of_a_distance_are_two_places() -> None:
+    # BFCL's estimate_distance(cityA, cityB) measured Zurich to Zurich.
+    assert classify("cityB", kind="string") == ("place", "city", "destination")
+    two = {"type": "object", "properties": {"cityA": {"type": "string"}, "cityB": {"type": "string"}}}
+    for seed in range(10):
+        made = fake({**two, "required": ["cityA", "cityB"]}, random.Random(seed))
+        assert made["cityA"] != made["cityB"], made
