@@ -396,6 +396,8 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
             if inner
             else f"the {words} has {len(value)} details"
         )
+    if isinstance(value, bool) and words.startswith("can "):  # BFCL's canDrive: not "the can drive is no"
+        return f"it {'can' if value else 'cannot'} {words[4:]}"
     if words in _BYTES and type(value) is int and value >= 1000:
         return f"{'' if compact else 'the '}{words} {'' if compact else _be(words) + ' '}{byte_words(value)}"
     head, _, tail = words.rpartition(" ")

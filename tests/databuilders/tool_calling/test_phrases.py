@@ -291,3 +291,8 @@ def test_a_list_named_list_counts_items() -> None:
     assert result_clause({"list": [{"a": 1}, {"a": 2}]}, "files", random.Random(1)).startswith(
         "there are 2 items"
     )
+
+
+def test_a_can_flag_reads_as_what_can_be_done() -> None:
+    # BFCL's estimate_drive_feasibility_by_mileage: "the can drive is no".
+    assert result_clause({"canDrive": False}, "results", random.Random(1)) == "it cannot drive"
