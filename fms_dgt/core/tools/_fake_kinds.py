@@ -335,6 +335,8 @@ def _name_of(
         return _k("text", "work")
     if modifier and modifier[-1] in _VENUES:
         return Kind("item", f"venue:{modifier[-1]}")
+    if joined in ("account", "actor", "profile"):  # PeerTube's account.name: a handle, no account number
+        return Kind("person", "username", _role(words or modifier, "person"))
     if joined in _EXACT and _EXACT[joined].family != "number":
         found = _EXACT[joined]
         return found._replace(field="full_name") if found.family == "person" else found

@@ -340,6 +340,7 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("name", "The name of the patient.", "", "person", "full_name"),
         ("name", "The name of the video.", "", "text", "work"),  # PeerTube: no "Dentist appointment"
         ("name", "The name of the profile.", "", "text", "title"),  # no file in "profile"
+        ("name", "", "account", "person", "username"),  # PeerTube's account.name: no account number
         ("name", "The name of the competition.", "", "text", "title"),  # no pet in "competition"
         ("order_type", "", "", "misc", "order_type"),
         ("fileloc", "The absolute path to the file.", "", "file", "path"),
