@@ -116,7 +116,7 @@ class Planner:
             plan.missing = _missing(called, rng)
             return PlannedRecord(plan=plan, sample=sample, levels=[], feeds={}, sampler=scenario.sampler)
         feeds = feeds_of(sample)
-        steps = levels(len(sample.tools), feeds)
+        steps = levels(len(sample.tools), feeds, sample.tools)
         plan.steps = [[] for _ in steps]
         return PlannedRecord(plan=plan, sample=sample, levels=steps, feeds=feeds, sampler=scenario.sampler)
 
@@ -282,15 +282,38 @@ def _position_by_name(sample: ToolSample, tool: Tool) -> int | None:
     return None
 
 
-def levels(count: int, feeds: Mapping[int, Sequence[Feed]]) -> list[list[int]]:
-    """Positions grouped so that every tool comes after the tools feeding it."""
+def levels(count: int, feeds: Mapping[int, Sequence[Feed]], tools: Sequence[Tool] = ()) -> list[list[int]]:
+    """Positions grouped so that every tool comes after the tools feeding it, and a call that ends
+    what another call of its step also takes comes after that call (with ``tools``: a listing's
+    first pet is not deleted while its photo uploads, nor looked up once deleted)."""
+    sources = [{s for s, _, _ in feeds.get(p, [])} for p in range(count)]
+    after = [set(found) for found in sources]
+    ends = [len(tools) == count and _ends(tools[p]) for p in range(count)]
+    for p in (p for p in range(count) if ends[p]):
+        after[p] |= {
+            q for q in range(count) if not ends[q] and sources[p] & sources[q] and p not in sources[q]
+        }
     level = [0] * count
-    for position in range(count):
-        level[position] = max((level[s] + 1 for s, _, _ in feeds.get(position, [])), default=0)
+    for _ in range(count):  # the added order may point forward: settle in a few passes
+        settled = True
+        for position in range(count):
+            new = max((level[s] + 1 for s in after[position]), default=0)
+            settled, level[position] = settled and new == level[position], new
+        if settled:
+            break
     groups: dict[int, list[int]] = {}
     for position in range(count):
         groups.setdefault(level[position], []).append(position)
     return [groups[k] for k in sorted(groups)]
+
+
+#: First words of tools that end the thing they act on.
+_ENDING = frozenset({"delete", "remove", "cancel", "destroy", "revoke", "unsubscribe", "purge", "erase"})
+
+
+def _ends(tool: Tool) -> bool:
+    words = tokens(tool.name.rsplit(".", 1)[-1])
+    return bool(words) and words[0] in _ENDING
 
 
 def _weighted(rng: random.Random, weights: Sequence[float]) -> int:

@@ -262,3 +262,15 @@ def test_an_object_is_wired_only_into_an_object_of_its_kind() -> None:
     answers = {"tube::addVideoPlaylistVideo": {"videoPlaylistElement": {"id": 2}}, "tube::post_abuses": {}}
     planned = _run([added, report], [Edge(added, "videoPlaylistElement", report, "video", 0.9)], answers)
     assert planned.plan.calls[1].wired == {}
+
+
+def test_a_call_that_deletes_comes_after_the_other_calls_on_what_it_deletes() -> None:
+    # The demo deleted the listing's first pet while uploading its photo, in one step.
+    listing = Tool("listPets", "petstore")
+    upload = Tool("uploadPhoto", "petstore")
+    delete = Tool("deletePet", "petstore")
+    other = Tool("getWeather", "weather")
+    feeds = {1: [(0, "[].id", "petId")], 2: [(0, "[].id", "petId")], 3: [(0, "[].name", "q")]}
+    tools = [listing, delete, upload, other]
+    assert levels(4, feeds, tools) == [[0], [2, 3], [1]]
+    assert levels(4, feeds) == [[0], [1, 2, 3]]  # without the tools, by the feeds alone
