@@ -122,6 +122,7 @@ _QUOTED = word_set("text content message body note comment description summary s
 _QUOTED |= word_set("caption subject prompt question expression reason instructions paragraph passage title")
 _SEARCHES = word_set("query keyword keywords search term phrase topic q")
 _LIMITS = word_set("limit max top size count n")
+_MASS = word_set("data media people children men women staff news info information series feedback")
 _BOUNDS = word_set("gte gt lte lt")
 _NAMING = word_set("id ids index number no code offset start page key position")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
@@ -510,8 +511,9 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     style = rng.randrange(4)  # the dates of one list are all written alike
     named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
-    noun = "items" if noun in ("list", "array", "collection") else noun  # not "2 list"
-    noun = noun if count > 1 else singular(noun)
+    if not noun.endswith("s") and noun not in _MASS:  # not "2 list" or "3 watchlist"
+        noun = "items" + ("" if noun in ("list", "array", "collection") else f" in the {noun}")
+    noun = noun if count > 1 else singular(noun).replace("items", "item", 1)
     more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
 

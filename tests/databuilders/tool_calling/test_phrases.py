@@ -296,3 +296,13 @@ def test_a_list_named_list_counts_items() -> None:
 def test_a_can_flag_reads_as_what_can_be_done() -> None:
     # BFCL's estimate_drive_feasibility_by_mileage: "the can drive is no".
     assert result_clause({"canDrive": False}, "results", random.Random(1)) == "it cannot drive"
+
+
+def test_a_list_named_in_the_singular_counts_its_items() -> None:
+    # BFCL's trading bot: "there are 3 watchlist: IBM, MSFT and JPM".
+    said = result_clause({"watchlist": ["IBM", "MSFT", "JPM"]}, "results", random.Random(1))
+    assert said == "there are 3 items in the watchlist: IBM, MSFT and JPM"
+    assert (
+        result_clause({"people": ["Ann", "Bo"]}, "results", random.Random(1))
+        == "there are 2 people: Ann and Bo"
+    )
