@@ -71,6 +71,7 @@ from fms_dgt.core.tools._fake_names import (
 )
 from fms_dgt.core.tools._fake_names import (
     REMEMBERED,
+    SORT_WORDS,
     Kind,
     remembers,
     tokens,
@@ -107,7 +108,7 @@ from fms_dgt.core.tools._fake_names import (
 )
 from fms_dgt.core.tools._fake_names import k as _k
 
-__all__ = ["REMEMBERED", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
+__all__ = ["REMEMBERED", "SORT_WORDS", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
 
 
 @functools.lru_cache(maxsize=16384)
@@ -169,7 +170,7 @@ _HINT_PATTERNS = tuple((re.compile(rf"\b{re.escape(hint)}"), kind) for hint, kin
 #: What a description says a name names ("The name of the scene").
 _NAMED_THING = re.compile(r"\bname of (?:the |a |an |this |that |your |its )?([a-z]+)")
 #: Names of the sort of a thing: their descriptions name the thing sorted, not what they are.
-_SORTS = frozenset({"type", "kind", "category", "mode", "format", "variant", "class"})
+_SORTS = SORT_WORDS | {"category", "class"}
 _SOUNDS = re.compile(r"audio|sound|recording|voicemail|announcement|podcast|ringtone", re.I)
 _WEATHER = re.compile(r"weather|forecast|climate|meteo", re.I)
 _WEATHER_WORDS = frozenset({"condition", "conditions", "weather", "sky", "outlook", "weathercondition"})

@@ -503,6 +503,8 @@ WORK_TITLES = frozenset(
 SOCIAL_USERS = frozenset(
     {"user", "follower", "following", "liker", "retweeter", "subscriber", "fan", "viewer", "mention"}
 )
+#: Last words of names that say the sort of a thing, not the thing (``accountType``, ``file_format``).
+SORT_WORDS = frozenset({"type", "kind", "mode", "variant", "format"})
 #: Heads that say a list picks things, not what they are (movie_recommendations: movies).
 PICKS = frozenset({"recommendation", "suggestion", "pick", "favorite", "favourite", "highlight"})
 

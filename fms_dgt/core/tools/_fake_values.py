@@ -400,6 +400,8 @@ def _date(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
     yield from _render_moment(moment, style, schema)
 
 
+#: How a date in each ``format`` is written (``datetime`` is Airflow's spelling of ``date-time``).
+_FORMAT_STYLES = {"date": "date", "date-time": "rfc-datetime", "datetime": "rfc-datetime", "time": "rfc-time"}
 #: A strftime pattern with a time of day (API-Bank's check-out "Format: %Y-%m-%d" has none).
 _CLOCK = re.compile(r"%[HIMSpT]")
 
@@ -407,11 +409,9 @@ _CLOCK = re.compile(r"%[HIMSpT]")
 def _date_style(schema: Mapping[str, Any], name: str) -> str:
     if schema.get("type") in ("integer", "number"):
         return "epoch"
-    fmt = schema.get("format")
-    if fmt in ("date", "date-time", "datetime", "time"):
-        return {"date": "date", "date-time": "rfc-datetime", "datetime": "rfc-datetime", "time": "rfc-time"}[
-            str(fmt)
-        ]
+    styled = _FORMAT_STYLES.get(str(schema.get("format")))
+    if styled is not None:
+        return styled
     description = str(schema.get("description") or "")
     if _STRFTIME.search(description) or _DATE_SHAPE.search(description):
         return "strftime"

@@ -44,6 +44,7 @@ __all__ = [
     "ToolNeighbors",
     "item_path",
     "join_path",
+    "leaf_name",
     "read_path",
     "row_index",
     "split_path",
@@ -146,6 +147,17 @@ def split_path(path: str) -> tuple[str | int, ...]:
     if name or pending:
         steps.append("".join(name))
     return tuple(steps)
+
+
+def leaf_name(path: str) -> str:
+    """The last property name on an output path, as written (``data[].attributes.name`` ->
+    ``name``, ``[].id`` -> ``id``, ``watchlist[]`` -> ``watchlist``, ``""`` -> ``""``); a
+    malformed path gives its text after the last dot."""
+    try:
+        steps = split_path(path)
+    except ValueError:
+        return path.rsplit(".", 1)[-1].replace(ITEM, "")
+    return next((step for step in reversed(steps) if isinstance(step, str)), "")
 
 
 def _position(path: str, start: int, steps: list[str | int]) -> int:

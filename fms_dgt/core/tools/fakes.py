@@ -41,6 +41,7 @@ from typing import Any
 from fms_dgt.core.tools._fake_data import private_faker
 from fms_dgt.core.tools._fake_kinds import (
     REMEMBERED,
+    SORT_WORDS,
     Kind,
     canonical,
     classify,
@@ -54,6 +55,7 @@ from fms_dgt.core.tools.synth import MISSING, Path, SynthesisError, SynthHooks, 
 __all__ = [
     "MISSING",
     "REMEMBERED",
+    "SORT_WORDS",
     "FakeHooks",
     "Kind",
     "Scope",

@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from fms_dgt.core.tools.artifacts import MISSING, read_path
+from fms_dgt.core.tools.artifacts import MISSING, leaf_name, read_path
 from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.core.tools.schema import get_validator
@@ -30,7 +30,7 @@ from fms_dgt.core.tools.schema.choices import described_choices
 from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree, same_weather
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
-from fms_dgt.databuilders.tool_calling.wording import humanize, singular
+from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name, singular
 from fms_dgt.errors import DGTError, RejectedRecord
 
 if TYPE_CHECKING:
@@ -292,7 +292,7 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return ""
     source = [c for c in made if c.call.call_id == result.call_id]
-    leaf = _plain(output.rsplit(".", 1)[-1])
+    leaf = plain_name(leaf_name(output))
     telling = len(value) >= 2 if isinstance(value, str) else isinstance(value, float) or abs(value) > 100
     for call in [*source, *(c for c in reversed(made) if c.call.call_id != result.call_id)]:
         for name, given in call.call.arguments.items():
@@ -300,7 +300,7 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
                 given = given[0]
             if isinstance(given, bool) or given != value or type(given) is not type(value):
                 continue
-            if telling or _plain(name) == leaf:
+            if telling or plain_name(name) == leaf:
                 return name
     return ""
 
@@ -311,7 +311,7 @@ _FLAG_PREFIX = ("is", "has", "include", "includes", "with", "enable", "enabled",
 def _flag(name: str) -> str:
     """What a yes-or-no output or argument says, without its leading verb: ``is_paused`` and
     ``paused`` say the same, ``include_special_characters`` and ``restaurantSpecialOffer`` not."""
-    plain = _plain(name.rsplit(".", 1)[-1].replace("[]", ""))
+    plain = plain_name(leaf_name(name))
     for prefix in _FLAG_PREFIX:
         if plain.startswith(prefix) and len(plain) > len(prefix) + 2:
             return plain[len(prefix) :]
@@ -321,12 +321,8 @@ def _flag(name: str) -> str:
 def _head(name: str) -> str:
     """The last word of an output's or argument's name, as of one thing (``videoPlaylistElement``
     -> "element", ``data[]`` -> "data")."""
-    words = humanize(name.rsplit(".", 1)[-1].replace("[]", "")).lower().split()
+    words = humanize(leaf_name(name)).lower().split()
     return singular(words[-1]) if words else ""
-
-
-def _plain(name: str) -> str:
-    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 #: Words that make two arguments of one kind opposite ends of something (origin and destination).

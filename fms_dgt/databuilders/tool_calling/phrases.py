@@ -218,12 +218,10 @@ _COUNT_OF = re.compile(r"^(?:number of|num|count of) ")
 
 
 def _flag(words: str, value: bool) -> str:
-    if words in ("on", "power", "enabled", "enable", "active"):  # a switch: not "without on"
-        return (
-            ("switched on" if value else "switched off")
-            if words in ("on", "power")
-            else ("enabled" if value else "disabled")
-        )
+    if words in ("on", "power"):  # a switch: not "without on"
+        return "switched on" if value else "switched off"
+    if words in ("enabled", "enable", "active"):
+        return "enabled" if value else "disabled"
     words = _FLAG_VERB.sub("", words)
     return f"{'with' if value else 'without'} {words}"
 
@@ -512,8 +510,10 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
     if not noun.endswith("s") and noun not in _MASS:  # not "2 list" or "3 watchlist"
-        noun = "items" + ("" if noun in ("list", "array", "collection") else f" in the {noun}")
-    noun = noun if count > 1 else singular(noun).replace("items", "item", 1)
+        things = "items" if count > 1 else "item"
+        noun = things if noun in ("list", "array", "collection") else f"{things} in the {noun}"
+    elif count == 1:
+        noun = singular(noun)
     more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
 

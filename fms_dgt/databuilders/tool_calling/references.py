@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import re
 
+from fms_dgt.core.tools.artifacts import leaf_name
 from fms_dgt.databuilders.tool_calling import templates
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.wording import humanize, join_words, label, purpose_of
@@ -44,7 +45,7 @@ def reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Rando
     longitude", "the ID from that", "the first of the IDs")."""
     wires = fresh(call)
     sources = {wire.source for wire in wires.values()}
-    outputs = [humanize(wire.output.rsplit(".", 1)[-1].replace("[]", "")) for wire in wires.values()]
+    outputs = [humanize(leaf_name(wire.output)) for wire in wires.values()]
     outputs = [o for o in outputs if o and o != "(result)" and "result" not in o]
     previous = {c.tool.qualified_name for c in plan.steps[index - 1]}
     if not outputs:

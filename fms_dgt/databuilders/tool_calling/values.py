@@ -26,13 +26,23 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from fms_dgt.core.tools.artifacts import leaf_name
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines.mock import call_seed
-from fms_dgt.core.tools.fakes import FakeHooks, Kind, Scope, canonical, classify, place_named, remembers
+from fms_dgt.core.tools.fakes import (
+    SORT_WORDS,
+    FakeHooks,
+    Kind,
+    Scope,
+    canonical,
+    classify,
+    place_named,
+    remembers,
+)
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall
-from fms_dgt.databuilders.tool_calling.wording import humanize
+from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
 __all__ = ["OPTIONAL_BUDGET", "EntityContext", "arguments"]
 
@@ -67,7 +77,7 @@ class EntityContext:
         """Whether output ``output`` (a path) of ``source`` stands for another kind of thing than
         argument ``name`` of ``target`` (an appointment id for a doctor, a date for an amount):
         such a value is never wired, whatever the dataflow graph scored."""
-        leaf = output.rsplit(".", 1)[-1].replace("[]", "")
+        leaf = leaf_name(output)
         made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
         wanted = self.kind(target, name)
         if _sort_of(output) != _sort_of(name):
@@ -75,7 +85,7 @@ class EntityContext:
         if made is not None and made.field == "status" and (wanted is None or wanted.field != "status"):
             # How a call went is no name of anything (a funded account's 'cancelled' as a museum)
             return not {"status", "state"} & set(humanize(name).lower().split())
-        if wanted is not None and _plain(leaf) in _UNNAMED:
+        if wanted is not None and plain_name(leaf) in _UNNAMED:
             return not self._says(source, wanted, name)
         if made is None or wanted is None:
             return False
@@ -390,17 +400,10 @@ _UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out
 _WORD = re.compile(r"[a-z]{3,}")
 
 
-def _plain(name: str) -> str:
-    return "".join(ch for ch in name.lower() if ch.isalnum())
-
-
-_SORT_WORDS = frozenset({"type", "kind", "mode", "variant", "format"})
-
-
 def _sort_of(name: str) -> bool:
     """Whether a name says the sort of a thing (``accountType``, ``file_format``)."""
-    words = humanize(name.rsplit(".", 1)[-1].replace("[]", "")).lower().split()
-    return bool(words) and words[-1] in _SORT_WORDS
+    words = humanize(leaf_name(name)).lower().split()
+    return bool(words) and words[-1] in SORT_WORDS
 
 
 #: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).

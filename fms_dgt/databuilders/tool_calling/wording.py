@@ -28,6 +28,7 @@ __all__ = [
     "join_words",
     "label",
     "past",
+    "plain_name",
     "plural",
     "purpose_of",
     "singular",
@@ -556,6 +557,11 @@ def join_words(items: list[str], conjunction: str = "and") -> str:
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def plain_name(name: str) -> str:
+    """A name without case or separators: ``pet_id``, ``petId`` and ``Pet-ID`` are ``petid``."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def plural(noun: str) -> str:

@@ -173,3 +173,12 @@ def test_paths_split_and_join() -> None:
     assert split_path(join_path("x", "weird.name[0]\\")) == ("x", "weird.name[0]\\")
     with pytest.raises(ValueError, match="not closed"):
         split_path("a[")
+
+
+def test_the_leaf_of_an_output_path_is_its_last_property_name() -> None:
+    from fms_dgt.core.tools.artifacts import leaf_name
+
+    assert leaf_name("data[].attributes.name") == "name"
+    assert leaf_name("[].id") == "id" and leaf_name("watchlist[]") == "watchlist" and leaf_name("") == ""
+    assert leaf_name("meta.rate\\.limit") == "rate.limit"  # an escaped dot is part of the name
+    assert leaf_name("broken[x.id") == "id"  # malformed: its text after the last dot

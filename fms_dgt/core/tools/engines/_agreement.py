@@ -49,8 +49,7 @@ def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None
     held = len(lists[0])
     props = schema.get("properties")
     for key, count in value.items():
-        plain = re.sub(r"[\W_]", "", key.lower())
-        if plain not in _TOTALS or type(count) is not int or count >= held:
+        if _plain(key) not in _TOTALS or type(count) is not int or count >= held:
             continue
         own = props.get(key) if isinstance(props, Mapping) else None
         ceiling = own.get("maximum") if isinstance(own, Mapping) else None
