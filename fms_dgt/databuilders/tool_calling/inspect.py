@@ -55,6 +55,13 @@ def report_lines(summary: Mapping[str, Any]) -> list[str]:
     cov = q["coverage"]
     no_call = q["no_call"]
     kinds = ", ".join(f"{k} {v:.1%}" for k, v in no_call.items() if k != "share") or "none"
+    # A summary written before fresh_wired_share existed says nothing of it: no figure is made up.
+    fresh = q.get("fresh_wired_share")
+    fresh_said = (
+        f" ({fresh:.1%} from a result only, the others repeat a value an earlier call was given)"
+        if fresh is not None
+        else ""
+    )
     lines = [
         f"records            {summary['written']} written, {summary['rejected']} rejected",
         f"error results      {q['error_result_rate']:.2%} of tool results "
@@ -62,9 +69,8 @@ def report_lines(summary: Mapping[str, Any]) -> list[str]:
         f"distractors        {q['distractor_ratio']:.1%} of records offer a tool they do not call "
         f"({q['mean_offered']} tools offered on average)",
         f"no-call records    {no_call['share']:.1%} ({kinds})",
-        f"wired arguments    {q['wired_argument_share']:.1%} of arguments come from an earlier result "
-        f"({q.get('fresh_wired_share', q['wired_argument_share']):.1%} from a result only, the others "
-        "repeat a value an earlier call was given)",
+        f"wired arguments    {q['wired_argument_share']:.1%} of arguments come from an earlier result"
+        f"{fresh_said}",
         f"tool sets          {q['distinct_tool_sets']} distinct offered, "
         f"{q['distinct_called_sets']} distinct called",
         f"user turns         {q['distinct_user_turns']:.1%} distinct, distinct-2 {q['distinct_2']:.3f}",

@@ -209,3 +209,15 @@ def test_chat_records_give_the_facts_their_reader_gives(tmp_path: Path, fmt: str
             errors += facts is not None and facts.error_results > 0
     assert 200 < read < len(records) * 60 - 200, "mutants both read and left to the reader"
     assert errors > 10, "results read as failed calls"
+
+
+def test_inspect_makes_up_no_share_an_older_summary_lacks() -> None:
+    from fms_dgt.databuilders.tool_calling.inspect import report_lines
+
+    report = QualityReport(pool=2)
+    figures = report.to_dict()
+    summary = {"written": 0, "rejected": 0, "quality": figures}
+    assert any("from a result only" in line for line in report_lines(summary))
+    older = {**summary, "quality": {k: v for k, v in figures.items() if k != "fresh_wired_share"}}
+    wired = next(line for line in report_lines(older) if line.startswith("wired arguments"))
+    assert "from a result only" not in wired, wired
