@@ -14,6 +14,7 @@ coordinate an earlier result gave the weather of takes that temperature (on its 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -195,7 +196,14 @@ def _is_heat(value: Mapping[str, Any], key: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite number a float holds: a real server's reading may be 10**400 or Infinity, which
+    would stop the record (OverflowError) or land in its answer."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past a float's range
+        return False
 
 
 def _places(value: Any) -> set[Any]:

@@ -138,3 +138,15 @@ def test_the_demo_run_says_one_weather_per_city(tmp_path: Path) -> None:
                     expected = round(expected * 9 / 5 + 32, 1)
                 assert result["temperature"] == expected, line
     assert checked >= 5, checked
+
+
+def test_a_real_servers_huge_or_infinite_reading_is_left_alone() -> None:
+    # A hostile MCP server's forecast: 10**400 degrees or Infinity, and a latitude past a float.
+    reading = {"temperature": 3.0, "condition": "fog"}
+    huge = json.loads('{"city": "Oslo", "temperature": ' + "9" * 400 + "}")
+    endless = json.loads('{"city": "Oslo", "temperature": Infinity}')
+    far = json.loads('{"latitude": ' + "9" * 400 + ', "longitude": 1, "temperature": 5}')
+    for theirs in (huge, endless):
+        assert same_weather(reading, [({"city": "Oslo"}, theirs)], {"city": "Oslo"}, {}) == (reading, [])
+    at = {"latitude": 1.0, "longitude": 1.0}
+    assert same_weather(reading, [({}, far)], at, {}) == (reading, [])
