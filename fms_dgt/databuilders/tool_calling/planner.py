@@ -290,9 +290,8 @@ def levels(count: int, feeds: Mapping[int, Sequence[Feed]], tools: Sequence[Tool
     after = [set(found) for found in sources]
     ends = [len(tools) == count and _ends(tools[p]) for p in range(count)]
     for p in (p for p in range(count) if ends[p]):
-        after[p] |= {
-            q for q in range(count) if not ends[q] and sources[p] & sources[q] and p not in sources[q]
-        }
+        later = _fed_by(p, sources)  # what takes the ending call's output cannot come before it
+        after[p] |= {q for q in range(count) if not ends[q] and sources[p] & sources[q] and q not in later}
     level = [0] * count
     for _ in range(count):  # the added order may point forward: settle in a few passes
         settled = True
@@ -305,6 +304,16 @@ def levels(count: int, feeds: Mapping[int, Sequence[Feed]], tools: Sequence[Tool
     for position in range(count):
         groups.setdefault(level[position], []).append(position)
     return [groups[k] for k in sorted(groups)]
+
+
+def _fed_by(position: int, sources: Sequence[set[int]]) -> set[int]:
+    """The positions fed, directly or through others, by ``position``."""
+    found: set[int] = set()
+    frontier = {position}
+    while frontier:
+        frontier = {q for q, fed in enumerate(sources) if fed & frontier and q not in found}
+        found |= frontier
+    return found
 
 
 #: First words of tools that end the thing they act on.

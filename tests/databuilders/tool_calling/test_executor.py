@@ -274,3 +274,18 @@ def test_a_call_that_deletes_comes_after_the_other_calls_on_what_it_deletes() ->
     tools = [listing, delete, upload, other]
     assert levels(4, feeds, tools) == [[0], [2, 3], [1]]
     assert levels(4, feeds) == [[0], [1, 2, 3]]  # without the tools, by the feeds alone
+
+
+def test_a_deleting_call_does_not_wait_for_what_its_own_result_feeds() -> None:
+    # The delete's answer feeds a log call, whose result feeds an upload that also takes the
+    # listing's id: waiting for that upload would put the delete after its own consequences
+    # (the upload came before the log it reads).
+    listing, upload, log, delete = (
+        Tool(n, "t") for n in ("listPets", "uploadPhoto", "logEvent", "deletePet")
+    )
+    feeds = {
+        3: [(0, "[].id", "petId")],
+        2: [(3, "status", "message")],
+        1: [(0, "[].id", "petId"), (2, "ref", "note")],
+    }
+    assert levels(4, feeds, [listing, upload, log, delete]) == [[0], [3], [2], [1]]
