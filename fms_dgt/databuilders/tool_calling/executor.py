@@ -176,8 +176,11 @@ class RecordExecutor:
                 continue
             if context.apart(planned.sample.tools[source], output, tool, target):
                 continue
-            if isinstance(value, bool) and _flag(output) != _flag(target):
-                continue  # a flag says one thing: a restaurant's special offer is no password's symbols
+            if isinstance(value, bool):
+                # A yes or no in a result is a fact to read, not a value to hand on: "once you
+                # have the live and local of the first one, show videos" is no request a person
+                # makes, and a restaurant's special offer is no password's special characters.
+                continue
             if isinstance(value, Mapping) and _head(output) != _head(target):
                 continue  # an object is one thing: a playlist element is no video
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
@@ -303,19 +306,6 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
             if telling or plain_name(name) == leaf:
                 return name
     return ""
-
-
-_FLAG_PREFIX = ("is", "has", "include", "includes", "with", "enable", "enabled", "allow", "show", "use")
-
-
-def _flag(name: str) -> str:
-    """What a yes-or-no output or argument says, without its leading verb: ``is_paused`` and
-    ``paused`` say the same, ``include_special_characters`` and ``restaurantSpecialOffer`` not."""
-    plain = plain_name(leaf_name(name))
-    for prefix in _FLAG_PREFIX:
-        if plain.startswith(prefix) and len(plain) > len(prefix) + 2:
-            return plain[len(prefix) :]
-    return plain
 
 
 def _head(name: str) -> str:

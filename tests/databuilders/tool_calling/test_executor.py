@@ -233,26 +233,32 @@ def test_a_wired_resource_of_another_type_than_the_body_lists_is_not_wired() -> 
     assert _listed({"type": "object", "properties": {"data": body}}, {"data": []})
 
 
-def test_a_flag_is_wired_only_into_a_flag_that_says_the_same() -> None:
+def test_a_flag_from_a_result_is_never_wired() -> None:
     # NESTFUL's restaurant search answered restaurantSpecialOffer: true, and the graph wired it
-    # into a password generator's include_special_characters.
+    # into a password generator's include_special_characters; PeerTube's video listing fed its
+    # first video's isLive and isLocal into the next search ("once you have the live and local
+    # of the first one"). A yes or no is read, not handed on, even where the names agree.
     found = Tool(
         "search_restaurants",
         "eat",
-        output_parameters=schema(restaurantSpecialOffer="boolean", is_open="boolean"),
+        output_parameters=schema(restaurantSpecialOffer="boolean", is_open="boolean", name="string"),
     )
-    password = Tool(
-        "generate_password", "pw", parameters=schema(include_special_characters="boolean", open="boolean")
+    again = Tool(
+        "search_more",
+        "eat",
+        parameters=schema(
+            include_special_characters="boolean", open="boolean", is_open="boolean", name="string"
+        ),
     )
     edges = [
-        Edge(found, "restaurantSpecialOffer", password, "include_special_characters", 0.9),
-        Edge(found, "is_open", password, "open", 0.9),
+        Edge(found, "restaurantSpecialOffer", again, "include_special_characters", 0.9),
+        Edge(found, "is_open", again, "open", 0.9),
+        Edge(found, "is_open", again, "is_open", 1.0),
+        Edge(found, "name", again, "name", 1.0),
     ]
-    answers = {"restaurantSpecialOffer": True, "is_open": True}
-    planned = _run(
-        [found, password], edges, {"eat::search_restaurants": answers, "pw::generate_password": {}}
-    )
-    assert list(planned.plan.calls[1].wired) == ["open"]  # is_open says what open says
+    answers = {"restaurantSpecialOffer": True, "is_open": True, "name": "Chez Anna"}
+    planned = _run([found, again], edges, {"eat::search_restaurants": answers, "eat::search_more": {}})
+    assert list(planned.plan.calls[1].wired) == ["name"]
 
 
 def test_an_object_is_wired_only_into_an_object_of_its_kind() -> None:
