@@ -44,7 +44,7 @@ from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
-__all__ = ["OPTIONAL_BUDGET", "EntityContext", "arguments"]
+__all__ = ["OPTIONAL_BUDGET", "EntityContext", "arguments", "same_api"]
 
 #: Attempts at repairing an argument the schema refuses before plain synthesis takes over.
 _REPAIRS = 8
@@ -87,6 +87,11 @@ class EntityContext:
             return not {"status", "state"} & set(humanize(name).lower().split())
         if wanted is not None and plain_name(leaf) in _UNNAMED:
             return not self._says(source, wanted, name)
+        if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
+            # Another API's value means the same here only when it is a portable thing (a city, a
+            # date, a person, a stock symbol...): a car's door status is no video's upload, nor
+            # a bank account's type a trade's order type.
+            return not _travels(made, wanted, leaf)
         if made is None or wanted is None:
             return False
         if made.family == wanted.family:
@@ -398,6 +403,89 @@ _HANDLES = frozenset({"email", "username"})
 #: Output names that say only that they are a result (the whole result is ``""``).
 _UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out", "res", "ret", "response"})
 _WORD = re.compile(r"[a-z]{3,}")
+
+
+def same_api(one: Tool, other: Tool) -> bool:
+    """Whether two tools belong to one API: one namespace, and, in a catalogue whose tools are
+    named ``<API>_<operation>`` (NESTFUL's ``Tripadvisor_Search_Hotels``, ``SEC_Filings``), one
+    such API name. Tools named for their operation alone (``lockDoors``, ``get_weather``) are of
+    their namespace's API."""
+    if one.namespace != other.namespace:
+        return False
+    first, second = _api_name(one.name), _api_name(other.name)
+    return not (first and second) or first == second
+
+
+def _api_name(name: str) -> str:
+    """The API a tool's name starts with when it is written ``<API>_<operation>`` or
+    ``<Api><Verb>...`` with a capital first letter (``Spotify_Scraper_Get_Artist``,
+    ``TripadvisorSearchHotels``), else ``""`` (``get_weather``, ``lockDoors``, ``GetCharges``,
+    API-Bank's ``AppointmentRegistration``)."""
+    if not name[:1].isupper():
+        return ""
+    head = _SEPARATOR.split(name, maxsplit=1)[0]
+    words = humanize(head).lower().split()
+    if not words or words[0] in _OPERATION_WORDS:
+        return ""
+    if head != name:
+        return head.lower()
+    return words[0] if len(words) > 1 and words[1] in _OPERATION_WORDS else ""
+
+
+_SEPARATOR = re.compile(r"[_.]")
+
+
+#: First words of a tool's name that start an operation, not an API's name.
+_OPERATION_WORDS = frozenset(
+    {
+        "get", "list", "search", "find", "fetch", "create", "add", "update", "delete", "remove",
+        "set", "post", "put", "patch", "query", "check", "send", "book", "cancel", "calculate",
+        "convert", "generate", "make", "play", "open", "close", "start", "stop", "show", "display",
+    }
+)  # fmt: skip
+#: Sundries that are one API's own business: its statuses, tokens, codes, sorts and units.
+_OWN = frozenset(
+    {
+        "status", "token", "password", "sort", "version", "order_type", "flag", "code", "word",
+        "direction", "unit", "badge", "social", "web", "scene", "cik",
+    }
+)  # fmt: skip
+#: Per family of another API's value, the fields it may carry into this one, or ``None`` for
+#: any field of the family: where something is, who, links, stock symbols, products and
+#: currencies mean one thing everywhere; an API's ids, prices, counts and statuses are its own.
+_TRAVELLING: dict[str, frozenset[str] | None] = {
+    "place": None,
+    "web": None,
+    "person": None,
+    "item": frozenset({"ticker", "product"}),
+    "money": frozenset({"currency"}),
+    "text": frozenset({"title", "message"}),
+    "company": frozenset({"name"}),
+}
+
+
+def _travels(made: Kind | None, wanted: Kind | None, leaf: str) -> bool:
+    """Whether a value of kind ``made`` (output ``leaf``) from one API may be argument of kind
+    ``wanted`` of another: both known and the same thing (a city as a city or location, a
+    ticker as a ticker, a title searched for), never an API's own ids, prices, counts or
+    sundries (a door's status, a continuation token), a moment past as one to schedule, nor a
+    bare ``name`` as a person (an Airflow link's name is no bank customer)."""
+    if made is None or wanted is None:
+        return False
+    if made.family == "text" and wanted.family == "text" and wanted.field == "query":
+        return made.field == "title"  # a title searched for, not a message
+    if made.family != wanted.family:
+        return False
+    if made.family == "date":
+        return not (made.field == "past" and wanted.field in ("start", "end"))
+    if made.family == "misc":
+        return made.field == wanted.field and made.field not in _OWN
+    if made.family == "person" and plain_name(leaf) == "name":
+        return False
+    if made.family not in _TRAVELLING:
+        return False
+    fields = _TRAVELLING[made.family]
+    return fields is None or (made.field == wanted.field and made.field in fields)
 
 
 def _sort_of(name: str) -> bool:

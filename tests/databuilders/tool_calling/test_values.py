@@ -18,7 +18,7 @@ from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import SynthesisError
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, Wire
-from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
+from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments, same_api
 
 REPO = Path(__file__).resolve().parents[3]
 STRING = {"type": "string"}
@@ -320,7 +320,42 @@ def test_how_a_call_went_is_no_name_of_anything() -> None:
     funded = _io("fund_account", "bank", outputs="status")
     context = EntityContext(random.Random(1))
     assert context.apart(funded, "status", _io("museum_hours", inputs="museum"), "museum")
-    assert not context.apart(funded, "status", _io("list_orders", inputs="order_status"), "order_status")
+    listing = _io("list_orders", "bank", inputs="order_status")
+    assert not context.apart(funded, "status", listing, "order_status")
+
+
+def test_another_apis_value_is_wired_only_when_it_means_the_same_everywhere() -> None:
+    # A car's door status went into a video upload's body, a bank account's type into a trade's
+    # order type, an Instagram user id into a tweet tool's user id; a customer's city into a
+    # distance estimate and an arithmetic answer into another calculator are what people do.
+    context = EntityContext(random.Random(1))
+    car = _io("displayCarStatus", "vehicle", outputs="lockStatus")
+    tickets = _io("get_user_tickets", "ticket", inputs="status")
+    assert context.apart(car, "lockStatus", tickets, "status")
+    assert not context.apart(car, "lockStatus", _io("list", "vehicle", inputs="status"), "status")
+    customer = _io("getCustomer", "voip", outputs="city")
+    assert not context.apart(customer, "city", _io("estimate_distance", "car", inputs="cityA"), "cityA")
+    user = _io("Instagram_Search_User", "nestful", outputs="user_id")
+    assert context.apart(user, "user_id", _io("user_likes", "w2c", inputs="user_id"), "user_id")
+    added = _io("add", "w2c", outputs="result", result={"type": "number"})
+    root = _io("square_root", "glaive", inputs="number", number={"type": "number"})
+    assert not context.apart(added, "result", root, "number")
+    link = _io("get_extra_links", "airflow", outputs="name")
+    assert context.apart(link, "name", _io("OpenBankAccount", "bank", inputs="name"), "name")
+    count = _io("company", "sec", outputs="count", count={"type": "integer"})
+    tweets = _io("get_user_tweets", "x", inputs="count", count={"type": "integer"})
+    assert context.apart(count, "count", tweets, "count")
+
+
+def test_apis_of_a_catalogue_are_told_apart_by_the_names_of_their_tools() -> None:
+    # NESTFUL holds many APIs in one namespace and names each tool <API>_<operation>.
+    hotels, artist = _io("Tripadvisor_Search_Hotels", "n"), _io("Spotify_Scraper_Get_Artist", "n")
+    assert not same_api(hotels, artist)
+    assert same_api(hotels, _io("TripadvisorSearchRestaurants", "n"))
+    assert same_api(_io("lockDoors", "v"), _io("displayCarStatus", "v"))
+    assert same_api(_io("AppointmentRegistration", "b"), _io("ModifyMeeting", "b"))
+    assert same_api(_io("GetCharges", "s"), _io("Get_Country_Details", "s"))
+    assert not same_api(_io("get", "one"), _io("get", "two"))
 
 
 def test_a_moment_or_a_cards_detail_takes_no_other_kind() -> None:
