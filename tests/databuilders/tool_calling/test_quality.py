@@ -118,6 +118,14 @@ def test_wired_arguments_are_not_conflicts() -> None:
     assert entity_conflicts([("a", {"id": 1}), ("b", {"id": 2})], []) == [], "a bare id is not one entity"
 
 
+def test_one_id_in_two_schemas_dresses_is_no_conflict() -> None:
+    # One order cancelled by a tool taking a number and returned by one whose pattern is
+    # '#W' and seven digits (ToolMind's APIGen): the same order, not two.
+    calls = [("cancel", {"order_id": 82642}), ("return", {"order_id": "#W0082642"})]
+    assert entity_conflicts(calls, []) == []
+    assert entity_conflicts([*calls, ("get", {"order_id": "#W0082643"})], []) == ["order_id"]
+
+
 @pytest.mark.parametrize(
     ("counts", "pool", "expected"),
     [([5, 5, 5, 5], 0, 0.0), ([0, 0, 0, 10], 0, 0.75), ([10], 4, 0.75), ([], 3, 0.0), ([1, 3], 0, 0.25)],
