@@ -97,3 +97,19 @@ def test_demo_config_mixes_file_rest_and_mcp_tools(tmp_path: Path) -> None:
     engines = {e for r in records for e in r["metadata"]["engines"]}
     assert {"mock", "sim", "mcp"} <= engines
     assert any(any(w for w in r["metadata"]["wired"]) for r in records)
+
+
+@pytest.mark.parametrize("name", ["banking_ops", "services", "catalogues"])
+def test_corpus_configs_run_offline_on_real_specs(name: str, corpus: Path, tmp_path: Path) -> None:
+    # The configs of configs/corpus read the shared corpus in place and simulate every call.
+    with GenerationJob(REPO / "configs" / "corpus" / f"{name}.yaml", count=24, out=tmp_path) as job:
+        summary = job.run()
+    assert summary.written == 24 and summary.rejected == 0
+    records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
+    assert any(m.get("tool_calls") for r in records for m in r["messages"])
+    for record in records:
+        called = record["metadata"]["called"]
+        for position, wires in enumerate(record["metadata"]["wired"]):
+            for wire in wires.values():
+                # a wire names a call of this record made before the one it feeds
+                assert wire["source"] in called[:position], (name, wire, called)
