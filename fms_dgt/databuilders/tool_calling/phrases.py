@@ -29,12 +29,10 @@ from fms_dgt.errors import DGTError
 
 __all__ = [
     "VALUE_LIMIT",
-    "byte_words",
     "date_words",
     "error_words",
     "intended_values",
     "plain",
-    "result_clause",
     "scalar_words",
     "value_phrases",
 ]
@@ -122,13 +120,11 @@ _QUOTED = word_set("text content message body note comment description summary s
 _QUOTED |= word_set("caption subject prompt question expression reason instructions paragraph passage title")
 _SEARCHES = word_set("query keyword keywords search term phrase topic q")
 _LIMITS = word_set("limit max top size count n")
-_MASS = word_set("data media people children men women staff news info information series feedback")
 _BOUNDS = word_set("gte gt lte lt")
 _NAMING = word_set("id ids index number no code offset start page key position")
 _COUNTED = word_set("days hours minutes seconds weeks months years nights adults children guests people")
 _COUNTED |= word_set("persons passengers tickets rooms items results pages words servings players seats kids")
 _PLAIN_LISTS = word_set("numbers values elements data items list")
-_IDENTIFIER_WORDS = word_set("id ids number code pin zip")
 _RESULT_WORDS = word_set("results result items count n k hits records entries rows number matches")
 _LIMIT_PHRASES = ("limited to {number} results", "with {words} of {number}", "(at most {number})")
 #: Words before a limit's last word that keep it a limit ("page size", "result count").
@@ -336,221 +332,6 @@ def _pairs(record: Mapping[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------------------------- results
-
-_NAME_KEYS = ("name", "title", "label", "city", "display_name", "full_name", "username", "id")
-_MAX_FIELDS = 4
-_MAX_ITEMS = 3
-
-
-def result_clause(value: Any, noun: str, rng: random.Random, *, heat: str = "") -> str:
-    """A result as a clause without JSON: a record's fields as "the x is 1 and the y is 2", a list as
-    its count and a few items, long text shortened.
-
-    Args:
-        value: the decoded result.
-        noun: what the items of a list result are called ("events").
-        rng: picks among phrasings.
-        heat: the unit of the call's temperatures (" °C", " °F"), said after each one; empty when
-            the call does not say (a thermostat's setting).
-    """
-    if isinstance(value, dict):
-        return _fields(value, rng, heat)
-    if isinstance(value, list):
-        return _items(value, noun, rng, heat)
-    if value is None or value == "":
-        return ""
-    return scalar_words(value, rng.randrange(4))
-
-
-def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> str:
-    keys = [k for k, v in record.items() if v is not None and v != {} and v != []]
-    keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
-    compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
-    measured = _measured(record, keys)
-    if measured is not None:  # "it's 14.34 °C", not "the value is 14.34 and the unit is celsius"
-        number, unit, said = measured
-        keys = [k for k in keys if k != unit]
-    parts = [
-        said if measured is not None and k == number else _field(str(k), record[k], rng, compact, heat)
-        for k in keys[:_MAX_FIELDS]
-    ]
-    rest = len(keys) - _MAX_FIELDS
-    if rest > 0:
-        parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
-    return join_words([p for p in parts if p])
-
-
-def _field(name: str, value: Any, rng: random.Random, compact: bool = False, heat: str = "") -> str:
-    words = humanize(name) or "value"
-    if isinstance(value, list):
-        return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng, heat)}"
-    if isinstance(value, dict):
-        inner = [
-            f"{humanize(str(k))} {_short(v, rng, name=str(k))}"
-            for k, v in list(value.items())[:3]
-            if _simple(v)
-        ]
-        return (
-            f"the {words} {_be(words)} {join_words(inner)}"
-            if inner
-            else f"the {words} has {len(value)} details"
-        )
-    if isinstance(value, bool) and words.startswith("can "):  # BFCL's canDrive: not "the can drive is no"
-        return f"it {'can' if value else 'cannot'} {words[4:]}"
-    if words in _BYTES and type(value) is int and value >= 1000:
-        return f"{'' if compact else 'the '}{words} {'' if compact else _be(words) + ' '}{byte_words(value)}"
-    head, _, tail = words.rpartition(" ")
-    if tail in ("at", "on") and head.endswith("ed") and isinstance(value, str) and date_words(value):
-        return f"{head} on {_short(value, rng)}"  # "created on 20 March 2026", not "the created at is"
-    unit = _UNITS.get(words.split(" ")[-1], "")
-    if unit and " " not in words:
-        return f"it's {_short(value, rng, name=name)}{unit}"
-    words = words.rsplit(" ", 1)[0] if unit else words
-    unit = unit or _heat_unit(words, value, heat) or _wind_unit(words, value, heat)
-    if compact:
-        return f"{words} {_short(value, rng, name=name)}{unit}"
-    return f"the {words} {_be(words)} {_short(value, rng, name=name)}{unit}"
-
-
-#: Names of a result's field that says the unit of its one number; and unit systems, which are not.
-_UNIT_KEYS = frozenset({"unit", "units", "uom"})
-_SYSTEMS = frozenset({"metric", "imperial", "standard", "si"})
-#: Names of the number a unit goes with that need no name of their own ("it's 14.34 °C").
-_PLAIN_NUMBERS = frozenset({"value", "result", "output", "converted value", "converted", "answer"})
-
-
-def _measured(record: Mapping[str, Any], keys: list[Any]) -> tuple[Any, Any, str] | None:
-    """A record holding one number and the unit it is in (a converter's ``{"value": 14.34,
-    "unit": "celsius"}``): the number's key, the unit's key, and the number said with its unit."""
-    units = [k for k in keys if str(k).lower() in _UNIT_KEYS and isinstance(record[k], str)]
-    numbers = [k for k in keys if isinstance(record[k], int | float) and not isinstance(record[k], bool)]
-    if len(units) != 1 or len(numbers) != 1:
-        return None
-    unit = record[units[0]].strip()
-    if not unit or len(unit) > 24 or unit.lower() in _SYSTEMS:
-        return None
-    suffix = _UNITS.get(unit.lower(), f" {plain(unit, 24)}")
-    amount = scalar_words(record[numbers[0]], 0) + suffix
-    words = humanize(str(numbers[0])) or "value"
-    said = f"it's {amount}" if words in _PLAIN_NUMBERS else f"the {words} {_be(words)} {amount}"
-    return numbers[0], units[0], said
-
-
-#: Field names (humanized) that hold a temperature in a weather result.
-_HEAT_WORDS = frozenset({"temperature", "temp", "high", "low", "feels like", "min", "max", "dew point"})
-
-
-def _heat_unit(words: str, value: Any, heat: str) -> str:
-    """The unit said after a temperature: ``heat`` for a number whose field names one."""
-    if not heat or not isinstance(value, int | float) or isinstance(value, bool):
-        return ""
-    last = words.split(" ")[-1]
-    return heat if words in _HEAT_WORDS or last in ("temperature", "temp", "celsius") else ""
-
-
-def _wind_unit(words: str, value: Any, heat: str) -> str:
-    """A weather result's wind speed in the units the call asked for: mph with Fahrenheit, km/h
-    with Celsius (none when the call does not say, as for Kelvin)."""
-    if words not in ("wind speed", "wind", "windspeed") or not isinstance(value, int | float):
-        return ""
-    return {" °F": " mph", " °C": " km/h"}.get(heat, "")
-
-
-def _be(noun: str) -> str:
-    last = noun.split(" ")[-1]
-    plural = last.endswith("s") and not last.endswith(("ss", "us", "is")) and last not in ("news", "series")
-    return "are" if plural else "is"
-
-
-#: Fields whose whole number is a count of bytes (a file's size), said as kB, MB or GB.
-_BYTES = frozenset({"size", "file size", "bytes", "size bytes", "size in bytes", "content length"})
-
-
-def byte_words(count: int) -> str:
-    """``1834209`` as ``1.8 MB``: a size as a person says it (decimal units, as file managers do)."""
-    # Whole-number arithmetic: a server may answer with a number no float holds.
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if count >= scale:
-            tenths = (count * 10 + scale // 2) // scale
-            return (
-                f"{tenths // 10}.{tenths % 10} {unit}"
-                if tenths < 100
-                else f"{(count + scale // 2) // scale} {unit}"
-            )
-    return f"{count} bytes"
-
-
-_UNITS = {"celsius": " °C", "fahrenheit": " °F", "percent": "%", "percentage": "%", "km": " km", "kg": " kg"}
-
-
-def _simple(value: Any) -> bool:
-    return isinstance(value, (str, int, float, bool))
-
-
-def _short(value: Any, rng: random.Random, style: int | None = None, name: str = "") -> str:
-    """A value in a few words; ``style`` fixes how dates are written (one style per list). The
-    number of an identifier named ``name`` is written as it is (ID 11538, not 11,538)."""
-    if isinstance(value, (dict, list)):
-        return f"{len(value)} entries"
-    if type(value) is int and _IDENTIFIER_WORDS & set(humanize(name).lower().split(" ")[-1:]):
-        return str(value)
-    style = rng.randrange(4) if style is None else style
-    return scalar_words(value, style) if not isinstance(value, str) else _text(value, style)
-
-
-def _text(value: str, style: int) -> str:
-    return date_words(value, style) or plain(value, 80)
-
-
-def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> str:
-    count = len(items)
-    if not count:
-        return f"no {noun}"
-    style = rng.randrange(4)  # the dates of one list are all written alike
-    named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
-    shown = join_words([n for n in named if n])
-    if not noun.endswith("s") and noun not in _MASS:  # not "2 list" or "3 watchlist"
-        things = "items" if count > 1 else "item"
-        noun = things if noun in ("list", "array", "collection") else f"{things} in the {noun}"
-    elif count == 1:
-        noun = singular(noun)
-    more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
-    return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
-
-
-def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str:
-    """An item by its name; else by its first fields: a dated item as "3 March 2026 (high 21 °C,
-    low 12 °C)", another as "size 3 with colour red"."""
-    if not isinstance(item, dict):
-        return _short(item, rng, style) if _simple(item) else ""
-    # By the name keys however the API spells them (an Up account's ``displayName``), then by a
-    # name one level down (PeerTube's follow: its follower's name) before its bare id.
-    key = _name_key(item, with_id=False)
-    if key is not None:
-        return _short(item[key], rng, style, name=str(key))
-    for inner in item.values():
-        found = _name_key(inner, with_id=False) if isinstance(inner, dict) else None
-        if found is not None:
-            return _short(inner[found], rng, style, name=str(found))
-    key = _name_key(item, with_id=True)
-    if key is not None:
-        return _short(item[key], rng, style, name=str(key))
-    simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v)]
-    said = [f"{words} {_short(v, rng, style, words)}{_heat_unit(words, v, heat)}" for words, v in simple]
-    dated = next((i for i, (_, v) in enumerate(simple) if isinstance(v, str) and date_words(v)), None)
-    if dated is None:
-        return " with ".join(said[:2])
-    others = [phrase for i, phrase in enumerate(said) if i != dated][:2]
-    when = _short(simple[dated][1], rng, style)
-    return f"{when} ({', '.join(others)})" if others else when
-
-
-def _name_key(item: dict[Any, Any], *, with_id: bool) -> Any:
-    """The key of ``item``'s name (:data:`_NAME_KEYS`, however spelled), its ``id`` only when
-    ``with_id``; None when it has none with a plain value."""
-    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
-    keys = _NAME_KEYS if with_id else _NAME_KEYS[:-1]
-    return next((spelled[k] for k in keys if k in spelled and _simple(item[spelled[k]])), None)
 
 
 def error_words(error: str) -> str:

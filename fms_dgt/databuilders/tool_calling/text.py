@@ -41,10 +41,10 @@ from fms_dgt.databuilders.tool_calling.checks import (
     tool_payload,
 )
 from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
+from fms_dgt.databuilders.tool_calling.findings import result_clause
 from fms_dgt.databuilders.tool_calling.phrases import (
     error_words,
     intended_values,
-    result_clause,
     scalar_words,
     value_phrases,
 )

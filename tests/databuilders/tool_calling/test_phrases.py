@@ -10,12 +10,11 @@ import pytest
 
 from fms_dgt.databuilders.tool_calling.checks import json_dump
 from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
+from fms_dgt.databuilders.tool_calling.findings import byte_words, result_clause
 from fms_dgt.databuilders.tool_calling.phrases import (
-    byte_words,
     date_words,
     error_words,
     plain,
-    result_clause,
     scalar_words,
     value_phrases,
 )
