@@ -37,7 +37,10 @@ _LOW_HIGH = {
 
 
 #: Plain names (lower case, no separators) of a count of what a listing holds.
-_TOTALS = frozenset({"total", "count", "totalcount", "totalitems", "totalresults", "totalrecords", "results"})
+_TOTALS = frozenset(
+    {"total", "count", "totalcount", "totalitems", "totalresults", "totalrecords", "results"}
+    | {"totalentries", "totalelements", "totalhits", "totalrows", "numresults", "resultcount", "itemcount"}
+)
 
 
 def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None:

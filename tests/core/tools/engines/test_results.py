@@ -433,6 +433,24 @@ def test_listed_items_take_no_example_after_the_first_and_the_total_covers_them(
         assert value["total"] >= len(value["data"])
 
 
+@pytest.mark.parametrize("total", ["total_entries", "totalElements", "total_hits"])
+def test_a_total_however_named_covers_the_listed_items(total: str) -> None:
+    # Airflow's DAG run listing said "the total entries are 74 and there are 100 dag runs".
+    run = {"type": "object", "properties": {"dag_run_id": {"type": "string"}}}
+    listing = {
+        "type": "object",
+        "properties": {
+            total: {"type": "integer"},
+            "dag_runs": {"type": "array", "items": run, "minItems": 20, "maxItems": 20},
+        },
+        "required": [total, "dag_runs"],
+    }
+    tool = Tool("get_dag_runs", "airflow", output_parameters=listing)
+    for seed in range(10):
+        value, _ = mock_result(tool, {}, random.Random(seed))
+        assert value[total] >= len(value["dag_runs"]) == 20
+
+
 def test_a_created_resource_echoes_the_nested_values_its_body_set() -> None:
     # Up Banking's POST /webhooks: the body's data.attributes.description and url are the new
     # webhook's, not a made-up "Follow-up appointment to review test results."
