@@ -81,7 +81,7 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 # Words that tie a call to an earlier one's result: at the start of a sentence or clause, or "use
 # that/it/the result" anywhere.
 _LINKS = re.compile(
-    r"(?:^|[.!?;,]\s+|\band\s+)(?:then|after that|once you have|when that's done)\b"
+    r"(?:^|[.!?;,]\s+|\band\s+)(?:then|after that|once you have|once that's done|when that's done)\b"
     r"|(?:^|[.!?]\s+)(?:use|take) (?:that|it|the|what you find)\b"
     r"|\buse (?:that|it|those|them|the result|what you find)\b",
     re.IGNORECASE,

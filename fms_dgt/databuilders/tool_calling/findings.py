@@ -8,13 +8,24 @@ wind speed in the units the call asked for; nothing reads as a JSON dump.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
 from fms_dgt.databuilders.tool_calling.phrases import date_words, plain, scalar_words
-from fms_dgt.databuilders.tool_calling.wording import humanize, join_words, singular, word_set
+from fms_dgt.databuilders.tool_calling.wording import (
+    ACTION,
+    GET,
+    Purpose,
+    humanize,
+    join_words,
+    past,
+    singular,
+    word_set,
+)
 
-__all__ = ["byte_words", "result_clause"]
+__all__ = ["byte_words", "named_record", "result_clause", "success"]
 
 _MASS = word_set("data media people children men women staff news info information series feedback")
 _IDENTIFIER_WORDS = word_set("id ids number code pin zip")
@@ -43,8 +54,37 @@ def result_clause(value: Any, noun: str, rng: random.Random, *, heat: str = "") 
     return scalar_words(value, rng.randrange(4))
 
 
+#: Keys that name the record they sit in (a city is where a record is, not its name).
+_OWN_NAMES = ("name", "title", "label", "display_name", "full_name", "username")
+
+
+def named_record(value: Any, rng: random.Random, *, heat: str = "") -> tuple[str, list[str]] | None:
+    """A record that has a name, as its name and a few of its other facts in brief (``("Daisy",
+    ["tag personal", "ID pet-33737"])``), so an answer can lead with what the thing is called;
+    None for anything else (a list, a record without a name or with nothing else to say)."""
+    if not isinstance(value, dict):
+        return None
+    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in value}
+    key = next((spelled[k] for k in _OWN_NAMES if k in spelled and _said(value[spelled[k]])), None)
+    if key is None or not isinstance(value[key], str):
+        return None
+    others = [k for k, v in value.items() if k != key and _said(v) and _simple(v)]
+    if not others or _measured(value, others) is not None:
+        return None
+    facts = [_field(str(k), value[k], rng, True, heat) for k in others[:3]]
+    rest = len(others) - 3
+    if rest > 0:
+        facts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
+    return _short(value[key], rng, name=str(key)), facts
+
+
+def _said(value: Any) -> bool:
+    """Whether a field has something to say (not null, empty text or an empty container)."""
+    return value is not None and value != "" and value != {} and value != []
+
+
 def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> str:
-    keys = [k for k, v in record.items() if v is not None and v != {} and v != []]
+    keys = [k for k, v in record.items() if _said(v)]
     keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
     measured = _measured(record, keys)
@@ -216,7 +256,7 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     key = _name_key(item, with_id=True)
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
-    simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v)]
+    simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v) and v != ""]
     said = [f"{words} {_short(v, rng, style, words)}{_heat_unit(words, v, heat)}" for words, v in simple]
     dated = next((i for i, (_, v) in enumerate(simple) if isinstance(v, str) and date_words(v)), None)
     if dated is None:
@@ -232,3 +272,115 @@ def _name_key(item: dict[Any, Any], *, with_id: bool) -> Any:
     spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
     keys = _NAME_KEYS if with_id else _NAME_KEYS[:-1]
     return next((spelled[k] for k in keys if k in spelled and _simple(item[spelled[k]])), None)
+
+
+# ------------------------------------------------------------------------- one call's sentence
+
+
+_LEADING_WORD = re.compile(r"^(?:for|about|of|on|if|whether|to) ")
+
+
+#: Keys of a result that only wraps its value (an MCP tool's ``{"result": 1}``).
+_WRAPPERS = frozenset({"result", "value", "output"})
+
+
+def _bare_count(value: Any) -> bool:
+    """Whether an action's result is a bare number under a wrapper key (``add_note`` answering
+    ``{"result": 1}``, how many notes there are): "I've stored a note; result 1" says nothing a
+    person would, so the answer leaves it out."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return False
+    key, inner = next(iter(value.items()))
+    return str(key).lower() in _WRAPPERS and isinstance(inner, (int, float)) and not isinstance(inner, bool)
+
+
+def success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", computed: bool = False) -> str:
+    """The sentence saying a call did ``purpose`` and what it returned (``value``): "I've added a
+    pet: Daisy (tag personal, ID pet-3).", "I looked up the current weather: ...". ``heat`` is
+    the unit of its temperatures; ``computed`` says the call computed a number from numbers
+    alone (its bare number is the answer)."""
+    value = unwrapped(value)  # a JSON:API document says its resources, not "the data is ..."
+    clause = result_clause(value, _noun(purpose), rng, heat=heat)
+    did = f"{past(purpose.verb)} {purpose.core}"
+    topic = _LEADING_WORD.sub("", purpose.core)
+    if purpose.kind == ACTION and _bare_count(value) and computed:  # the sum of two numbers is the answer
+        number = result_clause(next(iter(value.values())), "", rng)
+        return rng.choice((f"I've {did}: the result is {number}.", f"I've {did}, which comes to {number}."))
+    named = named_record(value, rng, heat=heat)
+    if purpose.kind == ACTION and _only_done(value):  # not "I've added a reminder; the status is success"
+        return f"I've {did}."
+    if purpose.kind == ACTION:
+        if named is not None and not _bare_count(value):  # "I've added a pet: Daisy (tag personal)"
+            return _led(f"I've {did}", *named, rng)
+        return f"I've {did}; {clause}." if clause and not _bare_count(value) else f"I've {did}."
+    if not clause:
+        if purpose.kind != GET:
+            return rng.choice((f"I {did}, but found nothing.", f"Nothing came back when I {did}."))
+        return rng.choice(
+            (f"I checked {topic}, but there was nothing to report.", f"Nothing came back for {topic}.")
+        )
+    if isinstance(value, list):
+        return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
+    if (only := _named_as(value, topic)) is not None:  # not "I queried the stock price; the stock price is 4"
+        said = result_clause(only, "", rng, heat=heat)
+        return rng.choice((f"{topic} is {said}.", f"I {did}: it's {said}."))
+    colon = "; " if ":" in clause else ": "  # not "I searched: there are 2 documents: a and b"
+    if purpose.kind != GET and named is not None:  # "I found a pet: Buddy (tag finance, ID pet-7)"
+        return _led(f"I {did}", *named, rng)
+    if purpose.kind != GET:
+        return rng.choice((f"I {did}{colon}{clause}.", f"I {did}; {clause}."))
+    if isinstance(value, dict):
+        found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
+        if named is not None:  # "I looked up the ticket: Product launch rehearsal (ID 77469, ...)"
+            return _led(found, *named, rng)
+        # "The daily forecast; there are 3 days: ..." is no sentence: the topic alone leads only a colon.
+        bare = (f"{topic}{colon}{clause}.",) if colon == ": " else ()
+        options: tuple[str, ...] = (f"For {topic}, {clause}.", f"{found}{colon}{clause}.", *bare)
+        return rng.choice(options)
+    if topic.startswith("the "):
+        return rng.choice((f"{topic} is {clause}.", f"I got {clause} for {topic}."))
+    return rng.choice((f"I got {clause} for {topic}.", f"The answer is {clause}."))
+
+
+#: Fields of an action's result that only say it went well, and the words they say it with.
+_DONE_KEYS = frozenset({"status", "success", "ok", "result", "message", "msg", "state"})
+_DONE_WORDS = frozenset(
+    {
+        "success", "successful", "succeeded", "ok", "done", "true", "completed", "complete",
+        "updated", "created", "deleted", "removed", "added", "saved", "sent", "accepted", "confirmed",
+    }
+)  # fmt: skip
+
+
+def _only_done(value: Any) -> bool:
+    """Whether an action's result only says it went well (``{"status": "success"}``,
+    ``{"success": true}``): the answer says what was done, not "the status is success"."""
+    if not isinstance(value, dict) or not value:
+        return False
+    return all(str(k).lower() in _DONE_KEYS and _done(v) for k, v in value.items())
+
+
+def _done(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() in _DONE_WORDS)
+
+
+def _led(opening: str, name: str, facts: list[str], rng: random.Random) -> str:
+    """A record said by its name first: "I've added a pet: Daisy (tag personal, ID pet-3)"."""
+    return rng.choice(
+        (f"{opening}: {name} ({', '.join(facts)}).", f"{opening}: {name}, with {join_words(facts)}.")
+    )
+
+
+def _named_as(value: Any, topic: str) -> Any:
+    """The one value of a result whose only field is named as what the call looked for (the
+    stock price's ``stock_price``), else ``None``."""
+    if not isinstance(value, dict) or len(value) != 1 or not topic.startswith("the "):
+        return None
+    key, inner = next(iter(value.items()))
+    plain = inner is not None and not isinstance(inner, (dict, list, bool))
+    return inner if plain and humanize(str(key)).lower() == topic[4:].lower() else None
+
+
+def _noun(purpose: Purpose) -> str:
+    last = purpose.core.split(" ")[-1] if purpose.core else ""
+    return last if last.endswith("s") and len(last) > 3 else "results"

@@ -20,7 +20,7 @@ from fms_dgt.databuilders.tool_calling import templates
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.wording import humanize, join_words, label, purpose_of
 
-__all__ = ["fresh", "named_again", "reference"]
+__all__ = ["fresh", "named_again", "pointed", "reference"]
 
 #: Trailing words that name how a thing is referred to, not the thing ("pet ID" -> "pet").
 _HANDLE_WORDS = frozenset(
@@ -40,10 +40,47 @@ def fresh(call: PlannedCall) -> dict[str, Wire]:
     return {name: wire for name, wire in call.wired.items() if not wire.echoes}
 
 
+def pointed(call: PlannedCall) -> dict[str, Wire]:
+    """The wired arguments of ``call`` that the request points at a result for ("use the ID from
+    that"): those only an earlier result holds, except an identifier of the very thing the call
+    acts on, which its object names instead ("add a pet for Daisy. Then delete that pet.")."""
+    said = _said_in_object(call)
+    return {name: wire for name, wire in fresh(call).items() if name not in said}
+
+
+def _said_in_object(call: PlannedCall) -> dict[str, re.Match[str]]:
+    """Per fresh identifier argument whose thing the call's object names ("a pet" for ``petId``
+    of "delete a pet") and the tool it comes from is about ("add a pet", "list pets"), where the
+    object names it."""
+    core = purpose_of(call.tool).core
+    found: dict[str, re.Match[str]] = {}
+    for name, wire in fresh(call).items():
+        words = label(name).split()
+        if len(words) < 2 or words[-1].lower() not in _ID_HANDLES:
+            continue
+        thing = _thing(name)
+        source = wire.source.rpartition("::")[2]
+        if not re.search(rf"\b{re.escape(thing)}(?:s|es)?\b", humanize(source), re.IGNORECASE):
+            continue  # a geocoded place's id is no pet: the request points at the result
+        match = _named_thing(core, thing)
+        if match is not None and not any(m.start() == match.start() for m in found.values()):
+            found[name] = match
+    return found
+
+
+def _named_thing(core: str, thing: str) -> re.Match[str] | None:
+    """Where ``core`` names ``thing`` with an article ("delete a pet" names a pet)."""
+    return re.search(rf"\b(?:a|an|the|some|one)\s+{re.escape(thing)}\b", core, re.IGNORECASE)
+
+
+#: Handle words of an identifier (a name or a number may be a value of its own: a pet's name).
+_ID_HANDLES = frozenset({"id", "identifier", "uuid", "key", "slug"})
+
+
 def reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Random) -> str:
     """How the request names the values ``call`` takes from results only ("the latitude and
     longitude", "the ID from that", "the first of the IDs")."""
-    wires = fresh(call)
+    wires = pointed(call)
     sources = {wire.source for wire in wires.values()}
     outputs = [humanize(leaf_name(wire.output)) for wire in wires.values()]
     outputs = [o for o in outputs if o and o != "(result)" and "result" not in o]
@@ -72,6 +109,12 @@ def named_again(core: str, call: PlannedCall, rng: random.Random) -> tuple[str, 
     """
     echoed = {name: wire.echoes for name, wire in call.wired.items() if wire.echoes}
     phrases: list[str] = []
+    for name in _said_in_object(call):  # a fresh id of what the call acts on: "delete that pet"
+        wire = call.wired[name]
+        which = "the first" if wire.output.endswith("[]") or "[]." in wire.output else "that"
+        match = _named_thing(core, _thing(name))
+        if match is not None:
+            core = f"{core[: match.start()]}{which} {_thing(name)}{core[match.end() :]}"
     place = [name for name in echoed if humanize(name).lower() in _COORDINATES]
     if len(place) == 2:
         phrases.append("at the same coordinates")
@@ -83,7 +126,7 @@ def named_again(core: str, call: PlannedCall, rng: random.Random) -> tuple[str, 
             continue
         which = rng.choice(("that", "the same"))
         for said in dict.fromkeys((thing, _thing(earlier))):
-            match = re.search(rf"\b(?:a|an|the|some|one)\s+{re.escape(said)}\b", core, re.IGNORECASE)
+            match = _named_thing(core, said)
             if match is not None:
                 core = f"{core[: match.start()]}{which} {said}{core[match.end() :]}"
                 break

@@ -40,8 +40,7 @@ from fms_dgt.databuilders.tool_calling.checks import (
     request_payload,
     tool_payload,
 )
-from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
-from fms_dgt.databuilders.tool_calling.findings import result_clause
+from fms_dgt.databuilders.tool_calling.findings import success
 from fms_dgt.databuilders.tool_calling.phrases import (
     error_words,
     intended_values,
@@ -49,12 +48,11 @@ from fms_dgt.databuilders.tool_calling.phrases import (
     value_phrases,
 )
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan
-from fms_dgt.databuilders.tool_calling.references import fresh, named_again, reference
+from fms_dgt.databuilders.tool_calling.references import named_again, pointed, reference
 from fms_dgt.databuilders.tool_calling.wording import (
     ACTION,
     GET,
     Purpose,
-    humanize,
     join_words,
     label,
     past,
@@ -159,7 +157,7 @@ class TemplateText:
         clauses = [_clause(c, rng) for c in step]
         # The call taking a value only an earlier result holds leads, so the link is about it; a
         # call whose values the user said before (echoed by a result) follows on with "then".
-        wired = next((c for c in step if fresh(c)), None)
+        wired = next((c for c in step if pointed(c)), None)
         again = next((c for c in step if c.wired), None) if wired is None else None
         lead = wired or again
         if lead is not None:
@@ -172,7 +170,7 @@ class TemplateText:
         # for documents using the name from that" (else its argument comes from nowhere).
         others = [c for c in step if c is not lead]
         for position, call in enumerate(others, 1):
-            if fresh(call):
+            if pointed(call):
                 clauses[position] += f" using {reference(plan, index, call, rng)}"
         sentence = template.format(ref=ref, clause=clauses[0])
         if len(clauses) > 1:  # the step's other calls join the same request, before its end mark
@@ -366,7 +364,7 @@ def _outcome(call: PlannedCall, rng: random.Random) -> str:
     named = {k: v for k, v in call.call.arguments.items() if _IDENTIFYING.search(k) and _scalar(v)}
     if result.result is None and purpose.kind == ACTION and named:  # no body: say which one it did
         return f"I've {past(purpose.verb)} {_object(call, rng, dict(list(named.items())[:2]))}."
-    return _capital(_success(purpose, result.result, rng, _heat(call), _computes(call.call.arguments)))
+    return _capital(success(purpose, result.result, rng, _heat(call), _computes(call.call.arguments)))
 
 
 #: Argument names that say which thing an action acted on (``petId``, ``playlist_name``; no key).
@@ -379,9 +377,6 @@ def _computes(arguments: Mapping[str, Any]) -> bool:
     return bool(arguments) and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in arguments.values()
     )
-
-
-_LEADING_WORD = re.compile(r"^(?:for|about|of|on|if|whether|to) ")
 
 
 _WEATHER = re.compile(r"weather|forecast|climate|meteo", re.IGNORECASE)
@@ -399,70 +394,6 @@ def _heat(call: PlannedCall) -> str:
         return ""
     tool = call.tool
     return " °C" if _WEATHER.search(f"{tool.name} {tool.description}") else ""
-
-
-#: Keys of a result that only wraps its value (an MCP tool's ``{"result": 1}``).
-_WRAPPERS = frozenset({"result", "value", "output"})
-
-
-def _bare_count(value: Any) -> bool:
-    """Whether an action's result is a bare number under a wrapper key (``add_note`` answering
-    ``{"result": 1}``, how many notes there are): "I've stored a note; result 1" says nothing a
-    person would, so the answer leaves it out."""
-    if not isinstance(value, dict) or len(value) != 1:
-        return False
-    key, inner = next(iter(value.items()))
-    return str(key).lower() in _WRAPPERS and isinstance(inner, (int, float)) and not isinstance(inner, bool)
-
-
-def _success(purpose: Purpose, value: Any, rng: random.Random, heat: str = "", computed: bool = False) -> str:
-    value = unwrapped(value)  # a JSON:API document says its resources, not "the data is ..."
-    clause = result_clause(value, _noun(purpose), rng, heat=heat)
-    did = f"{past(purpose.verb)} {purpose.core}"
-    topic = _LEADING_WORD.sub("", purpose.core)
-    if purpose.kind == ACTION and _bare_count(value) and computed:  # the sum of two numbers is the answer
-        number = result_clause(next(iter(value.values())), "", rng)
-        return rng.choice((f"I've {did}: the result is {number}.", f"I've {did}, which comes to {number}."))
-    if purpose.kind == ACTION:
-        return f"I've {did}; {clause}." if clause and not _bare_count(value) else f"I've {did}."
-    if not clause:
-        if purpose.kind != GET:
-            return rng.choice((f"I {did}, but found nothing.", f"Nothing came back when I {did}."))
-        return rng.choice(
-            (f"I checked {topic}, but there was nothing to report.", f"Nothing came back for {topic}.")
-        )
-    if isinstance(value, list):
-        return rng.choice((f"For {topic}, I found {clause}.", f"I {did} and found {clause}."))
-    if (only := _named_as(value, topic)) is not None:  # not "I queried the stock price; the stock price is 4"
-        said = result_clause(only, "", rng, heat=heat)
-        return rng.choice((f"{topic} is {said}.", f"I {did}: it's {said}."))
-    colon = "; " if ":" in clause else ": "  # not "I searched: there are 2 documents: a and b"
-    if purpose.kind != GET:
-        return rng.choice((f"I {did}{colon}{clause}.", f"I {did}; {clause}."))
-    if isinstance(value, dict):
-        found = f"I found {topic}" if topic.startswith(("a ", "an ")) else f"I looked up {topic}"
-        # "The daily forecast; there are 3 days: ..." is no sentence: the topic alone leads only a colon.
-        bare = (f"{topic}{colon}{clause}.",) if colon == ": " else ()
-        options: tuple[str, ...] = (f"For {topic}, {clause}.", f"{found}{colon}{clause}.", *bare)
-        return rng.choice(options)
-    if topic.startswith("the "):
-        return rng.choice((f"{topic} is {clause}.", f"I got {clause} for {topic}."))
-    return rng.choice((f"I got {clause} for {topic}.", f"The answer is {clause}."))
-
-
-def _named_as(value: Any, topic: str) -> Any:
-    """The one value of a result whose only field is named as what the call looked for (the
-    stock price's ``stock_price``), else ``None``."""
-    if not isinstance(value, dict) or len(value) != 1 or not topic.startswith("the "):
-        return None
-    key, inner = next(iter(value.items()))
-    plain = inner is not None and not isinstance(inner, (dict, list, bool))
-    return inner if plain and humanize(str(key)).lower() == topic[4:].lower() else None
-
-
-def _noun(purpose: Purpose) -> str:
-    last = purpose.core.split(" ")[-1] if purpose.core else ""
-    return last if last.endswith("s") and len(last) > 3 else "results"
 
 
 def _cannot(plan: RecordPlan, topic: Tool, rng: random.Random) -> str:

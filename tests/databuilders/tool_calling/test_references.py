@@ -92,11 +92,27 @@ def test_echoed_coordinates_and_a_bare_id_are_named_as_the_same() -> None:
 
 def test_a_value_only_the_result_holds_still_points_at_the_result() -> None:
     create = _tool("createPet", "Add a pet.", "name", namespace="petstore")
+    upload = _tool("uploadPhoto", "Upload a photo.", "petId", namespace="petstore")
+    first = _call(create, {"name": "Lola"}, {"id": "pet-1", "name": "Lola"})
+    second = _call(upload, {"petId": "pet-1"}, None, {"petId": Wire("petstore::createPet", "id")})
+    for user in _requests(first, second):
+        assert re.search(r"\bthe ID\b", user), user
+
+
+def test_an_id_of_what_the_call_acts_on_names_the_thing() -> None:
+    # "Add a pet for Lola. Once you have the ID from that, delete a pet." became "... Then delete
+    # that pet."; a listing's first item is "the first pet".
+    create = _tool("createPet", "Add a pet.", "name", namespace="petstore")
     delete = _tool("deletePet", "Delete a pet.", "petId", namespace="petstore")
     first = _call(create, {"name": "Lola"}, {"id": "pet-1", "name": "Lola"})
     second = _call(delete, {"petId": "pet-1"}, None, {"petId": Wire("petstore::createPet", "id")})
     for user in _requests(first, second):
-        assert re.search(r"\bthe ID\b", user), user
+        assert re.search(r"\bthat pet\b", user) and "ID" not in user, user
+    listing = _tool("listPets", "List pets.", namespace="petstore")
+    found = _call(listing, {}, [{"id": "pet-1", "name": "Lola"}])
+    chosen = _call(delete, {"petId": "pet-1"}, None, {"petId": Wire("petstore::listPets", "[].id")})
+    for user in _requests(found, chosen):
+        assert re.search(r"\bthe first pet\b", user), user
 
 
 @pytest.fixture(scope="module")

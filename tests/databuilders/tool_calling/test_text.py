@@ -499,7 +499,7 @@ def test_a_value_taken_from_a_list_says_it_is_the_first_items() -> None:
     plan = RecordPlan(index=0, scenario="chain", offered=[listing, delete], steps=[[first], [removed]])
     for seed in range(20):
         user = WRITER.write(plan, random.Random(seed)).user
-        assert "the id of the first one" in user.lower(), user
+        assert "the first pet" in user.lower(), user  # which pet: the listing's first
 
 
 def test_a_call_given_no_values_does_not_promise_them() -> None:

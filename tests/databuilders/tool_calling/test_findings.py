@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import random
+
+from fms_dgt.databuilders.tool_calling.findings import named_record, success
+from fms_dgt.databuilders.tool_calling.wording import ACTION, GET, Purpose
+
+
+def _said(purpose: Purpose, value: object, seeds: int = 20) -> set[str]:
+    return {success(purpose, value, random.Random(seed)) for seed in range(seeds)}
+
+
+ADD_PET = Purpose(verb="add", obj="a pet", core="a pet", kind=ACTION)
+GET_TICKET = Purpose(verb="get", obj="the ticket", core="the ticket", kind=GET)
+
+
+def test_a_record_with_a_name_is_said_by_its_name_first() -> None:
+    # "I've added a pet; the name is Daisy, the tag is personal and the ID is pet-33737" read
+    # like a form; a person names the thing and adds what else came back.
+    said = _said(ADD_PET, {"id": "pet-33737", "name": "Daisy", "tag": "personal"})
+    assert said <= {
+        "I've added a pet: Daisy (ID pet-33737, tag personal).",
+        "I've added a pet: Daisy, with ID pet-33737 and tag personal.",
+    }, said
+    ticket = {"id": 77469, "title": "Launch rehearsal", "status": "active", "priority": 3, "owner": "ana"}
+    for sentence in _said(GET_TICKET, ticket):
+        assert sentence.startswith("I looked up the ticket: Launch rehearsal"), sentence
+        assert "1 more detail" in sentence and "the title is" not in sentence, sentence
+
+
+def test_a_record_without_a_name_or_other_facts_keeps_its_fields() -> None:
+    assert named_record({"latitude": 1.5, "longitude": 2.5}, random.Random(1)) is None
+    assert named_record({"name": "Daisy"}, random.Random(1)) is None  # nothing else to say
+    assert named_record({"city": "Oslo", "celsius": 4}, random.Random(1)) is None  # a place is no name
+    assert named_record({"name": "", "tag": "x"}, random.Random(1)) is None
+    sparse = {"name": "Rex", "note": "", "tag": None, "age": 3}
+    assert named_record(sparse, random.Random(1)) == ("Rex", ["age 3"])
+
+
+def test_an_action_that_only_says_it_went_well_says_what_was_done() -> None:
+    for value in ({"status": "success"}, {"success": True}, {"status": "updated", "message": "OK"}):
+        assert _said(ADD_PET, value) == {"I've added a pet."}, value
+    assert any("failed" in s for s in _said(ADD_PET, {"status": "failed"}))  # not a success: said
