@@ -178,6 +178,21 @@ _FILES = re.compile(
     r"\b(?:upload\w*|file\w*|photo\w*|image\w*|picture|attachment\w*|document\w*|video\w*)\b", re.I
 )
 _SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes", "contentlength"})
+#: Where a task runs and what runs it, in a workflow scheduler's words (Airflow's task instances
+#: said "queue signal-5, pool river-7, operator maple-3").
+_WORKFLOW = re.compile(r"\b(?:tasks?|dags?|jobs?|workflows?|pipelines?|triggers?|workers?|schedul\w*)\b")
+_WORKFLOW_FIELDS = {
+    "queue": "task_queue",
+    "pool": "task_pool",
+    "operator": "task_operator",
+    "executor": "executor",
+    "executorclass": "executor",
+    "jobtype": "job_type",
+    "defaultview": "dag_view",
+    "classpath": "trigger_class",
+    "kwargs": "json_settings",
+    "executorconfig": "json_settings",
+}
 
 
 def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, kind: str) -> Kind | None:
@@ -199,6 +214,8 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         return _k("text", "caption")
     if joined == "platform" and _SOCIAL.search(f"{description} {' '.join(tokens(topic))}".lower()):
         return _k("misc", "social")
+    if joined in _WORKFLOW_FIELDS and kind in ("string", "") and _WORKFLOW.search(context):
+        return _k("misc", _WORKFLOW_FIELDS[joined])  # a task's queue and pool, a DAG's operator
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):
         return Kind("place", "city", _role(words, "place"))
     if joined in _OTHER_PEOPLE or (joined.endswith("s") and joined[:-1] in _OTHER_PEOPLE):

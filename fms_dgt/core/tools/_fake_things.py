@@ -185,6 +185,19 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "trail": ("Eagle Peak Trail", "Riverside Loop", "Cedar Ridge Path", "Lakeshore Trail", "Summit Way"),
     "car": ("Toyota Corolla", "Honda Civic", "Ford Focus", "Tesla Model 3", "Volkswagen Golf", "Kia Niro"),
     "diet": ("vegetarian", "vegan", "gluten-free", "keto", "pescatarian", "dairy-free"),
+    "task_queue": ("default", "high_priority", "etl", "reports", "notifications"),
+    "task_pool": ("default_pool", "etl_pool", "reporting_pool", "ml_training"),
+    "task_operator": ("PythonOperator", "BashOperator", "EmptyOperator", "EmailOperator", "HttpOperator"),
+    "executor": ("LocalExecutor", "CeleryExecutor", "KubernetesExecutor", "SequentialExecutor"),
+    "job_type": ("SchedulerJob", "LocalTaskJob", "TriggererJob", "BackfillJob"),
+    "dag_view": ("grid", "graph", "duration", "gantt", "calendar"),
+    "trigger_class": (
+        "airflow.triggers.temporal.DateTimeTrigger",
+        "airflow.triggers.temporal.TimeDeltaTrigger",
+        "airflow.triggers.file.FileTrigger",
+    ),
+    # Settings written as a JSON string (a trigger's kwargs, a task's executor_config).
+    "json_settings": ("{}", '{"retries": 2}', '{"timeout": 300}', '{"poke_interval": 60}'),
     "pet": tuple(
         [
             "Max",
