@@ -44,7 +44,7 @@ from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
-__all__ = ["OPTIONAL_BUDGET", "EntityContext", "arguments", "same_api"]
+__all__ = ["OPTIONAL_BUDGET", "EntityContext", "apart", "arguments", "same_api"]
 
 #: Attempts at repairing an argument the schema refuses before plain synthesis takes over.
 _REPAIRS = 8
@@ -74,62 +74,9 @@ class EntityContext:
         return _classify(tool, name, schema)
 
     def apart(self, source: Tool, output: str, target: Tool, name: str) -> bool:
-        """Whether output ``output`` (a path) of ``source`` stands for another kind of thing than
-        argument ``name`` of ``target`` (an appointment id for a doctor, a date for an amount):
-        such a value is never wired, whatever the dataflow graph scored."""
-        leaf = leaf_name(output)
-        made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
-        wanted = self.kind(target, name)
-        if _sort_of(output) != _sort_of(name):
-            return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
-        if made is not None and made.field == "status" and (wanted is None or wanted.field != "status"):
-            # How a call went is no name of anything (a funded account's 'cancelled' as a museum)
-            return not {"status", "state"} & set(humanize(name).lower().split())
-        if wanted is not None and plain_name(leaf) in _UNNAMED:
-            return not self._says(source, wanted, name)
-        if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
-            # Another API's value means the same here only when it is a portable thing (a city, a
-            # date, a person, a stock symbol...): a car's door status is no video's upload, nor
-            # a bank account's type a trade's order type.
-            return not _travels(made, wanted, leaf)
-        if made is None or wanted is None:
-            return False
-        if made.family == wanted.family:
-            if made.family == "date" and made.field == "past" and wanted.field in ("start", "end"):
-                # Another API's record of when something happened is no moment to schedule (an
-                # Airflow DAG's last parse time is no alarm); within one API it may bound a search.
-                return source.namespace != target.namespace
-            # Two of the vocabulary's sundries are one thing only under one field: a music
-            # player's status is no new account's password.
-            return (
-                made.family == "misc"
-                and made.field != wanted.field
-                and not {made.field, wanted.field} & _LOOSE
-            )
-        if {made.field, wanted.field} & _LOOSE:
-            return False
-        if {made.family, wanted.family} & _EXCLUSIVE:  # a product is no date, a dial code no CVV
-            return True
-        if not {made.family, wanted.family} <= _STRONG:
-            return False
-        # A user's email or username may be the id an API takes for them.
-        return not (
-            {made.family, wanted.family} == {"id", "person"} and {made.field, wanted.field} & _HANDLES
-        )
-
-    def _says(self, source: Tool, wanted: Kind, name: str) -> bool:
-        """Whether a result ``source`` names only as a result (``answer``, ``result``, the whole
-        result) may be argument ``name`` of kind ``wanted``: a count, an amount or text may be
-        any result; another kind only the result of a tool whose words or inputs name it (a
-        temperature converter's result is a temperature; an arithmetic answer is no longitude,
-        a quotient no one's weight)."""
-        if wanted.family in ("text", "money") or wanted.field == "count":
-            return True
-        words = set(_WORD.findall(f"{humanize(source.name)} {source.description}".lower()))
-        if words & set(_WORD.findall(f"{humanize(wanted.field)} {humanize(name)}".lower())):
-            return True
-        inputs = (source.parameters.get("properties") or {}).keys()
-        return any(self.kind(source, str(p)) == wanted for p in inputs)
+        """Whether output ``output`` of ``source`` stands for another kind of thing than argument
+        ``name`` of ``target`` (see :func:`apart`)."""
+        return apart(source, output, target, name)
 
     def adopt(self, tool: Tool, values: Mapping[str, Any]) -> None:
         """Take given argument values (wired from results) as entities the context lacks."""
@@ -171,6 +118,69 @@ class EntityContext:
     def values(self) -> dict[str, Any]:
         """The entities fixed so far, JSON-ready (for :attr:`RecordPlan.context`)."""
         return self.scope.snapshot()
+
+
+def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
+    """Whether output ``output`` (a path) of ``source`` stands for another kind of thing than
+    argument ``name`` of ``target`` (an appointment id for a doctor, a date for an amount):
+    such a value is never wired, whatever the dataflow graph scored. It reads the two tools alone,
+    so a planner can tell before a record is made which edges its calls will never use."""
+    leaf = leaf_name(output)
+    made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
+    wanted = _kind_of(target, name)
+    if _sort_of(output) != _sort_of(name):
+        return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
+    if made is not None and made.field == "status" and (wanted is None or wanted.field != "status"):
+        # How a call went is no name of anything (a funded account's 'cancelled' as a museum)
+        return not {"status", "state"} & set(humanize(name).lower().split())
+    if wanted is not None and plain_name(leaf) in _UNNAMED:
+        return not _says(source, wanted, name)
+    if wanted == ("number", "count", "") and plain_name(leaf) != plain_name(name):
+        return True  # how many to list is the user's choice: a video's followers are no page size
+    if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
+        # Another API's value means the same here only when it is a portable thing (a city, a
+        # date, a person, a stock symbol...): a car's door status is no video's upload, nor
+        # a bank account's type a trade's order type.
+        return not _travels(made, wanted, leaf)
+    if made is None or wanted is None:
+        return False
+    if made.family == wanted.family:
+        if made.family == "date" and made.field == "past" and wanted.field in ("start", "end"):
+            # Another API's record of when something happened is no moment to schedule (an
+            # Airflow DAG's last parse time is no alarm); within one API it may bound a search.
+            return source.namespace != target.namespace
+        # Two of the vocabulary's sundries are one thing only under one field: a music
+        # player's status is no new account's password.
+        return (
+            made.family == "misc" and made.field != wanted.field and not {made.field, wanted.field} & _LOOSE
+        )
+    if {made.field, wanted.field} & _LOOSE:
+        return False
+    if {made.family, wanted.family} & _EXCLUSIVE:  # a product is no date, a dial code no CVV
+        return True
+    if not {made.family, wanted.family} <= _STRONG:
+        return False
+    # A user's email or username may be the id an API takes for them.
+    return not ({made.family, wanted.family} == {"id", "person"} and {made.field, wanted.field} & _HANDLES)
+
+
+def _says(source: Tool, wanted: Kind, name: str) -> bool:
+    """Whether a result ``source`` names only as a result (``answer``, ``result``, the whole
+    result) may be argument ``name`` of kind ``wanted``: a count, an amount or text may be
+    any result; another kind only the result of a tool whose words or inputs name it (a
+    temperature converter's result is a temperature; an arithmetic answer is no longitude,
+    a quotient no one's weight)."""
+    if wanted.family in ("text", "money") or wanted.field == "count":
+        return True
+    words = set(_WORD.findall(f"{humanize(source.name)} {source.description}".lower()))
+    if words & set(_WORD.findall(f"{humanize(wanted.field)} {humanize(name)}".lower())):
+        return True
+    inputs = (source.parameters.get("properties") or {}).keys()
+    return any(_kind_of(source, str(p)) == wanted for p in inputs)
+
+
+def _kind_of(tool: Tool, name: str) -> Kind | None:
+    return _classify(tool, name, _property(tool.parameters, name))
 
 
 def arguments(

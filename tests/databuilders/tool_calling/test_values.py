@@ -18,7 +18,7 @@ from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import SynthesisError
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, Wire
-from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments, same_api
+from fms_dgt.databuilders.tool_calling.values import EntityContext, apart, arguments, same_api
 
 REPO = Path(__file__).resolve().parents[3]
 STRING = {"type": "string"}
@@ -345,6 +345,15 @@ def test_another_apis_value_is_wired_only_when_it_means_the_same_everywhere() ->
     count = _io("company", "sec", outputs="count", count={"type": "integer"})
     tweets = _io("get_user_tweets", "x", inputs="count", count={"type": "integer"})
     assert context.apart(count, "count", tweets, "count")
+
+
+def test_how_many_to_list_takes_no_count_of_something_else() -> None:
+    # PeerTube: a video's account.followersCount became the page size of a playlist listing.
+    video = _io("getVideo", "tube", outputs="followersCount", followersCount={"type": "integer"})
+    listing = _io("getPlaylists", "tube", inputs="count", count={"type": "integer"})
+    assert apart(video, "account.followersCount", listing, "count")
+    summed = _io("sum", "tube", outputs="result", result={"type": "integer"})
+    assert not apart(summed, "result", listing, "count")  # a computed number may be how many
 
 
 def test_apis_of_a_catalogue_are_told_apart_by_the_names_of_their_tools() -> None:
