@@ -28,6 +28,7 @@ from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
+from fms_dgt.databuilders.tool_calling.values import apart
 from fms_dgt.errors import RejectedRecord
 
 if TYPE_CHECKING:
@@ -122,8 +123,11 @@ class Planner:
 
     def _sample(self, sampler: ToolSampler, index: int) -> tuple[ToolSample, bool]:
         """The record's tool sample without edges that copy an item into a new one (see
-        :func:`is_copy`). A sample whose tools only those edges joined is drawn again, a few
-        times at most, each from its own seed, so the run stays reproducible.
+        :func:`is_copy`) or that no call would take a value along (another API's status for
+        this one's upload: :func:`~fms_dgt.databuilders.tool_calling.values.apart`). A sample
+        whose tools only such edges joined is drawn again, a few times at most, each from its
+        own seed, so the run stays reproducible; when every draw has a pair joined by unused
+        edges alone, the first is taken without its copies (its calls then share no value).
 
         Returns:
             The sample, and whether every draw joined its tools by a copy alone (a tool whose
@@ -131,12 +135,19 @@ class Planner:
             no-call record; a record that calls its tools is rejected (see :meth:`plan`).
         """
         first = sampler.sample(seed=f"{self.settings.seed}:{index}")
+        draws = [first]
+        for attempt in range(_REDRAWS + 1):  # first a draw whose every pair of tools a value joins
+            if attempt:
+                draws.append(sampler.sample(seed=f"{self.settings.seed}:{index}:{attempt}"))
+            usable = _without_copies(draws[-1], unused=True)
+            if usable is not None:
+                return usable, False
         sample = _without_copies(first)
         for attempt in range(1, _REDRAWS + 1):
             if sample is not None:
-                return sample, False
-            sample = _without_copies(sampler.sample(seed=f"{self.settings.seed}:{index}:{attempt}"))
-        return (first, True) if sample is None else (sample, False)
+                return _used(sample), False  # its calls share what values they can, or none
+            sample = _without_copies(draws[attempt])
+        return (first, True) if sample is None else (_used(sample), False)
 
     # ------------------------------------------------------------------ kind
 
@@ -238,15 +249,29 @@ def is_copy(edge: Edge) -> bool:
     return source in _READS and target in _CREATES and label in _LABELS
 
 
-def _without_copies(sample: ToolSample) -> ToolSample | None:
-    """``sample`` without its copying edges; None when a pair of its tools had no other edge."""
-    kept = [edge for edge in sample.edges if not is_copy(edge)]
+def _without_copies(sample: ToolSample, *, unused: bool = False) -> ToolSample | None:
+    """``sample`` without its copying edges, and with ``unused`` without the edges no call will
+    take a value along either (another API's door status for a video upload: see
+    :func:`~fms_dgt.databuilders.tool_calling.values.apart`); None when a pair of its tools had
+    no other edge."""
+    kept = [
+        e
+        for e in sample.edges
+        if not is_copy(e) and not (unused and apart(e.source, e.output, e.target, e.input))
+    ]
     if len(kept) == len(sample.edges):
         return sample
     joined = {(id(e.source), id(e.target)) for e in kept}
     if any((id(e.source), id(e.target)) not in joined for e in sample.edges):
         return None
     return type(sample)(sample.tools, kept, sample.seed)
+
+
+def _used(sample: ToolSample) -> ToolSample:
+    """``sample`` without the edges no call takes a value along (its tools may then be unjoined:
+    they are asked for side by side, not one after the other)."""
+    kept = [e for e in sample.edges if not apart(e.source, e.output, e.target, e.input)]
+    return sample if len(kept) == len(sample.edges) else type(sample)(sample.tools, kept, sample.seed)
 
 
 def _first_word(name: str) -> str:

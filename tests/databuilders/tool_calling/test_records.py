@@ -306,3 +306,34 @@ def test_a_sample_joined_only_by_a_copy_is_rejected_not_written(tmp_path: Path, 
     assert summary["reject_reasons"] == {"copy": 5}
     rejects = [json.loads(line) for line in (tmp_path / "out" / "rejects.jsonl").read_text().splitlines()]
     assert len(rejects) == 5 and all("copying a label" in str(r) for r in rejects)
+
+
+def test_a_draw_joined_only_by_values_no_call_takes_is_drawn_again() -> None:
+    # A car's lock status "feeds" a video upload's body in the graph; no call takes it, so the
+    # record would hold two unrelated calls asked for as a chain. The next draw is taken.
+    from types import SimpleNamespace
+
+    from fms_dgt.core.tools.data_objects import Tool
+    from fms_dgt.core.tools.samplers.base import ToolSample
+    from fms_dgt.databuilders.tool_calling.planner import Planner
+
+    def tool(name: str, namespace: str, inputs: str = "", outputs: str = "") -> Tool:
+        def props(name: str) -> dict[str, Any]:
+            return {"type": "object", "properties": {name: {"type": "string"}}} if name else {}
+
+        return Tool(name, namespace, parameters=props(inputs), output_parameters=props(outputs))
+
+    car = tool("displayCarStatus", "vehicle", outputs="lockStatus")
+    upload = tool("uploadVideo", "tube", inputs="status")
+    found = tool("getCustomer", "voip", outputs="city")
+    distance = tool("estimate_distance", "vehicle", inputs="city")
+    draws = iter(
+        [
+            ToolSample([car, upload], [Edge(car, "lockStatus", upload, "status", 0.9)], "a"),
+            ToolSample([found, distance], [Edge(found, "city", distance, "city", 0.9)], "b"),
+        ]
+    )
+    sampler = SimpleNamespace(sample=lambda seed: next(draws))
+    planner = SimpleNamespace(settings=SimpleNamespace(seed=1))
+    sample, copied = Planner._sample(planner, sampler, 0)  # type: ignore[arg-type]
+    assert not copied and [t.name for t in sample.tools] == ["getCustomer", "estimate_distance"]
