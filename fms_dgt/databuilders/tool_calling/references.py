@@ -18,7 +18,13 @@ import re
 from fms_dgt.core.tools.artifacts import leaf_name
 from fms_dgt.databuilders.tool_calling import templates
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan, Wire
-from fms_dgt.databuilders.tool_calling.wording import humanize, join_words, label, purpose_of
+from fms_dgt.databuilders.tool_calling.wording import (
+    humanize,
+    implementation_notes,
+    join_words,
+    label,
+    purpose_of,
+)
 
 __all__ = ["fresh", "named_again", "pointed", "reference"]
 
@@ -83,7 +89,8 @@ def reference(plan: RecordPlan, index: int, call: PlannedCall, rng: random.Rando
     wires = pointed(call)
     sources = {wire.source for wire in wires.values()}
     outputs = [humanize(leaf_name(wire.output)) for wire in wires.values()]
-    outputs = [o for o in outputs if o and o != "(result)" and "result" not in o]
+    # an output named like an implementation note (SureVoIP's file_internal) is no name to say
+    outputs = [o for o in outputs if o and "result" not in o and not implementation_notes(o)]
     previous = {c.tool.qualified_name for c in plan.steps[index - 1]}
     if not outputs:
         return rng.choice(templates.REFS)
