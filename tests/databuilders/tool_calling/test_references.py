@@ -169,3 +169,13 @@ def test_a_run_request_whose_only_wires_echo_refers_and_does_not_point_at_a_resu
         assert "from that" not in user and not re.search(r"\b(?:use|take) the\b", user, re.I), user
         assert re.search(r"\b(?:that|the same) \w+", user), user
     assert checked >= 3, checked
+
+
+def test_an_output_named_like_an_implementation_note_is_not_said() -> None:
+    # SureVoIP's announcement has a file_internal: "use the file internal to add ..." is a note.
+    found = _tool("get_announcement", "Get an announcement.", "id", namespace="voip")
+    add = _tool("post_announcement", "Add an announcement.", "file", namespace="voip")
+    first = _call(found, {"id": "a-1"}, {"file_internal": "x.mp3"})
+    second = _call(add, {"file": "x.mp3"}, None, {"file": Wire("voip::get_announcement", "file_internal")})
+    for user in _requests(first, second):
+        assert "internal" not in user, user
