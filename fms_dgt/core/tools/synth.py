@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
-from fms_dgt.core.tools.schema.choices import described_choices
+from fms_dgt.core.tools.schema.choices import described_choices, described_default
 from fms_dgt.errors import SynthesisError
 from fms_dgt.io import env_int
 
@@ -294,6 +294,9 @@ class _Generator:
             return "object"
         if "items" in schema or "prefixItems" in schema:
             return "array"
+        stated = described_default(str(schema.get("description") or ""))
+        if stated is not None:  # "Defaults to `0`": a number; "Defaults to True": a yes or no
+            return _TYPE_OF.get(type(stated[0]), "string")
         return "string"
 
     def _typed(self, schema: Mapping[str, Any], kind: str, name: str, depth: int, path: Path) -> Any:
@@ -384,7 +387,8 @@ class _Generator:
                 return sampled
         if isinstance(fmt, str) and fmt in _FORMATS:
             return _FORMATS[fmt](self.rng)
-        text = str(self._scalar_for_name(name))
+        stated = described_default(str(schema.get("description") or ""))
+        text = str(self._scalar_for_name(name, stated[0] if stated and isinstance(stated[0], str) else None))
         low = int(schema.get("minLength", 0))
         if low > MAX_STRING:
             raise _TooCostly(
@@ -395,14 +399,21 @@ class _Generator:
             text += "".join(self.rng.choice(string.ascii_lowercase) for _ in range(low - len(text)))
         return text[:high]
 
-    def _scalar_for_name(self, name: str) -> str:
+    def _scalar_for_name(self, name: str, stated: str | None = None) -> str:
+        """A value a name hints at, else the default the description states, else a filler."""
         key = name.lower()
         for hint, values in _HINTS.items():
             if hint in key:
                 return self.rng.choice(values)
         if key.endswith("id") or key.endswith("_ids"):
             return f"{key.rstrip('s').replace('_', '-') or 'id'}-{self.rng.randint(1000, 9999)}"
+        if stated is not None:
+            return stated
         return f"{self.rng.choice(_WORDS)}-{self.rng.randint(1, 999)}"
+
+
+#: The schema type of a value a description states.
+_TYPE_OF: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 
 def _listed_items(schema: Mapping[str, Any]) -> Mapping[str, Any]:

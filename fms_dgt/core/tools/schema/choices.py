@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MAX_DESCRIBED", "described_choices", "described_values"]
+__all__ = ["MAX_DESCRIBED", "described_choices", "described_default", "described_values"]
 
 #: The most values read from one description; a longer list reads as open.
 MAX_DESCRIBED = 64
@@ -37,6 +37,9 @@ _ANY_QUOTE = re.compile(r"['\"`]|\sor\s")
 #: A description that is only two to four bare words joined by "or" ("success or failed").
 _BARE_ALTERNATIVES = re.compile(r"[a-z_]{1,40}(?:, [a-z_]{1,40}){0,2},? or [a-z_]{1,40}\.?")
 _BARE_SEPARATOR = re.compile(r",? or |, ")
+#: The same alternatives in parentheses at a description's end ("Transaction type (deposit or
+#: withdrawal).").
+_ASIDE = re.compile(r"\(([a-z_]{1,40}(?:, [a-z_]{1,40}){0,2},? or [a-z_]{1,40})\)\.?\s*$")
 _ENUM_TAG = re.compile(r"\[Enum\]\s*:?\s*(\[[^\]]{0,4000}\])", re.IGNORECASE)
 _OPEN = re.compile(
     r"\betc\b|\be\.?g\.?(?=[\s:,])|\beg\s*:|\bsuch as\b|\bfor (?:example|instance)\b|\blike\b|\bexamples?\b"
@@ -61,6 +64,7 @@ _ALTERNATIVE = re.compile(r"\bor\b|/")
 _CUE = re.compile(
     r"\b(?:can be|could be|may be|must be|should be|either|one of|options?|choices?|possible values?"
     r"|allowed values?|accepted values?|supported values?|valid values?|values? (?:is|are)"
+    r"|(?:options?|choices?) (?:is|are)"
     r"|supports?|accepts?|use|set to|pass)\b[\s:,-]{0,4}(?=['\"`])",
     re.IGNORECASE,
 )
@@ -86,6 +90,9 @@ def described_values(description: str) -> tuple[str, ...] | None:
     bare = _BARE_ALTERNATIVES.fullmatch(description.strip())
     if bare is not None:  # API-Bank's "success or failed": the whole description is the values
         return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(bare.group(0).rstrip(".")) if w))
+    aside = _ASIDE.search(description)
+    if aside is not None and not _OPEN.search(description):  # "Transaction type (deposit or withdrawal)."
+        return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(aside.group(1)) if w))
     if _OPEN.search(description):
         return None
     # A bracketed list is a default or an example of a list (``default is ['strengths']``).
@@ -152,3 +159,43 @@ def _quoted(text: str) -> list[str]:
 
 def _first(match: re.Match[str]) -> str:
     return next(g for g in match.groups() if g is not None)
+
+
+#: "Default is 'hoyts'", "Defaults to `0`", "Default: True", "(default 0.95)": the value a
+#: description says a parameter takes when it is left out.
+_DEFAULT = re.compile(
+    r"(?:\bdefaults?\s+(?:is|to|value is|value)\s*:?|\bdefault\s*:|\(default)\s*"
+    rf"(?:{_Q}|(-?\d+(?:\.\d+)?|[A-Za-z][\w.:+-]{{0,39}}))(?=[\s,;)]|\.(?:\s|$)|$)",
+    re.IGNORECASE,
+)
+#: Words after "default" that name no value ("Default is None", "default: empty").
+_NO_VALUE = frozenset({"none", "null", "nil", "empty", "unset", "all", "the", "a", "an", "not", "no"})
+
+
+@functools.lru_cache(maxsize=8192)
+def described_default(description: str) -> tuple[Any] | None:
+    """The value a description says a parameter defaults to, as the one item of a tuple
+    (``("hoyts",)``, ``(0,)``, ``(True,)``, ``(0.95,)``), or None when it names none. Tools
+    written without a schema type (ToolMind's When2Call pool) say their defaults in prose, and
+    such a value is a real one where nothing else says what the parameter holds. A value in
+    backticks or bare is read as a number or a yes-or-no when it is one; a quoted one is text."""
+    if not description or len(description) > _MAX_TEXT or "default" not in description.lower():
+        return None
+    found = _DEFAULT.search(description)
+    if found is None:
+        return None
+    single, double, code, bare = found.group(1), found.group(2), found.group(3), found.group(4)
+    text = single if single is not None else double
+    if text is not None:
+        return (text,) if _WORDY.search(text) else None
+    word = (code if code is not None else bare).strip().rstrip(".:")
+    if not word or word.lower() in _NO_VALUE:
+        return None
+    if word.lower() in ("true", "false"):
+        return (word.lower() == "true",)
+    for parse in (int, float):
+        try:
+            return (parse(word),)
+        except ValueError:
+            pass
+    return (word,)

@@ -7,7 +7,12 @@ import random
 import pytest
 
 from fms_dgt.core.tools.fakes import fake
-from fms_dgt.core.tools.schema.choices import MAX_DESCRIBED, described_choices, described_values
+from fms_dgt.core.tools.schema.choices import (
+    MAX_DESCRIBED,
+    described_choices,
+    described_default,
+    described_values,
+)
 from fms_dgt.core.tools.synth import synthesise
 
 LISTED = [
@@ -32,6 +37,11 @@ LISTED = [
     ("success or failed", ("success", "failed")),  # API-Bank's statuses: the whole description
     ("pending, paid, or refunded.", ("pending", "paid", "refunded")),
     ("The type of this resource: `webhooks`", ("webhooks",)),  # JSON:API's one type (Up Banking)
+    ("Transaction type (deposit or withdrawal).", ("deposit", "withdrawal")),  # glaive: in an aside
+    (
+        "The surface type for the statistics. Available options are 'clay', 'grass', 'hard', or 'all'.",
+        ("clay", "grass", "hard", "all"),
+    ),
 ]
 
 OPEN = [
@@ -51,6 +61,7 @@ OPEN = [
     "Success or failure",
     "The type of this resource, such as `webhooks`",
     "The type of this resource is `webhooks` unless it is a tag.",
+    "The size (small or large, e.g. medium)",
     "",
 ]
 
@@ -113,3 +124,40 @@ def test_synthesised_values_are_among_the_listed_ones() -> None:
             {"type": "string", "description": "The unit. Can be 'celsius' or 'fahrenheit'."}, rng, name="unit"
         )
         assert made in ("celsius", "fahrenheit")
+
+
+@pytest.mark.parametrize(
+    ("description", "stated"),
+    [
+        ("The starting index for paging through the results. Defaults to `0`.", (0,)),
+        ("The filter to apply to the results. Default is 'statuscode:200'.", ("statuscode:200",)),
+        ("Time offset in seconds from UTC. Default is 28800 (UTC+8).", (28800,)),
+        ("Whether to adjust the final value for inflation. Defaults to True.", (True,)),
+        ("The desired confidence level. Default is 0.95.", (0.95,)),
+        ("The unit system (default: metric)", ("metric",)),
+        ("If not specified, the average mileage is used. Default is None.", None),
+        ("By default all fields are returned.", None),
+        ("The user's default settings", None),  # an adjective, no value
+        ("version, default is 1.2.3.", None),
+        ("", None),
+    ],
+)
+def test_a_stated_default_is_read(description: str, stated: tuple[object] | None) -> None:
+    assert described_default(description) == stated
+
+
+def test_a_parameter_without_a_type_takes_the_type_and_value_its_default_says() -> None:
+    # When2Call's tools carry no schema types: "startfrom" was "river-12", "filter" "alpha-9".
+    index = {"description": "The starting index for paging through the results. Defaults to `0`."}
+    found = {"description": "The filter to apply to the results. Default is 'statuscode:200'."}
+    for seed in range(10):
+        value = synthesise(
+            {
+                "type": "object",
+                "properties": {"startfrom": index, "filter": found},
+                "required": ["startfrom", "filter"],
+            },
+            random.Random(seed),
+        )
+        assert type(value["startfrom"]) is int, value
+        assert value["filter"] == "statuscode:200", value
