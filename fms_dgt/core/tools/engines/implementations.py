@@ -55,6 +55,12 @@ _NOISE = frozenset({"calculate", "compute", "get", "find", "math", "do", "perfor
 _NOISE |= {"numbers", "number", "values", "tool", "function", "calc", "calculator", "basic", "simple"}
 
 
+#: Arguments that say how to compute, not what (their words run together).
+_SETTINGS = frozenset(
+    {"precision", "accuracy", "decimals", "decimalplaces", "digits", "places", "ndigits", "roundto"}
+)
+
+
 class Inputs:
     """A call's arguments as an implementation reads them (in the schema's property order)."""
 
@@ -67,10 +73,13 @@ class Inputs:
         self.arguments = arguments
 
     def numbers(self, at_least: int = 0) -> list[float]:
-        """Every number among the arguments, arrays of numbers flattened, in order; fewer than
-        ``at_least`` cannot be computed."""
+        """Every number among the arguments, arrays of numbers flattened, in order, but those
+        that say how to compute (``precision``, ``decimal_places``); fewer than ``at_least``
+        cannot be computed."""
         out: list[float] = []
         for name in self.order:
+            if "".join(tokens(name)) in _SETTINGS:
+                continue  # the square root of 9 to a precision of 46 is 3, not of two numbers
             value = self.arguments[name]
             values = value if isinstance(value, list) else [value]
             out.extend(v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool))
@@ -219,6 +228,21 @@ def _power(inputs: Inputs) -> float:
     if abs(exponent) > 64 or abs(base) > 1e6:
         raise NotComputable("too large to compute exactly")
     return float(base**exponent)
+
+
+@register_implementation("round_number", "round_off", "round_to")
+def _round(inputs: Inputs) -> float:
+    places = next((inputs.arguments[n] for n in inputs.order if "".join(tokens(n)) in _SETTINGS), 0)
+    if not isinstance(places, int) or isinstance(places, bool) or not 0 <= places <= 15:
+        raise NotComputable("the decimal places are no whole number from 0 to 15")
+    return round(inputs.number(0, 1), places)
+
+
+@register_implementation("logarithm", "log_of", "natural_log")
+def _logarithm(inputs: Inputs) -> float:
+    value = inputs.measure("value", "number", "x", "num")
+    base = inputs.measure("base") if any("base" in tokens(n) for n in inputs.order) else math.e
+    return math.log(value, base)
 
 
 @register_implementation("square_root", "sqrt", "squareroot")

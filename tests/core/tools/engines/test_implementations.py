@@ -21,6 +21,11 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
     ("name", "arguments", "expected"),
     [
         ("add", {"a": 47.22, "b": 58.08}, 105.3),
+        # How to compute is no operand: the square root of 9 to a precision of 46 was 86.53.
+        ("square_root", {"number": 9, "precision": 46}, 3.0),
+        ("math.sqrt", {"num": 16, "accuracy": 5}, 4.0),
+        ("round_number", {"number": 5.12345, "decimal_places": 2}, 5.12),
+        ("logarithm", {"value": 8, "base": 2, "precision": 10}, 3.0),
         ("math.add", {"b": 2, "a": 1}, 3),
         ("calculate_sum", {"numbers": [1, 2, 3.5]}, 6.5),
         ("subtract", {"a": 10, "b": 4}, 6),
