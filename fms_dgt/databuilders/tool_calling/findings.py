@@ -7,6 +7,7 @@ wind speed in the units the call asked for; nothing reads as a JSON dump.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Mapping
@@ -68,7 +69,7 @@ def named_record(value: Any, rng: random.Random, *, heat: str = "") -> tuple[str
     key = next((spelled[k] for k in _OWN_NAMES if k in spelled and _said(value[spelled[k]])), None)
     if key is None or not isinstance(value[key], str):
         return None
-    others = [k for k, v in value.items() if k != key and _said(v) and _simple(v)]
+    others = [k for k, v in value.items() if k != key and _told(k, v) and _simple(v)]
     if not others or _measured(value, others) is not None:
         return None
     facts = [_field(str(k), value[k], rng, True, heat) for k in others[:3]]
@@ -83,8 +84,24 @@ def _said(value: Any) -> bool:
     return value is not None and value != "" and value != {} and value != []
 
 
+def _told(key: Any, value: Any) -> bool:
+    """Whether an answer tells a field: one with something to say that is no secret (a result
+    that echoes the call's ``apikey`` or holds an access token is not read out)."""
+    return _said(value) and not _secret(str(key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret(key: str) -> bool:
+    words = set(humanize(key).lower().split())
+    return bool(words & _SECRET_WORDS) or {"api", "key"} <= words or "apikey" in key.lower()
+
+
+#: Words of a field's name that make it a secret.
+_SECRET_WORDS = frozenset({"password", "passwd", "secret", "token", "apikey", "credential", "credentials"})
+
+
 def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> str:
-    keys = [k for k, v in record.items() if _said(v)]
+    keys = [k for k, v in record.items() if _told(k, v)]
     keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
     measured = _measured(record, keys)
@@ -256,7 +273,7 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     key = _name_key(item, with_id=True)
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
-    simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v) and v != ""]
+    simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v) and _told(k, v)]
     said = [f"{words} {_short(v, rng, style, words)}{_heat_unit(words, v, heat)}" for words, v in simple]
     dated = next((i for i, (_, v) in enumerate(simple) if isinstance(v, str) and date_words(v)), None)
     if dated is None:

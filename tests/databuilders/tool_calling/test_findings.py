@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import random
 
-from fms_dgt.databuilders.tool_calling.findings import named_record, success
+from fms_dgt.databuilders.tool_calling.findings import named_record, result_clause, success
 from fms_dgt.databuilders.tool_calling.wording import ACTION, GET, Purpose
 
 
@@ -41,3 +41,13 @@ def test_an_action_that_only_says_it_went_well_says_what_was_done() -> None:
     for value in ({"status": "success"}, {"success": True}, {"status": "updated", "message": "OK"}):
         assert _said(ADD_PET, value) == {"I've added a pet."}, value
     assert any("failed" in s for s in _said(ADD_PET, {"status": "failed"}))  # not a success: said
+
+
+def test_an_answer_never_reads_out_a_secret() -> None:
+    # When2Call's income_statement echoed the call's apikey: "the apikey is 82f2817d...".
+    value = {"apikey": "82f2817d8392ef7db3850cedc01df41f", "income_statement": "94000", "token": "t0k"}
+    for sentence in _said(GET_TICKET, value) | _said(ADD_PET, value):
+        assert "82f2817d" not in sentence and "t0k" not in sentence, sentence
+        assert "94000" in sentence, sentence
+    items = [{"access_token": "abc123", "user": "ann"}]
+    assert "abc123" not in result_clause(items, "users", random.Random(1))
