@@ -130,9 +130,12 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
     wanted = _kind_of(target, name)
     if _sort_of(output) != _sort_of(name):
         return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
-    if made is not None and made.field == "status" and (wanted is None or wanted.field != "status"):
-        # How a call went is no name of anything (a funded account's 'cancelled' as a museum)
-        return not {"status", "state"} & set(humanize(name).lower().split())
+    if made is not None and made.field == "status":
+        # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
+        # and filters a listing at most: a cancelled order's status is no social media post.
+        said = {"status", "state"} & set(humanize(name).lower().split())
+        if not said or humanize(target.name).lower().split()[0] not in _READS:
+            return True
     if wanted is not None and plain_name(leaf) in _UNNAMED:
         return not _says(source, wanted, name)
     if wanted == ("number", "count", "") and plain_name(leaf) != plain_name(name):
@@ -403,6 +406,10 @@ def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = ""
     )
 
 
+#: First words of a tool that reads (what a status may filter).
+_READS = frozenset(
+    {"get", "list", "search", "find", "filter", "query", "fetch", "show", "count", "check", "view"}
+)
 #: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
 _STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
 #: Kinds that take no other kind's value at all: a moment, a card's number or code.

@@ -322,6 +322,10 @@ def test_how_a_call_went_is_no_name_of_anything() -> None:
     assert context.apart(funded, "status", _io("museum_hours", inputs="museum"), "museum")
     listing = _io("list_orders", "bank", inputs="order_status")
     assert not context.apart(funded, "status", listing, "order_status")
+    # glaive: a cancelled order's status became a social media post ("with the status, post a
+    # status"); a status filters a listing, it is set by no other action.
+    posted = _io("post_social_media_status", "bank", inputs="status")
+    assert context.apart(funded, "status", posted, "status")
 
 
 def test_another_apis_value_is_wired_only_when_it_means_the_same_everywhere() -> None:
