@@ -262,7 +262,8 @@ def _date_phrase(words: str, last: str, when: str, rng: random.Random) -> str:
 
 def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Random) -> str:
     first = words.split(" ")[0].lower() if words else ""
-    if last in _QUOTED:
+    if last in _QUOTED or (_SENTENCE_LIKE.search(text) and last not in _PLACES):
+        # a sentence is quoted whatever it is called: not 'translate from Could you send me ...?'
         return _quoted(last, words, text, rng)
     if last in ("tag", "label"):
         return rng.choice((f"tagged {text}", f"with the {last} {text}"))
@@ -283,6 +284,10 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
     if enum:
         return rng.choice((f"with {words} {text}", f"using {text} as the {words}"))
     return rng.choice((f"for {words} {text}", f"with {words} {text}", f"with the {words} {text}"))
+
+
+#: Text that reads as a sentence: four words or more ending in a sentence's mark.
+_SENTENCE_LIKE = re.compile(r"^\S+(?:\s+\S+){3,}[.!?]$")
 
 
 def _quoted(last: str, words: str, text: str, rng: random.Random) -> str:

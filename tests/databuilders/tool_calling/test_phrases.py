@@ -19,6 +19,8 @@ from fms_dgt.databuilders.tool_calling.phrases import (
     value_phrases,
 )
 
+STRING = {"type": "string"}
+
 
 def _said(values: dict[str, Any], properties: dict[str, Any] | None = None, seed: int = 0) -> str:
     return " | ".join(value_phrases(properties or {}, values, random.Random(seed)))
@@ -305,3 +307,13 @@ def test_a_list_named_in_the_singular_counts_its_items() -> None:
         result_clause({"people": ["Ann", "Bo"]}, "results", random.Random(1))
         == "there are 2 people: Ann and Bo"
     )
+
+
+def test_a_sentence_is_quoted_whatever_it_is_called() -> None:
+    # API-Bank's Translate: "translate text from Could you send me the slides from this morning?
+    # in Japanese" (its `src` read as an origin).
+    props = {"src": {"type": "string", "description": "The text to be translated"}, "tgt_lang": STRING}
+    for seed in range(10):
+        said = _said({"src": "Could you send me the slides?", "tgt_lang": "Japanese"}, props, seed)
+        assert '"Could you send me the slides?"' in said, said
+    assert _said({"from": "Paris"}, {"from": STRING}) == "from Paris"
