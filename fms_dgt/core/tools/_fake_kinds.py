@@ -189,6 +189,7 @@ _WORKFLOW_FIELDS = {
     "executorclass": "executor",
     "jobtype": "job_type",
     "defaultview": "dag_view",
+    "state": "run_state",
     "classpath": "trigger_class",
     "kwargs": "json_settings",
     "executorconfig": "json_settings",

@@ -191,6 +191,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "executor": ("LocalExecutor", "CeleryExecutor", "KubernetesExecutor", "SequentialExecutor"),
     "job_type": ("SchedulerJob", "LocalTaskJob", "TriggererJob", "BackfillJob"),
     "dag_view": ("grid", "graph", "duration", "gantt", "calendar"),
+    "run_state": ("queued", "running", "success", "failed"),
     "trigger_class": (
         "airflow.triggers.temporal.DateTimeTrigger",
         "airflow.triggers.temporal.TimeDeltaTrigger",

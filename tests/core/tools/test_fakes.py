@@ -365,6 +365,9 @@ def test_a_workflow_schedulers_words_are_its_own() -> None:
     assert classify("operator", topic="get_task_instance", kind="string") == ("misc", "task_operator", "")
     assert classify("kwargs", parent="trigger", kind="string") == ("misc", "json_settings", "")
     assert classify("operator", topic="calculate", kind="string") is None
+    # a DAG run's state is no Indian city ("show DAG runs with state Delhi")
+    assert classify("state", topic="get_dag_runs", kind="string") == ("misc", "run_state", "")
+    assert classify("state", topic="get_address", kind="string") != ("misc", "run_state", "")
     assert classify("queue", topic="list_messages", kind="string") is None
     rng = random.Random(2)
     operators = {fake({"type": "string"}, rng, name="operator", topic="get_task_instance") for _ in range(20)}
