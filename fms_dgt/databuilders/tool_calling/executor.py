@@ -360,6 +360,10 @@ def _listed(schema: Any, value: Any, depth: int = 0) -> bool:
         return all(_listed(schema.get("items"), item, depth + 1) for item in value)
     if not isinstance(value, Mapping):
         return True
+    options = [b for b in (schema.get("anyOf") or schema.get("oneOf") or ()) if isinstance(b, Mapping)]
+    objects = [b for b in options if b.get("type") != "null"]
+    if objects and not any(_listed(b, value, depth + 1) for b in objects):
+        return False  # Up's category, or null: a webhook event is no category
     for branch in (schema, *(b for b in schema.get("allOf") or () if isinstance(b, Mapping))):
         props = branch.get("properties")
         if isinstance(props, Mapping) and not all(

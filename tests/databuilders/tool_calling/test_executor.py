@@ -231,6 +231,10 @@ def test_a_wired_resource_of_another_type_than_the_body_lists_is_not_wired() -> 
     assert _listed(body, [{"type": "tags", "id": "Holiday"}])
     assert not _listed(body, [{"type": "webhooks", "id": "data-71739", "attributes": {"url": "x"}}])
     assert _listed({"type": "object", "properties": {"data": body}}, {"data": []})
+    # Up's category relationship: a category, or null (anyOf); a webhook event is neither.
+    category = {"anyOf": [{"allOf": [tag]}, {"type": "null"}]}
+    assert _listed(category, {"type": "tags", "id": "Holiday"})
+    assert not _listed(category, {"type": "webhook-events", "id": "data-58818"})
 
 
 def test_a_flag_from_a_result_is_never_wired() -> None:
