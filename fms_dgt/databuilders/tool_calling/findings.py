@@ -103,6 +103,11 @@ _SECRET_WORDS = frozenset({"password", "passwd", "secret", "token", "apikey", "c
 def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> str:
     keys = [k for k, v in record.items() if _told(k, v)]
     keys.sort(key=lambda k: isinstance(record[k], (dict, list)))  # plain values first
+    sky = _weather(record, keys, heat)
+    if sky is not None:  # "it's 19.3 °C and showers in Mexico City", not "city Mexico City, ..."
+        said, used = sky
+        others = [k for k in keys if k not in used]
+        return ", ".join([said, *(_field(str(k), record[k], rng, True, heat) for k in others[:2])])
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
     measured = _measured(record, keys)
     if measured is not None:  # "it's 14.34 °C", not "the value is 14.34 and the unit is celsius"
@@ -116,6 +121,36 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
     if rest > 0:
         parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
     return join_words([p for p in parts if p])
+
+
+#: Field names (humanized) of a weather reading's sky, and of the place it is for.
+_SKY_WORDS = frozenset({"condition", "conditions", "weather", "sky", "summary", "description", "outlook"})
+_PLACE_WORDS = frozenset({"city", "location", "place", "city name", "location name"})
+
+
+def _weather(record: Mapping[str, Any], keys: list[Any], heat: str) -> tuple[str, set[Any]] | None:
+    """A weather reading said as a person says it ("it's 19.3 °C and showers in Mexico City",
+    with the wind when there is one) and the keys it says; None for anything else, or when the
+    call says no unit (``heat``)."""
+    words = {k: humanize(str(k)).lower() for k in keys}
+    numbers = [k for k in keys if isinstance(record[k], int | float) and not isinstance(record[k], bool)]
+    heats = [k for k in numbers if words[k] in _HEAT_WORDS or words[k] in ("celsius", "fahrenheit")]
+    skies = [k for k in keys if words[k] in _SKY_WORDS and isinstance(record[k], str) and len(record[k]) < 40]
+    if not heat or len(heats) != 1 or len(skies) != 1:
+        return None
+    degrees, sky = heats[0], skies[0]
+    unit = {"celsius": " °C", "fahrenheit": " °F"}.get(words[degrees], heat)
+    said = f"it's {scalar_words(record[degrees], 0)}{unit} and {plain(record[sky], 40).lower()}"
+    used = {degrees, sky}
+    winds = [k for k in numbers if _wind_unit(words[k], record[k], heat)]
+    if winds:
+        said += f", with wind at {scalar_words(record[winds[0]], 0)}{_wind_unit(words[winds[0]], 1, heat)}"
+        used.add(winds[0])
+    places = [k for k in keys if words[k] in _PLACE_WORDS and isinstance(record[k], str)]
+    if places:
+        said += f" in {plain(record[places[0]], 60)}"
+        used.add(places[0])
+    return said, used
 
 
 def _field(name: str, value: Any, rng: random.Random, compact: bool = False, heat: str = "") -> str:

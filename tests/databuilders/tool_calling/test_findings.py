@@ -51,3 +51,14 @@ def test_an_answer_never_reads_out_a_secret() -> None:
         assert "94000" in sentence, sentence
     items = [{"access_token": "abc123", "user": "ann"}]
     assert "abc123" not in result_clause(items, "users", random.Random(1))
+
+
+def test_a_weather_reading_is_said_as_a_person_says_it() -> None:
+    # "Today's forecast: city Mexico City, it's 19.3 °C and conditions showers."
+    forecast = {"celsius": 19.3, "city": "Mexico City", "conditions": "showers"}
+    said = result_clause(forecast, "x", random.Random(1), heat=" °C")
+    assert said == "it's 19.3 °C and showers in Mexico City", said
+    current = {"condition": "clouds", "temperature": 74.7, "wind_speed": 33.2, "humidity": 80}
+    said = result_clause(current, "x", random.Random(1), heat=" °F")
+    assert said == "it's 74.7 °F and clouds, with wind at 33.2 mph, humidity 80", said
+    assert "and clouds" not in result_clause(current, "x", random.Random(1))  # no unit asked: fields

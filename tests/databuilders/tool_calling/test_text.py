@@ -140,7 +140,7 @@ def test_a_chain_says_the_value_flows_and_the_answer_reads_as_sentences() -> Non
         assert "Lisbon" in text.user and "metric" in text.user and "38.72" not in text.user
         assert linking_phrases(text.user), text.user
         said = text.final.replace(" is ", " ").replace("the ", "")
-        assert "temperature 21.5 °C" in said and "condition clear" in said and "latitude 38.72" in said
+        assert "it's 21.5 °C and clear" in said and "latitude 38.72" in said, said
         assert not json_dump(text.final)
 
 
