@@ -192,6 +192,13 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "job_type": ("SchedulerJob", "LocalTaskJob", "TriggererJob", "BackfillJob"),
     "dag_view": ("grid", "graph", "duration", "gantt", "calendar"),
     "run_state": ("queued", "running", "success", "failed"),
+    "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
+    "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),
+    "mood": ("happy", "relaxed", "energetic", "calm", "melancholy", "focused"),
+    "room_type": ("single", "double", "twin", "suite", "deluxe"),
+    "nationality": ("American", "British", "French", "Japanese", "Brazilian", "Nigerian", "Indian"),
+    "subreddit": ("technology", "science", "worldnews", "programming", "AskHistorians", "cooking"),
+    "form_type": ("10-K", "10-Q", "8-K"),  # the SEC's annual, quarterly and current reports
     "trigger_class": (
         "airflow.triggers.temporal.DateTimeTrigger",
         "airflow.triggers.temporal.TimeDeltaTrigger",

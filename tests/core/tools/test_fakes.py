@@ -344,6 +344,16 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("name", "", "account", "person", "username"),  # PeerTube's account.name: no account number
         ("name", "The name of the competition.", "", "text", "title"),  # no pet in "competition"
         ("order_type", "", "", "misc", "order_type"),
+        # ToolMind and NESTFUL lists that were fillers ("river-12"): what a recipe, a symptom
+        # search, a hotel, a playlist, Reddit and the SEC take.
+        ("book_recommendation", "", "", "text", "work"),
+        ("ingredient", "", "", "misc", "ingredient"),
+        ("symptom", "", "", "misc", "symptom"),
+        ("mood", "", "", "misc", "mood"),
+        ("room_type", "The type of room preferred.", "", "misc", "room_type"),
+        ("nationality", "", "", "misc", "nationality"),
+        ("subreddit", "", "", "misc", "subreddit"),
+        ("formType", "", "", "misc", "form_type"),
         ("fileloc", "The absolute path to the file.", "", "file", "path"),
     ],
 )
