@@ -140,6 +140,10 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         return not _says(source, wanted, name)
     if wanted == ("number", "count", "") and plain_name(leaf) != plain_name(name):
         return True  # how many to list is the user's choice: a video's followers are no page size
+    if made is None and wanted is not None and wanted.family == "person":
+        # a thing nothing says is someone is no one's name unless the names share a word (a
+        # user list's item is a user; API-Bank's appointments are no doctor)
+        return not _words_of(leaf) & (_words_of(name) | _SOMEONE)
     if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
         # Another API's value means the same here only when it is a portable thing (a city, a
         # date, a person, a stock symbol...): a car's door status is no video's upload, nor
@@ -503,6 +507,18 @@ def _travels(made: Kind | None, wanted: Kind | None, leaf: str) -> bool:
         return False
     fields = _TRAVELLING[made.family]
     return fields is None or (made.field == wanted.field and made.field in fields)
+
+
+#: Words of an output's name that say its values are people.
+_SOMEONE = frozenset(
+    {"user", "author", "member", "owner", "person", "people", "customer", "contact", "follower"}
+    | {"friend", "player", "artist", "doctor", "patient", "employee", "attendee", "participant"}
+)
+
+
+def _words_of(name: str) -> set[str]:
+    """The words of a name, each made singular (``appointments`` -> ``appointment``)."""
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in humanize(name).lower().split()}
 
 
 def _sort_of(name: str) -> bool:

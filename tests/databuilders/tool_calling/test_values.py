@@ -351,6 +351,16 @@ def test_another_apis_value_is_wired_only_when_it_means_the_same_everywhere() ->
     assert context.apart(count, "count", tweets, "count")
 
 
+def test_a_thing_nothing_says_is_someone_is_no_ones_name() -> None:
+    # API-Bank: QueryRegistration's appointments went into AppointmentRegistration's doctor_name.
+    listed = _io("QueryRegistration", "bank", outputs="appointments")
+    register = _io("AppointmentRegistration", "bank", inputs="doctor_name")
+    assert apart(listed, "appointments[]", register, "doctor_name")
+    users = _io("list_users", "g", outputs="user_list")
+    post = _io("analyze_post", "g", inputs="username")
+    assert not apart(users, "user_list[]", post, "username")  # a user list's item is a user
+
+
 def test_how_many_to_list_takes_no_count_of_something_else() -> None:
     # PeerTube: a video's account.followersCount became the page size of a playlist listing.
     video = _io("getVideo", "tube", outputs="followersCount", followersCount={"type": "integer"})
