@@ -30,7 +30,9 @@ __all__ = ["byte_words", "named_record", "result_clause", "success"]
 
 _MASS = word_set("data media people children men women staff news info information series feedback")
 _IDENTIFIER_WORDS = word_set("id ids number code pin zip")
-_NAME_KEYS = ("name", "title", "label", "city", "display_name", "full_name", "username", "id")
+_NAME_KEYS = (
+    "name", "title", "label", "city", "display_name", "full_name", "username", "filename", "file_name", "id",
+)  # fmt: skip
 _MAX_FIELDS = 4
 _MAX_ITEMS = 3
 
@@ -291,7 +293,7 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
 
 
-def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str:
+def _item_name(item: Any, rng: random.Random, style: int, heat: str = "", depth: int = 0) -> str:
     """An item by its name; else by its first fields: a dated item as "3 March 2026 (high 21 °C,
     low 12 °C)", another as "size 3 with colour red"."""
     if not isinstance(item, dict):
@@ -308,6 +310,9 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "") -> str
     key = _name_key(item, with_id=True)
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
+    wrapped = next(iter(item.values())) if len(item) == 1 else None
+    if isinstance(wrapped, dict) and depth < 4:  # SureVoIP's {"announcement": {...}}: the item is inside
+        return _item_name(wrapped, rng, style, heat, depth + 1)
     simple = [(humanize(str(k)), v) for k, v in item.items() if _simple(v) and _told(k, v)]
     said = [f"{words} {_short(v, rng, style, words)}{_heat_unit(words, v, heat)}" for words, v in simple]
     dated = next((i for i, (_, v) in enumerate(simple) if isinstance(v, str) and date_words(v)), None)

@@ -62,3 +62,15 @@ def test_a_weather_reading_is_said_as_a_person_says_it() -> None:
     said = result_clause(current, "x", random.Random(1), heat=" °F")
     assert said == "it's 74.7 °F and clouds, with wind at 33.2 mph, humidity 80", said
     assert "and clouds" not in result_clause(current, "x", random.Random(1))  # no unit asked: fields
+
+
+def test_a_listed_item_wrapped_in_one_key_is_named_by_what_it_wraps() -> None:
+    # SureVoIP's announcements: {"list": [{"announcement": {"filename": ...}}]} said "3 items".
+    listed = {
+        "list": [{"announcement": {"filename": "recording_68.wav"}}, {"announcement": {"filename": "b.wav"}}]
+    }
+    assert result_clause(listed, "files", random.Random(1)) == "there are 2 items: recording_68.wav and b.wav"
+    deep: dict[str, object] = {"x": 1}
+    for _ in range(5000):  # a hostile result nested past any stack
+        deep = {"w": deep}
+    assert result_clause([deep], "items", random.Random(1))
