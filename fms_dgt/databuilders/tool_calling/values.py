@@ -130,7 +130,7 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
     wanted = _kind_of(target, name)
     if _sort_of(output) != _sort_of(name):
         return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
-    if made is not None and made.field == "status":
+    if made is not None and made.field in ("status", "run_state"):
         # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
         # and filters a listing at most: a cancelled order's status is no social media post.
         said = {"status", "state"} & set(humanize(name).lower().split())

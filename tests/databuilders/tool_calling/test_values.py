@@ -326,6 +326,10 @@ def test_how_a_call_went_is_no_name_of_anything() -> None:
     # status"); a status filters a listing, it is set by no other action.
     posted = _io("post_social_media_status", "bank", inputs="status")
     assert context.apart(funded, "status", posted, "status")
+    # Airflow: a new DAG run's state was set as that run's new state ("take the state and update").
+    run = _io("post_dag_run", "airflow", outputs="state")
+    assert context.apart(run, "state", _io("update_dag_run_state", "airflow", inputs="state"), "state")
+    assert not context.apart(run, "state", _io("get_dag_runs", "airflow", inputs="state"), "state")
 
 
 def test_another_apis_value_is_wired_only_when_it_means_the_same_everywhere() -> None:
