@@ -28,7 +28,7 @@ from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
-from fms_dgt.databuilders.tool_calling.values import apart
+from fms_dgt.databuilders.tool_calling.wiring import apart
 from fms_dgt.errors import RejectedRecord
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class Planner:
     def _sample(self, sampler: ToolSampler, index: int) -> tuple[ToolSample, bool]:
         """The record's tool sample without edges that copy an item into a new one (see
         :func:`is_copy`) or that no call would take a value along (another API's status for
-        this one's upload: :func:`~fms_dgt.databuilders.tool_calling.values.apart`). A sample
+        this one's upload: :func:`~fms_dgt.databuilders.tool_calling.wiring.apart`). A sample
         whose tools only such edges joined is drawn again, a few times at most, each from its
         own seed, so the run stays reproducible; when every draw has a pair joined by unused
         edges alone, the first is taken without its copies (its calls then share no value).
@@ -252,7 +252,7 @@ def is_copy(edge: Edge) -> bool:
 def _without_copies(sample: ToolSample, *, unused: bool = False) -> ToolSample | None:
     """``sample`` without its copying edges, and with ``unused`` without the edges no call will
     take a value along either (another API's door status for a video upload: see
-    :func:`~fms_dgt.databuilders.tool_calling.values.apart`); None when a pair of its tools had
+    :func:`~fms_dgt.databuilders.tool_calling.wiring.apart`); None when a pair of its tools had
     no other edge."""
     kept = [
         e

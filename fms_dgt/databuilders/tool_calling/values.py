@@ -26,25 +26,22 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from fms_dgt.core.tools.artifacts import leaf_name
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.fakes import (
-    SORT_WORDS,
     FakeHooks,
     Kind,
     Scope,
     canonical,
-    classify,
     place_named,
     remembers,
 )
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall
-from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
+from fms_dgt.databuilders.tool_calling.wiring import apart, classify_at, property_of
 
-__all__ = ["OPTIONAL_BUDGET", "EntityContext", "apart", "arguments", "same_api"]
+__all__ = ["OPTIONAL_BUDGET", "EntityContext", "arguments"]
 
 #: Attempts at repairing an argument the schema refuses before plain synthesis takes over.
 _REPAIRS = 8
@@ -70,8 +67,8 @@ class EntityContext:
 
     def kind(self, tool: Tool, name: str) -> Kind | None:
         """What argument ``name`` of ``tool`` stands for (None when nothing says)."""
-        schema = _property(tool.parameters, name)
-        return _classify(tool, name, schema)
+        schema = property_of(tool.parameters, name)
+        return classify_at(tool, name, schema)
 
     def apart(self, source: Tool, output: str, target: Tool, name: str) -> bool:
         """Whether output ``output`` of ``source`` stands for another kind of thing than argument
@@ -90,7 +87,7 @@ class EntityContext:
         if not isinstance(result, Mapping):
             return
         for name, value in result.items():
-            kind = _classify(tool, str(name), _property(tool.output_parameters, str(name)))
+            kind = classify_at(tool, str(name), property_of(tool.output_parameters, str(name)))
             if kind is not None and remembers(kind) and not isinstance(value, (Mapping, list)):
                 self.scope.adopt(kind, value)
 
@@ -118,76 +115,6 @@ class EntityContext:
     def values(self) -> dict[str, Any]:
         """The entities fixed so far, JSON-ready (for :attr:`RecordPlan.context`)."""
         return self.scope.snapshot()
-
-
-def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
-    """Whether output ``output`` (a path) of ``source`` stands for another kind of thing than
-    argument ``name`` of ``target`` (an appointment id for a doctor, a date for an amount):
-    such a value is never wired, whatever the dataflow graph scored. It reads the two tools alone,
-    so a planner can tell before a record is made which edges its calls will never use."""
-    leaf = leaf_name(output)
-    made = _classify(source, leaf, _property(source.output_parameters, output)) if leaf else None
-    wanted = _kind_of(target, name)
-    if _sort_of(output) != _sort_of(name):
-        return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
-    if made is not None and made.field in ("status", "run_state"):
-        # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
-        # and filters a listing at most: a cancelled order's status is no social media post.
-        said = {"status", "state"} & set(humanize(name).lower().split())
-        if not said or humanize(target.name).lower().split()[0] not in _READS:
-            return True
-    if wanted is not None and plain_name(leaf) in _UNNAMED:
-        return not _says(source, wanted, name)
-    if wanted == ("number", "count", "") and plain_name(leaf) != plain_name(name):
-        return True  # how many to list is the user's choice: a video's followers are no page size
-    if made is None and wanted is not None and wanted.family == "person":
-        # a thing nothing says is someone is no one's name unless the names share a word (a
-        # user list's item is a user; API-Bank's appointments are no doctor)
-        return not _words_of(leaf) & (_words_of(name) | _SOMEONE)
-    if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
-        # Another API's value means the same here only when it is a portable thing (a city, a
-        # date, a person, a stock symbol...): a car's door status is no video's upload, nor
-        # a bank account's type a trade's order type.
-        return not _travels(made, wanted, leaf)
-    if made is None or wanted is None:
-        return False
-    if made.family == wanted.family:
-        if made.family == "date" and made.field == "past" and wanted.field in ("start", "end"):
-            # Another API's record of when something happened is no moment to schedule (an
-            # Airflow DAG's last parse time is no alarm); within one API it may bound a search.
-            return source.namespace != target.namespace
-        # Two of the vocabulary's sundries are one thing only under one field: a music
-        # player's status is no new account's password.
-        return (
-            made.family == "misc" and made.field != wanted.field and not {made.field, wanted.field} & _LOOSE
-        )
-    if {made.field, wanted.field} & _LOOSE:
-        return False
-    if {made.family, wanted.family} & _EXCLUSIVE:  # a product is no date, a dial code no CVV
-        return True
-    if not {made.family, wanted.family} <= _STRONG:
-        return False
-    # A user's email or username may be the id an API takes for them.
-    return not ({made.family, wanted.family} == {"id", "person"} and {made.field, wanted.field} & _HANDLES)
-
-
-def _says(source: Tool, wanted: Kind, name: str) -> bool:
-    """Whether a result ``source`` names only as a result (``answer``, ``result``, the whole
-    result) may be argument ``name`` of kind ``wanted``: a count, an amount or text may be
-    any result; another kind only the result of a tool whose words or inputs name it (a
-    temperature converter's result is a temperature; an arithmetic answer is no longitude,
-    a quotient no one's weight)."""
-    if wanted.family in ("text", "money") or wanted.field == "count":
-        return True
-    words = set(_WORD.findall(f"{humanize(source.name)} {source.description}".lower()))
-    if words & set(_WORD.findall(f"{humanize(wanted.field)} {humanize(name)}".lower())):
-        return True
-    inputs = (source.parameters.get("properties") or {}).keys()
-    return any(_kind_of(source, str(p)) == wanted for p in inputs)
-
-
-def _kind_of(tool: Tool, name: str) -> Kind | None:
-    return _classify(tool, name, _property(tool.parameters, name))
 
 
 def arguments(
@@ -390,143 +317,6 @@ def _top_level(pointer: str) -> str | None:
     return pointer[1:].split("/", 1)[0].replace("~1", "/").replace("~0", "~")
 
 
-def _property(parameters: Mapping[str, Any], name: str) -> Mapping[str, Any]:
-    props = parameters.get("properties")
-    schema = props.get(name) if isinstance(props, Mapping) else None
-    return schema if isinstance(schema, Mapping) else {}
-
-
-def _classify(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = "") -> Kind | None:
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "")
-    return classify(
-        name,
-        str(schema.get("description") or ""),
-        parent=parent,
-        topic=tool.name,
-        fmt=str(schema.get("format") or ""),
-        kind=kind if isinstance(kind, str) else "",
-    )
-
-
-#: First words of a tool that reads (what a status may filter).
-_READS = frozenset(
-    {"get", "list", "search", "find", "filter", "query", "fetch", "show", "count", "check", "view"}
-)
-#: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
-_STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
-#: Kinds that take no other kind's value at all: a moment, a card's number or code.
-_EXCLUSIVE = frozenset({"date", "account"})
-#: Fields any of which may carry another kind's value (a session id as a token, a word as a code).
-_LOOSE = frozenset({"token", "code", "word"})
-_HANDLES = frozenset({"email", "username"})
-#: Output names that say only that they are a result (the whole result is ``""``).
-_UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out", "res", "ret", "response"})
-_WORD = re.compile(r"[a-z]{3,}")
-
-
-def same_api(one: Tool, other: Tool) -> bool:
-    """Whether two tools belong to one API: one namespace, and, in a catalogue whose tools are
-    named ``<API>_<operation>`` (NESTFUL's ``Tripadvisor_Search_Hotels``, ``SEC_Filings``), one
-    such API name. Tools named for their operation alone (``lockDoors``, ``get_weather``) are of
-    their namespace's API."""
-    if one.namespace != other.namespace:
-        return False
-    first, second = _api_name(one.name), _api_name(other.name)
-    return not (first and second) or first == second
-
-
-def _api_name(name: str) -> str:
-    """The API a tool's name starts with when it is written ``<API>_<operation>`` or
-    ``<Api><Verb>...`` with a capital first letter (``Spotify_Scraper_Get_Artist``,
-    ``TripadvisorSearchHotels``), else ``""`` (``get_weather``, ``lockDoors``, ``GetCharges``,
-    API-Bank's ``AppointmentRegistration``)."""
-    if not name[:1].isupper():
-        return ""
-    head = _SEPARATOR.split(name, maxsplit=1)[0]
-    words = humanize(head).lower().split()
-    if not words or words[0] in _OPERATION_WORDS:
-        return ""
-    if head != name:
-        return head.lower()
-    return words[0] if len(words) > 1 and words[1] in _OPERATION_WORDS else ""
-
-
-_SEPARATOR = re.compile(r"[_.]")
-
-
-#: First words of a tool's name that start an operation, not an API's name.
-_OPERATION_WORDS = frozenset(
-    {
-        "get", "list", "search", "find", "fetch", "create", "add", "update", "delete", "remove",
-        "set", "post", "put", "patch", "query", "check", "send", "book", "cancel", "calculate",
-        "convert", "generate", "make", "play", "open", "close", "start", "stop", "show", "display",
-    }
-)  # fmt: skip
-#: Sundries that are one API's own business: its statuses, tokens, codes, sorts and units.
-_OWN = frozenset(
-    {
-        "status", "token", "password", "sort", "version", "order_type", "flag", "code", "word",
-        "direction", "unit", "badge", "social", "web", "scene", "cik",
-    }
-)  # fmt: skip
-#: Per family of another API's value, the fields it may carry into this one, or ``None`` for
-#: any field of the family: where something is, who, links, stock symbols, products and
-#: currencies mean one thing everywhere; an API's ids, prices, counts and statuses are its own.
-_TRAVELLING: dict[str, frozenset[str] | None] = {
-    "place": None,
-    "web": None,
-    "person": None,
-    "item": frozenset({"ticker", "product"}),
-    "money": frozenset({"currency"}),
-    "text": frozenset({"title", "message"}),
-    "company": frozenset({"name"}),
-}
-
-
-def _travels(made: Kind | None, wanted: Kind | None, leaf: str) -> bool:
-    """Whether a value of kind ``made`` (output ``leaf``) from one API may be argument of kind
-    ``wanted`` of another: both known and the same thing (a city as a city or location, a
-    ticker as a ticker, a title searched for), never an API's own ids, prices, counts or
-    sundries (a door's status, a continuation token), a moment past as one to schedule, nor a
-    bare ``name`` as a person (an Airflow link's name is no bank customer)."""
-    if made is None or wanted is None:
-        return False
-    if made.family == "text" and wanted.family == "text" and wanted.field == "query":
-        return made.field == "title"  # a title searched for, not a message
-    if made.family != wanted.family:
-        return False
-    if made.family == "date":
-        return not (made.field == "past" and wanted.field in ("start", "end"))
-    if made.family == "misc":
-        return made.field == wanted.field and made.field not in _OWN
-    if made.family == "person" and plain_name(leaf) == "name":
-        return False
-    if made.family not in _TRAVELLING:
-        return False
-    fields = _TRAVELLING[made.family]
-    return fields is None or (made.field == wanted.field and made.field in fields)
-
-
-#: Words of an output's name that say its values are people.
-_SOMEONE = frozenset(
-    {"user", "author", "member", "owner", "person", "people", "customer", "contact", "follower"}
-    | {"friend", "player", "artist", "doctor", "patient", "employee", "attendee", "participant"}
-)
-
-
-def _words_of(name: str) -> set[str]:
-    """The words of a name, each made singular (``appointments`` -> ``appointment``)."""
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in humanize(name).lower().split()}
-
-
-def _sort_of(name: str) -> bool:
-    """Whether a name says the sort of a thing (``accountType``, ``file_format``)."""
-    words = humanize(leaf_name(name)).lower().split()
-    return bool(words) and words[-1] in SORT_WORDS
-
-
 #: Entities of an id that stand for a person (see :meth:`EntityContext.conflicts`).
 _PEOPLE_IDS = frozenset({"user", "customer", "account", "member", "person", "client", "patient", "employee"})
 
@@ -547,7 +337,7 @@ def _walk(
         if isinstance(value, Mapping):
             yield from _walk(tool, value, sub, str(name))
         elif not isinstance(value, list) and value is not None:
-            kind = _classify(tool, str(name), sub, parent)
+            kind = classify_at(tool, str(name), sub, parent)
             if kind is not None and remembers(kind):
                 yield kind, value
 

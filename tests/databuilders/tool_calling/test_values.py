@@ -18,7 +18,8 @@ from fms_dgt.core.tools.loaders.file import FileToolLoader
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import SynthesisError
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, Wire
-from fms_dgt.databuilders.tool_calling.values import EntityContext, apart, arguments, same_api
+from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
+from fms_dgt.databuilders.tool_calling.wiring import apart, same_api
 
 REPO = Path(__file__).resolve().parents[3]
 STRING = {"type": "string"}
