@@ -176,7 +176,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
         # and filters a listing at most: a cancelled order's status is no social media post.
         said = {"status", "state"} & set(humanize(name).lower().split())
-        if not said or humanize(target.name).lower().split()[0] not in _READS:
+        verb = humanize(target.name).lower().split()[:1]  # a tool named "_" has no words
+        if not said or not set(verb) & _READS:
             return True
     if wanted is not None and plain_name(leaf) in _UNNAMED:
         return not _says(source, wanted, name)

@@ -333,6 +333,13 @@ def test_how_a_call_went_is_no_name_of_anything() -> None:
     assert not context.apart(run, "state", _io("get_dag_runs", "airflow", inputs="state"), "state")
 
 
+def test_a_tool_whose_name_has_no_words_is_no_crash() -> None:
+    # A tool file may name a tool "_": reading its first word raised IndexError in the planner.
+    funded = _io("fund_account", "bank", outputs="status")
+    assert apart(funded, "status", _io("_", "bank", inputs="status"), "status")
+    assert not apart(_io("_", "bank", outputs="city"), "city", _io("__", "bank", inputs="city"), "city")
+
+
 def test_another_apis_value_is_wired_only_when_it_means_the_same_everywhere() -> None:
     # A car's door status went into a video upload's body, a bank account's type into a trade's
     # order type, an Instagram user id into a tweet tool's user id; a customer's city into a
