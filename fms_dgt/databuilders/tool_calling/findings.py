@@ -94,12 +94,12 @@ def _told(key: Any, value: Any) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _secret(key: str) -> bool:
-    words = set(humanize(key).lower().split())
+    words = {singular(w) for w in humanize(key).lower().split()}  # "tokens" are tokens too
     return bool(words & _SECRET_WORDS) or {"api", "key"} <= words or "apikey" in key.lower()
 
 
 #: Words of a field's name that make it a secret.
-_SECRET_WORDS = frozenset({"password", "passwd", "secret", "token", "apikey", "credential", "credentials"})
+_SECRET_WORDS = frozenset({"password", "passwd", "secret", "token", "credential"})
 
 
 def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> str:
@@ -163,7 +163,7 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
         inner = [
             f"{humanize(str(k))} {_short(v, rng, name=str(k))}"
             for k, v in list(value.items())[:3]
-            if _simple(v)
+            if _simple(v) and _told(k, v)  # an object's own secret stays unsaid too
         ]
         return (
             f"the {words} {_be(words)} {join_words(inner)}"

@@ -51,6 +51,11 @@ def test_an_answer_never_reads_out_a_secret() -> None:
         assert "94000" in sentence, sentence
     items = [{"access_token": "abc123", "user": "ann"}]
     assert "abc123" not in result_clause(items, "users", random.Random(1))
+    nested = {"auth": {"token": "t0k3n", "scheme": "bearer"}, "tokens": ["tk-1"], "passwords": "pw-9"}
+    for seed in range(10):
+        said = result_clause(nested, "x", random.Random(seed))
+        assert "t0k3n" not in said and "tk-1" not in said and "pw-9" not in said, said
+        assert "bearer" in said, said
 
 
 def test_a_weather_reading_is_said_as_a_person_says_it() -> None:
