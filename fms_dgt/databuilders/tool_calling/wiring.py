@@ -11,12 +11,14 @@ the edges no call would use before a record is made (see ``planner._without_copi
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools.artifacts import leaf_name
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_entities import api_name
 from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
@@ -68,37 +70,10 @@ def same_api(one: Tool, other: Tool) -> bool:
     their namespace's API."""
     if one.namespace != other.namespace:
         return False
-    first, second = _api_name(one.name), _api_name(other.name)
+    first, second = api_name(one.name), api_name(other.name)
     return not (first and second) or first == second
 
 
-def _api_name(name: str) -> str:
-    """The API a tool's name starts with when it is written ``<API>_<operation>`` or
-    ``<Api><Verb>...`` with a capital first letter (``Spotify_Scraper_Get_Artist``,
-    ``TripadvisorSearchHotels``), else ``""`` (``get_weather``, ``lockDoors``, ``GetCharges``,
-    API-Bank's ``AppointmentRegistration``)."""
-    if not name[:1].isupper():
-        return ""
-    head = _SEPARATOR.split(name, maxsplit=1)[0]
-    words = humanize(head).lower().split()
-    if not words or words[0] in _OPERATION_WORDS:
-        return ""
-    if head != name:
-        return head.lower()
-    return words[0] if len(words) > 1 and words[1] in _OPERATION_WORDS else ""
-
-
-_SEPARATOR = re.compile(r"[_.]")
-
-
-#: First words of a tool's name that start an operation, not an API's name.
-_OPERATION_WORDS = frozenset(
-    {
-        "get", "list", "search", "find", "fetch", "create", "add", "update", "delete", "remove",
-        "set", "post", "put", "patch", "query", "check", "send", "book", "cancel", "calculate",
-        "convert", "generate", "make", "play", "open", "close", "start", "stop", "show", "display",
-    }
-)  # fmt: skip
 #: Sundries that are one API's own business: its statuses, tokens, codes, sorts and units.
 _OWN = frozenset(
     {
@@ -162,11 +137,13 @@ def _sort_of(name: str) -> bool:
     return bool(words) and words[-1] in SORT_WORDS
 
 
+@functools.lru_cache(maxsize=65536)
 def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
     """Whether output ``output`` (a path) of ``source`` stands for another kind of thing than
     argument ``name`` of ``target`` (an appointment id for a doctor, a date for an amount):
     such a value is never wired, whatever the dataflow graph scored. It reads the two tools alone,
-    so a planner can tell before a record is made which edges its calls will never use."""
+    so a planner can tell before a record is made which edges its calls will never use; the
+    answer is remembered (the planner asks it of every draw's edges, the executor again)."""
     leaf = leaf_name(output)
     made = classify_at(source, leaf, property_of(source.output_parameters, output)) if leaf else None
     wanted = _kind_of(target, name)
@@ -195,11 +172,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
     if made is None or wanted is None:
         return False
     if made.family == wanted.family:
-        if made.family == "date" and made.field == "past" and wanted.field in ("start", "end"):
-            # Another API's record of when something happened is no moment to schedule (an
-            # Airflow DAG's last parse time is no alarm); within one API it may bound a search.
-            return source.namespace != target.namespace
-        # Two of the vocabulary's sundries are one thing only under one field: a music
+        # (Another API's past moment never gets here: :func:`_travels` refused it.) Two of the
+        # vocabulary's sundries are one thing only under one field: a music
         # player's status is no new account's password.
         return (
             made.family == "misc" and made.field != wanted.field and not {made.field, wanted.field} & _LOOSE

@@ -30,6 +30,7 @@ __all__ = [
     "CHOICES",
     "MAX_VARIANTS",
     "Role",
+    "api_name",
     "api_prefix",
     "bare_label",
     "compound_name",
@@ -405,6 +406,26 @@ def api_prefix(tool_name: str) -> str:
     if word in _VERBS or word in _GENERIC or word in _MODIFIERS or word.isdigit():
         return ""
     return word
+
+
+def api_name(tool_name: str) -> str:
+    """The API a tool's name surely names, else ``""``: its :func:`api_prefix` when the name is
+    written ``<API>_<operation>`` or ``<Api><Verb>...`` with a capital first letter
+    (``Spotify_Scraper_Get_Artist``, ``TripadvisorSearchHotels``, ``SEC_Filings``), not for a
+    name that is an operation alone (``get_weather``, ``lockDoors``, ``GetCharges``, API-Bank's
+    ``AppointmentRegistration``). Unlike :func:`api_prefix`, it needs no other tool of the
+    namespace to tell two tools' APIs apart."""
+    if not tool_name[:1].isupper():
+        return ""
+    prefix = api_prefix(tool_name)
+    head = _API_SEPARATOR.split(tool_name, maxsplit=1)[0]
+    if not prefix or head != tool_name:
+        return prefix
+    named = words(head)
+    return prefix if len(named) > 1 and named[1] in _VERBS else ""
+
+
+_API_SEPARATOR = re.compile(r"[_.]")
 
 
 def _tool_entity(tokens: Sequence[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fms_dgt.core.tools.enrichments._dataflow_entities import (
+    api_name,
     bare_label,
     context_entity,
     entity_key,
@@ -355,3 +356,22 @@ def test_a_hostile_description_is_read_only_as_far_as_a_first_sentence_goes() ->
     assert role("ref_id", {"description": "[" * 200_000}, "string") == "id:ref|"
     late = {"description": "x " * 2_000 + "The ID of the pet"}  # past what is read: no entity from it
     assert role("ref_id", late, "string") == "id:ref|"
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "api"),
+    [
+        ("Spotify_Scraper_Get_Artist", "spotify"),
+        ("Tripadvisor_Search_Hotels", "tripadvisor"),
+        ("TripadvisorSearchHotels", "tripadvisor"),  # one API however it is written
+        ("SEC_Filings", "sec"),
+        ("get_weather", ""),  # an operation alone names no API
+        ("lockDoors", ""),
+        ("GetCharges", ""),
+        ("AppointmentRegistration", ""),  # API-Bank: no verb after its first word
+        ("_", ""),
+        ("", ""),
+    ],
+)
+def test_an_api_name_is_read_only_from_a_name_that_surely_holds_one(tool_name: str, api: str) -> None:
+    assert api_name(tool_name) == api
