@@ -228,7 +228,7 @@ class _Generator:
         # Schemas are plain dicts: the exact type check spares an ABC check per node (``True``, a
         # schema too, is no mapping).
         if (type(schema) is not dict and not isinstance(schema, Mapping)) or not schema:
-            return self._leaf({}, name, path, lambda: self._scalar_for_name(name))
+            return self._leaf({}, name, path, lambda: self._scalar_for_name(name, {}))
         if _COMBINED.isdisjoint(schema):  # most nodes: a plain typed schema
             return self._typed(schema, self._pick_type(schema), name, depth, path)
         if "$ref" in schema:
@@ -387,8 +387,7 @@ class _Generator:
                 return sampled
         if isinstance(fmt, str) and fmt in _FORMATS:
             return _FORMATS[fmt](self.rng)
-        stated = described_default(str(schema.get("description") or ""))
-        text = str(self._scalar_for_name(name, stated[0] if stated and isinstance(stated[0], str) else None))
+        text = str(self._scalar_for_name(name, schema))
         low = int(schema.get("minLength", 0))
         if low > MAX_STRING:
             raise _TooCostly(
@@ -399,7 +398,7 @@ class _Generator:
             text += "".join(self.rng.choice(string.ascii_lowercase) for _ in range(low - len(text)))
         return text[:high]
 
-    def _scalar_for_name(self, name: str, stated: str | None = None) -> str:
+    def _scalar_for_name(self, name: str, schema: Mapping[str, Any]) -> str:
         """A value a name hints at, else the default the description states, else a filler."""
         key = name.lower()
         for hint, values in _HINTS.items():
@@ -407,8 +406,9 @@ class _Generator:
                 return self.rng.choice(values)
         if key.endswith("id") or key.endswith("_ids"):
             return f"{key.rstrip('s').replace('_', '-') or 'id'}-{self.rng.randint(1000, 9999)}"
-        if stated is not None:
-            return stated
+        stated = described_default(str(schema.get("description") or ""))  # read only when needed
+        if stated is not None and isinstance(stated[0], str):
+            return stated[0]
         return f"{self.rng.choice(_WORDS)}-{self.rng.randint(1, 999)}"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
@@ -67,8 +67,7 @@ def named_record(value: Any, rng: random.Random, *, heat: str = "") -> tuple[str
     None for anything else (a list, a record without a name or with nothing else to say)."""
     if not isinstance(value, dict):
         return None
-    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in value}
-    key = next((spelled[k] for k in _OWN_NAMES if k in spelled and _said(value[spelled[k]])), None)
+    key = _name_key(value, _OWN_NAMES, _said)
     if key is None or not isinstance(value[key], str):
         return None
     others = [k for k, v in value.items() if k != key and _told(k, v) and _simple(v)]
@@ -300,14 +299,14 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "", depth:
         return _short(item, rng, style) if _simple(item) else ""
     # By the name keys however the API spells them (an Up account's ``displayName``), then by a
     # name one level down (PeerTube's follow: its follower's name) before its bare id.
-    key = _name_key(item, with_id=False)
+    key = _name_key(item, _NAME_KEYS[:-1])
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
     for inner in item.values():
-        found = _name_key(inner, with_id=False) if isinstance(inner, dict) else None
+        found = _name_key(inner, _NAME_KEYS[:-1]) if isinstance(inner, dict) else None
         if found is not None:
             return _short(inner[found], rng, style, name=str(found))
-    key = _name_key(item, with_id=True)
+    key = _name_key(item, _NAME_KEYS)
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
     wrapped = next(iter(item.values())) if len(item) == 1 else None
@@ -323,12 +322,11 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "", depth:
     return f"{when} ({', '.join(others)})" if others else when
 
 
-def _name_key(item: dict[Any, Any], *, with_id: bool) -> Any:
-    """The key of ``item``'s name (:data:`_NAME_KEYS`, however spelled), its ``id`` only when
-    ``with_id``; None when it has none with a plain value."""
+def _name_key(item: dict[Any, Any], keys: Sequence[str], fits: Callable[[Any], bool] = _simple) -> Any:
+    """The key of ``item``'s name: the first of ``keys`` it has, however spelled
+    (``displayName`` is ``display_name``), whose value ``fits``; None when none does."""
     spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
-    keys = _NAME_KEYS if with_id else _NAME_KEYS[:-1]
-    return next((spelled[k] for k in keys if k in spelled and _simple(item[spelled[k]])), None)
+    return next((spelled[k] for k in keys if k in spelled and fits(item[spelled[k]])), None)
 
 
 # ------------------------------------------------------------------------- one call's sentence

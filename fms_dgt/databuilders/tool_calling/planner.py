@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -254,23 +254,26 @@ def _without_copies(sample: ToolSample, *, unused: bool = False) -> ToolSample |
     take a value along either (another API's door status for a video upload: see
     :func:`~fms_dgt.databuilders.tool_calling.wiring.apart`); None when a pair of its tools had
     no other edge."""
-    kept = [
-        e
-        for e in sample.edges
-        if not is_copy(e) and not (unused and apart(e.source, e.output, e.target, e.input))
-    ]
-    if len(kept) == len(sample.edges):
-        return sample
-    joined = {(id(e.source), id(e.target)) for e in kept}
+    kept = _keeping(sample, lambda e: not is_copy(e) and not (unused and _unused(e)))
+    joined = {(id(e.source), id(e.target)) for e in kept.edges}
     if any((id(e.source), id(e.target)) not in joined for e in sample.edges):
         return None
-    return type(sample)(sample.tools, kept, sample.seed)
+    return kept
 
 
 def _used(sample: ToolSample) -> ToolSample:
     """``sample`` without the edges no call takes a value along (its tools may then be unjoined:
     they are asked for side by side, not one after the other)."""
-    kept = [e for e in sample.edges if not apart(e.source, e.output, e.target, e.input)]
+    return _keeping(sample, lambda e: not _unused(e))
+
+
+def _unused(edge: Edge) -> bool:
+    return apart(edge.source, edge.output, edge.target, edge.input)
+
+
+def _keeping(sample: ToolSample, keep: Callable[[Edge], bool]) -> ToolSample:
+    """``sample`` with only the edges ``keep`` keeps (itself when it keeps them all)."""
+    kept = [e for e in sample.edges if keep(e)]
     return sample if len(kept) == len(sample.edges) else type(sample)(sample.tools, kept, sample.seed)
 
 

@@ -54,12 +54,12 @@ def pointed(call: PlannedCall) -> dict[str, Wire]:
     return {name: wire for name, wire in fresh(call).items() if name not in said}
 
 
-def _said_in_object(call: PlannedCall) -> dict[str, re.Match[str]]:
-    """Per fresh identifier argument whose thing the call's object names ("a pet" for ``petId``
-    of "delete a pet") and the tool it comes from is about ("add a pet", "list pets"), where the
-    object names it."""
+def _said_in_object(call: PlannedCall) -> list[str]:
+    """The fresh identifier arguments whose thing the call's object names ("a pet" for ``petId``
+    of "delete a pet") and the tool it comes from is about ("add a pet", "list pets"), one per
+    place the object names a thing."""
     core = purpose_of(call.tool).core
-    found: dict[str, re.Match[str]] = {}
+    found: dict[int, str] = {}  # where the object names the thing -> the argument
     for name, wire in fresh(call).items():
         words = label(name).split()
         if len(words) < 2 or words[-1].lower() not in _ID_HANDLES:
@@ -69,9 +69,9 @@ def _said_in_object(call: PlannedCall) -> dict[str, re.Match[str]]:
         if not re.search(rf"\b{re.escape(thing)}(?:s|es)?\b", humanize(source), re.IGNORECASE):
             continue  # a geocoded place's id is no pet: the request points at the result
         match = _named_thing(core, thing)
-        if match is not None and not any(m.start() == match.start() for m in found.values()):
-            found[name] = match
-    return found
+        if match is not None:
+            found.setdefault(match.start(), name)
+    return list(found.values())
 
 
 def _named_thing(core: str, thing: str) -> re.Match[str] | None:

@@ -61,6 +61,10 @@ _SETTINGS = frozenset(
 )
 
 
+def _is_setting(name: str) -> bool:
+    return "".join(tokens(name)) in _SETTINGS
+
+
 class Inputs:
     """A call's arguments as an implementation reads them (in the schema's property order)."""
 
@@ -78,7 +82,7 @@ class Inputs:
         cannot be computed."""
         out: list[float] = []
         for name in self.order:
-            if "".join(tokens(name)) in _SETTINGS:
+            if _is_setting(name):
                 continue  # the square root of 9 to a precision of 46 is 3, not of two numbers
             value = self.arguments[name]
             values = value if isinstance(value, list) else [value]
@@ -232,7 +236,7 @@ def _power(inputs: Inputs) -> float:
 
 @register_implementation("round_number", "round_off", "round_to")
 def _round(inputs: Inputs) -> float:
-    places = next((inputs.arguments[n] for n in inputs.order if "".join(tokens(n)) in _SETTINGS), 0)
+    places = next((inputs.arguments[n] for n in inputs.order if _is_setting(n)), 0)
     if not isinstance(places, int) or isinstance(places, bool) or not 0 <= places <= 15:
         raise NotComputable("the decimal places are no whole number from 0 to 15")
     return round(inputs.number(0, 1), places)

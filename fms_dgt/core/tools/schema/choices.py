@@ -90,11 +90,11 @@ def described_values(description: str) -> tuple[str, ...] | None:
     bare = _BARE_ALTERNATIVES.fullmatch(description.strip())
     if bare is not None:  # API-Bank's "success or failed": the whole description is the values
         return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(bare.group(0).rstrip(".")) if w))
-    aside = _ASIDE.search(description)
-    if aside is not None and not _OPEN.search(description):  # "Transaction type (deposit or withdrawal)."
-        return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(aside.group(1)) if w))
     if _OPEN.search(description):
         return None
+    aside = _ASIDE.search(description)
+    if aside is not None:  # "Transaction type (deposit or withdrawal)."
+        return tuple(dict.fromkeys(w for w in _BARE_SEPARATOR.split(aside.group(1)) if w))
     # A bracketed list is a default or an example of a list (``default is ['strengths']``).
     text = _BRACKETED.sub(" ", description)
     found: list[str] = []
