@@ -28,7 +28,7 @@ from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
-from fms_dgt.databuilders.tool_calling.wiring import apart
+from fms_dgt.databuilders.tool_calling.wiring import READS, apart
 from fms_dgt.errors import RejectedRecord
 
 if TYPE_CHECKING:
@@ -233,7 +233,6 @@ class Planner:
 #: Samples drawn again at most, while each copies an item into a new one (then the record is
 #: rejected: with a third of a pool's chain sources copying, 1 record in 20,000 or so).
 _REDRAWS = 8
-_READS = frozenset({"get", "list", "find", "search", "show", "fetch", "retrieve", "lookup", "query", "read"})
 _CREATES = frozenset({"create", "add", "post", "new", "insert", "register", "make"})
 _LABELS = frozenset({"name", "title", "tag", "label", "subject", "tags", "labels"})
 
@@ -246,7 +245,7 @@ def is_copy(edge: Edge) -> bool:
         return False
     source, target = _first_word(edge.source.name), _first_word(edge.target.name)
     label = edge.input.rsplit(".", 1)[-1].replace("[]", "").lower()
-    return source in _READS and target in _CREATES and label in _LABELS
+    return source in READS and target in _CREATES and label in _LABELS
 
 
 def _without_copies(sample: ToolSample, *, unused: bool = False) -> ToolSample | None:

@@ -22,7 +22,7 @@ from fms_dgt.core.tools.enrichments._dataflow_entities import api_name
 from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
-__all__ = ["apart", "classify_at", "property_of", "same_api"]
+__all__ = ["READS", "apart", "classify_at", "property_of", "same_api"]
 
 
 def property_of(parameters: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -47,9 +47,10 @@ def classify_at(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = 
     )
 
 
-#: First words of a tool that reads (what a status may filter).
-_READS = frozenset(
+#: First words of a tool that reads (what a status may filter; what the planner's copies read).
+READS = frozenset(
     {"get", "list", "search", "find", "filter", "query", "fetch", "show", "count", "check", "view"}
+    | {"retrieve", "lookup", "read"}
 )
 #: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
 _STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
@@ -154,7 +155,7 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         # and filters a listing at most: a cancelled order's status is no social media post.
         said = {"status", "state"} & set(humanize(name).lower().split())
         verb = humanize(target.name).lower().split()[:1]  # a tool named "_" has no words
-        if not said or not set(verb) & _READS:
+        if not said or not set(verb) & READS:
             return True
     if wanted is not None and plain_name(leaf) in _UNNAMED:
         return not _says(source, wanted, name)
