@@ -207,10 +207,54 @@ class SchemaCompiler:
                 out.setdefault("format", "binary")
             else:
                 out[key] = value
+        if isinstance(node.get("discriminator"), dict):
+            self._tag_branches(node, out, ctx)
         if node.get("nullable") is True:
             out = _nullable(out)
         self._drop_hidden(out, ctx)
         return out
+
+    def _tag_branches(self, node: dict[str, Any], out: dict[str, Any], ctx: _Ctx) -> None:
+        """Say in JSON Schema what a ``discriminator`` says in OpenAPI: which branch of a ``oneOf``
+        or ``anyOf`` an object takes is named by one of its properties. Each branch that is a
+        reference gets that property's value as a ``const`` (an ``enum`` when several map to it):
+        the values of ``mapping`` pointing at it, else the referenced component's name (Airflow's
+        schedule interval is a ``CronExpression`` when its ``__type`` says so). A branch whose
+        property already lists its values keeps those (a ``kind`` of ``[circle]`` is not made
+        ``Circle``, which no value could satisfy). Generated objects then carry the name of the
+        branch they follow, and a reply naming another fails validation."""
+        found = node["discriminator"]
+        prop = found.get("propertyName")
+        if not isinstance(prop, str) or not prop:
+            return
+        mapping = found.get("mapping") if isinstance(found.get("mapping"), dict) else {}
+        pairs = [(v, t) for v, t in mapping.items() if isinstance(t, str)]
+        for key in ("oneOf", "anyOf"):
+            raw, done = node.get(key), out.get(key)
+            if isinstance(raw, list) and isinstance(done, list) and len(raw) == len(done):
+                tagged = zip(raw, done, strict=True)
+                out[key] = [self._tagged(branch, schema, prop, pairs, ctx) for branch, schema in tagged]
+
+    def _tagged(self, branch: Any, schema: Any, prop: str, pairs: list[tuple[str, str]], ctx: _Ctx) -> Any:
+        ref = branch.get("$ref") if isinstance(branch, dict) else None
+        if not isinstance(ref, str):
+            return schema  # an inline branch has no name to take
+        try:
+            target, node = self.store.resolve(ref, ctx.uri)
+        except RefError:
+            return schema  # reported where the branch itself is translated
+        values = [str(v) for v, to in pairs if to == ref or f"#/components/schemas/{to}" == ref]
+        if not values and _component_name(target):
+            values = [_component_name(target)]
+        props = node.get("properties") if isinstance(node, dict) else None
+        own = props.get(prop) if isinstance(props, dict) else None
+        if isinstance(own, dict) and ("enum" in own or "const" in own):
+            listed = own["enum"] if isinstance(own.get("enum"), list) else [own.get("const")]
+            values = [v for v in values if v in listed]
+        if not values:
+            return schema
+        tag = {"const": values[0]} if len(values) == 1 else {"enum": values}
+        return {"allOf": [schema, {"properties": {prop: tag}}]}
 
     def _drop_hidden(self, out: dict[str, Any], ctx: _Ctx) -> None:
         """Drop the properties a request must not send (``readOnly``: an id or a timestamp the

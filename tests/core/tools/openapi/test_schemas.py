@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 from support.openapi_specs import PETSTORE, REST, check_schemas, deep_spec, load
 
+from fms_dgt.core.tools.engines.results import mock_result
 from fms_dgt.errors import LoadError
 
 
@@ -134,3 +137,63 @@ def test_an_inlined_response_component_keeps_its_name_as_title(tmp_path: Path) -
     request = json.dumps(tool.parameters)
     assert "StaffHeader" not in request and '"title": "Movie"' not in request
     check_schemas(list(tools.values()))
+
+
+def test_a_discriminator_names_the_branch_each_object_takes(tmp_path: Path) -> None:
+    # Airflow's schedule interval is a TimeDelta, a RelativeDelta or a CronExpression, told apart
+    # by "__type"; with the discriminator dropped, generated intervals carried "__type": "river-4".
+    def shape(*props: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {p: {"type": "string"} for p in props},
+            "required": list(props),
+        }
+
+    union = {
+        "oneOf": [{"$ref": f"#/components/schemas/{n}"} for n in ("Cron", "Delta", "Listed")]
+        + [shape("__type", "inline")],
+        "discriminator": {
+            "propertyName": "__type",
+            "mapping": {"delta": "#/components/schemas/Delta", "timedelta": "Delta", "n": 7, "7": None},
+        },
+    }
+    dag = {"type": "object", "properties": {"schedule_interval": union}, "required": ["schedule_interval"]}
+    body = {"application/json": {"schema": dag}}
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/s": {
+                "get": {
+                    "operationId": "getSchedule",
+                    "responses": {"200": {"description": "ok", "content": body}},
+                }
+            }
+        },
+        "components": {
+            "schemas": {
+                "Cron": shape("__type", "value"),
+                "Delta": shape("__type", "days"),
+                # a branch whose property lists its own values keeps them ("Listed" fits none)
+                "Listed": {**shape("days"), "properties": {"__type": {"enum": ["listed"]}}},
+            }
+        },
+    }
+    path = tmp_path / "schedule.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    tools, _ = load(path)
+    check_schemas(list(tools.values()))
+    interval = tools["getSchedule"].output_parameters["properties"]["schedule_interval"]
+    validator = Draft202012Validator(interval)
+    assert validator.is_valid({"__type": "Cron", "value": "0 6 * * *"})
+    assert not validator.is_valid({"__type": "Delta", "value": "0 6 * * *"})  # a Delta has days
+    assert validator.is_valid({"__type": "timedelta", "days": "2"})  # both values mapped to it
+    assert not validator.is_valid({"__type": "Delta", "days": "2"})  # mapped: its name is no value
+    assert validator.is_valid({"__type": "listed", "days": "2"})
+    assert validator.is_valid({"__type": "anything", "inline": "x"})  # an inline branch is untagged
+    # and the generated objects say which branch they are
+    for seed in range(12):
+        value = mock_result(tools["getSchedule"], {}, random.Random(seed))[0]["schedule_interval"]
+        assert validator.is_valid(value)
+        if "value" in value:
+            assert value["__type"] == "Cron" and value["value"].count(" ") == 4  # a cron expression
