@@ -317,17 +317,30 @@ def _head(name: str) -> str:
 
 #: Words that make two arguments of one kind opposite ends of something (origin and destination).
 _ENDS = (
-    frozenset({"origin", "from", "source", "departure", "start", "min", "sender", "src", "begin"}),
-    frozenset({"destination", "to", "target", "arrival", "end", "max", "recipient", "dest", "finish"}),
+    frozenset(
+        {"origin", "from", "source", "departure", "start", "min", "sender", "src", "begin", "gte", "gt"}
+        | {"after", "since", "lower", "earliest"}
+    ),
+    frozenset(
+        {"destination", "to", "target", "arrival", "end", "max", "recipient", "dest", "finish", "lte", "lt"}
+        | {"before", "until", "upper", "latest"}
+    ),
 )
 
 
 def _opposite(one: str, other: str) -> bool:
     """Whether two argument names are the two ends of one thing (``originSkyId`` and
-    ``destinationSkyId``, ``from_date`` and ``to_date``)."""
-    mine, theirs = set(tokens(one)), set(tokens(other))
+    ``destinationSkyId``, ``from_date`` and ``to_date``, ``start_date_gte`` and ``start_date_lte``)
+    or two of a pair (``cityA`` and ``cityB``, ``team1`` and ``team2``)."""
+    mine, theirs = tokens(one), tokens(other)
     low, high = _ENDS
-    return bool((mine & low and theirs & high) or (mine & high and theirs & low))
+    if (set(mine) & low and set(theirs) & high) or (set(mine) & high and set(theirs) & low):
+        return True
+    return len(mine) == len(theirs) > 1 and mine[:-1] == theirs[:-1] and {mine[-1], theirs[-1]} in _PAIRED
+
+
+#: Last words that number the members of a pair.
+_PAIRED = ({"a", "b"}, {"1", "2"}, {"first", "second"}, {"one", "two"})
 
 
 def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: Any) -> bool:

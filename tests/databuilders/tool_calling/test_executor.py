@@ -223,6 +223,29 @@ def test_one_value_is_not_wired_into_both_ends_of_a_call() -> None:
     assert searched.call.arguments.get("destinationSkyId") != "LOND"
 
 
+@pytest.mark.parametrize(
+    ("output", "first", "second"),
+    [
+        ("zipcode", "cityA", "cityB"),
+        ("start_date", "start_date_gte", "start_date_lte"),
+        ("team", "team1", "team2"),
+        ("date", "since", "until"),
+    ],
+)
+def test_one_value_is_not_wired_into_both_of_a_pair(output: str, first: str, second: str) -> None:
+    # BFCL's estimate_distance took a zipcode found for Mumbai as cityA and cityB: a distance
+    # from a place to itself; Airflow's batch listing took one date as both bounds.
+    found = Tool("find_it", "v", output_parameters=schema(**{output: "string"}))
+    target = Tool("use_it", "v", parameters=schema(**{first: "string", second: "string"}))
+    edges = [Edge(found, output, target, first, 0.9), Edge(found, output, target, second, 0.9)]
+    value = "2026-05-01" if "date" in output else "400222"
+    answers = {"v::find_it": {output: value}, "v::use_it": {"ok": True}}
+    planned = _run([found, target], edges, answers)
+    used = planned.plan.calls[1]
+    assert list(used.wired) == [first]
+    assert used.call.arguments.get(second) != value
+
+
 def test_a_wired_resource_of_another_type_than_the_body_lists_is_not_wired() -> None:
     # Up Banking's tags body takes resources of type 'tags': a webhook resource is no tag.
     typed = {"type": {"type": "string", "description": "The type of this resource: `tags`"}}
