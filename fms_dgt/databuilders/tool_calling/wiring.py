@@ -18,7 +18,8 @@ from typing import Any
 
 from fms_dgt.core.tools.artifacts import leaf_name
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.enrichments._dataflow_entities import api_name
+from fms_dgt.core.tools.enrichments._dataflow_entities import api_name, api_prefix
+from fms_dgt.core.tools.enrichments._dataflow_words import singular
 from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
@@ -68,11 +69,17 @@ def same_api(one: Tool, other: Tool) -> bool:
     """Whether two tools belong to one API: one namespace, and, in a catalogue whose tools are
     named ``<API>_<operation>`` (NESTFUL's ``Tripadvisor_Search_Hotels``, ``SEC_Filings``), one
     such API name. Tools named for their operation alone (``lockDoors``, ``get_weather``) are of
-    their namespace's API."""
+    their namespace's API; beside a tool named for its API, a tool is of that API only when its
+    name starts with it (NESTFUL's ``RedditTopPostsBySubreddit`` is no ``Alpha_Vantage`` tool:
+    a Reddit post's domain is no currency to convert)."""
     if one.namespace != other.namespace:
         return False
     first, second = api_name(one.name), api_name(other.name)
-    return not (first and second) or first == second
+    if first and second:
+        return first == second
+    if first or second:
+        return api_prefix(other.name if first else one.name) == (first or second)
+    return True
 
 
 #: Sundries that are one API's own business: its statuses, tokens, codes, sorts and units.
@@ -129,7 +136,7 @@ _SOMEONE = frozenset(
 
 def _words_of(name: str) -> set[str]:
     """The words of a name, each made singular (``appointments`` -> ``appointment``)."""
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in humanize(name).lower().split()}
+    return {singular(w) for w in humanize(name).lower().split()}
 
 
 def _sort_of(name: str) -> bool:

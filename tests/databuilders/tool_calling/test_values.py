@@ -391,6 +391,11 @@ def test_apis_of_a_catalogue_are_told_apart_by_the_names_of_their_tools() -> Non
     assert same_api(_io("AppointmentRegistration", "b"), _io("ModifyMeeting", "b"))
     assert same_api(_io("GetCharges", "s"), _io("Get_Country_Details", "s"))
     assert not same_api(_io("get", "one"), _io("get", "two"))
+    # Beside a tool named for its API, a tool is of that API only when its name starts with it:
+    # a Reddit post's domain went into Alpha Vantage's from_currency.
+    reddit, rates = _io("RedditTopPostsBySubreddit", "n"), _io("Alpha_Vantage_CURRENCY_EXCHANGE_RATE", "n")
+    assert not same_api(reddit, rates) and not same_api(rates, reddit)
+    assert same_api(_io("Tripadvisor_Search_Hotels", "n"), _io("TripadvisorLocations", "n"))
 
 
 def test_a_moment_or_a_cards_detail_takes_no_other_kind() -> None:
