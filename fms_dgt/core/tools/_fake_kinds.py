@@ -107,6 +107,7 @@ from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
+from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
 __all__ = ["REMEMBERED", "SORT_WORDS", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
 
@@ -129,6 +130,9 @@ def classify(
     if kind == "string" and len(words) > 1 and words[0] in _FLAG_STARTS:
         return _k("misc", "flag")  # has_parking, is_have_odds written as text: "true" or "false"
     found = _by_name(words, parent, topic, description, kind)
+    if found is None and words and (one := singular(words[-1])) != words[-1]:
+        # intermediaryCities are cities, symptoms (a text listing them) symptoms
+        found = _by_name((*words[:-1], one), parent, topic, description, kind)
     joined = "".join(words)
     if found is None and joined not in _SORTS and (not words or joined in _WEAK or kind in ("string", "")):
         # a weak name, or a text nothing above knows (``src``: "The text to translate"); not a
@@ -181,6 +185,7 @@ _SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes"
 #: Where a task runs and what runs it, in a workflow scheduler's words (Airflow's task instances
 #: said "queue signal-5, pool river-7, operator maple-3").
 _WORKFLOW = re.compile(r"\b(?:tasks?|dags?|jobs?|workflows?|pipelines?|triggers?|workers?|schedul\w*)\b")
+_CRON = re.compile(r"cron|schedul", re.I)
 _WORKFLOW_FIELDS = {
     "queue": "task_queue",
     "pool": "task_pool",
@@ -215,6 +220,8 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         return _k("text", "caption")
     if joined == "platform" and _SOCIAL.search(f"{description} {' '.join(tokens(topic))}".lower()):
         return _k("misc", "social")
+    if joined in ("value", "expression") and kind != "integer" and _CRON.search(f"{parent} {description}"):
+        return _k("misc", "cron")  # Airflow's schedule_interval: {"__type": "CronExpression", "value": ...}
     if joined in _WORKFLOW_FIELDS and kind in ("string", "") and _WORKFLOW.search(context):
         return _k("misc", _WORKFLOW_FIELDS[joined])  # a task's queue and pool, a DAG's operator
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):
@@ -298,6 +305,8 @@ def _date_field(words: tuple[str, ...]) -> str:
         return "birth"
     if present & {"created", "updated", "modified", "last", "published", "posted"}:
         return "past"
+    if present & {"gte", "gt"}:  # Airflow's start_date_gte and start_date_lte: a window's ends
+        return "start"
     if present & _END:
         return "end"
     return "start"
@@ -323,7 +332,7 @@ def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
         return Kind("id", "user", _role(words, "person"))
     # The far end of something is another one (destinationSkyId is not originSkyId's airport).
     far = "destination" if set(words) & _DESTINATION else ""
-    return Kind("id", _singular(modifier[-1]), _role(words, "person") or far)
+    return Kind("id", singular(modifier[-1]), _role(words, "person") or far)
 
 
 #: First words of a yes-or-no.
@@ -336,14 +345,14 @@ _NO_ENTITY = frozenset(
 
 def _entity_of(parent: str, topic: str, description: str) -> str:
     if parent:
-        return _singular(tokens(parent)[-1]) if tokens(parent) else "item"
+        return singular(tokens(parent)[-1]) if tokens(parent) else "item"
     match = _ID_IN_DESCRIPTION.search(description.lower())
     if match:
         word = next(g for g in match.groups() if g)
         if word not in _NO_ENTITY:
-            return _singular(word)
+            return singular(word)
     nouns = [w for w in tokens(topic) if w not in _VERBS and not w.isdigit() and len(w) > 1]  # not v1's v
-    return _singular(nouns[0]) if nouns else "item"
+    return singular(nouns[0]) if nouns else "item"
 
 
 def _name_of(
@@ -359,17 +368,17 @@ def _name_of(
     if joined in _EXACT and _EXACT[joined].family != "number":
         found = _EXACT[joined]
         return found._replace(field="full_name") if found.family == "person" else found
-    singular = {_singular(w) for w in modifier}
-    if singular & _OTHER_PEOPLE:
+    ones = {singular(w) for w in modifier}
+    if ones & _OTHER_PEOPLE:
         return Kind("person", "full_name", "other")
-    if singular & _PERSON_WORDS:
+    if ones & _PERSON_WORDS:
         return Kind("person", "full_name", _role(words or modifier, "person"))
     text = f"{joined} {description.lower()} {' '.join(tokens(topic))}"
     for hint, kind in _HINT_PATTERNS:
         if hint.search(text):  # at a word's start: no file in "profile", no pet in "competition"
             return kind
     named = _NAMED_THING.search(description.lower())
-    if named is not None and _singular(named.group(1)) not in _PERSON_WORDS | _OTHER_PEOPLE:
+    if named is not None and singular(named.group(1)) not in _PERSON_WORDS | _OTHER_PEOPLE:
         return _k("text", "title")  # API-Bank's DeleteScene: "The name of the scene" is no person's
     if set(text.split()) & _PERSON_WORDS or not modifier:
         return Kind("person", "full_name", _role(words, "person"))
@@ -384,7 +393,7 @@ def _by_description(description: str, words: tuple[str, ...]) -> Kind | None:
             return _with_role(kind, words)
     match = _ID_IN_DESCRIPTION.search(description)
     if match:
-        return Kind("id", _singular(next(g for g in match.groups() if g)))
+        return Kind("id", singular(next(g for g in match.groups() if g)))
     return None
 
 
@@ -402,16 +411,6 @@ def _role(words: tuple[str, ...], family: str) -> str:
 def _fits_format(kind: Kind, fmt: str) -> bool:
     allowed = _FORMAT_FAMILIES[fmt]
     return kind.family in allowed or f"{kind.family}.{kind.field}" in allowed
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ses") or word.endswith("xes"):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
 
 
 # ---------------------------------------------------------------- comparing observed values

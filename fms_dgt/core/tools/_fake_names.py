@@ -106,8 +106,11 @@ EXACT: dict[str, Kind] = {
         ("zip", "zipcode", "postalcode", "postcode", "postal", "pincode"), k("place", "postcode")
     ),
     **dict.fromkeys(
-        ("street", "streetaddress", "addressline", "addressline1", "line1"), k("place", "street")
+        ("street", "streetaddress", "addressline", "addressline1", "line1", "address1", "street1"),
+        k("place", "street"),
     ),
+    # The second line of an address: a flat or suite, not the whole address again.
+    **dict.fromkeys(("address2", "addressline2", "line2", "street2", "apartment", "apt"), k("place", "unit")),
     **dict.fromkeys(("address", "fulladdress", "homeaddress", "mailingaddress"), k("place", "address")),
     **dict.fromkeys(("lat", "latitude"), k("place", "latitude")),
     **dict.fromkeys(("lon", "lng", "long", "longitude"), k("place", "longitude")),
@@ -121,7 +124,11 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("checkin", "checkindate", "arrivaldate"), k("date", "start")),
     **dict.fromkeys(("checkout", "checkoutdate"), k("date", "end")),
     **dict.fromkeys(("birthday", "birthdate", "dob", "dateofbirth"), k("date", "birth")),
-    **dict.fromkeys(("createdat", "updatedat", "timestamp", "created", "modified"), k("date", "past")),
+    **dict.fromkeys(
+        ("createdat", "updatedat", "timestamp", "created", "modified", "lastrefreshed", "refreshedat"),
+        k("date", "past"),
+    ),
+    **dict.fromkeys(("cron", "cronexpression", "crontab", "cronschedule"), k("misc", "cron")),
     **dict.fromkeys(("currency", "currencycode", "ccy", "basecurrency"), k("money", "currency")),
     **dict.fromkeys(("amount", "payment", "paymentamount", "transferamount"), k("money", "amount")),
     **dict.fromkeys(
@@ -343,10 +350,24 @@ ROLE_WORDS = frozenset(
     }
 )
 START = frozenset(
-    {"start", "from", "begin", "since", "after", "earliest", "departure", "depart", "min", "in"}
+    {"start", "from", "begin", "since", "after", "earliest", "departure", "depart", "min", "in", "gte", "gt"}
 )
 END = frozenset(
-    {"end", "to", "until", "before", "latest", "return", "due", "out", "max", "finish", "deadline"}
+    {
+        "end",
+        "to",
+        "until",
+        "before",
+        "latest",
+        "return",
+        "due",
+        "out",
+        "max",
+        "finish",
+        "deadline",
+        "lte",
+        "lt",
+    }
 )
 ENTITY_HEADS = frozenset(
     {"id", "ids", "uuid", "guid", "number", "no", "num", "ref", "reference", "key", "code"}

@@ -192,6 +192,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "job_type": ("SchedulerJob", "LocalTaskJob", "TriggererJob", "BackfillJob"),
     "dag_view": ("grid", "graph", "duration", "gantt", "calendar"),
     "run_state": ("queued", "running", "success", "failed"),
+    "cron": ("0 6 * * *", "*/15 * * * *", "0 0 * * 1", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *"),
     "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
     "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),
     "mood": ("happy", "relaxed", "energetic", "calm", "melancholy", "focused"),

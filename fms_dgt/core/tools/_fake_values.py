@@ -193,10 +193,13 @@ class Scope:
 
     def adopt(self, kind: Kind, value: Any) -> None:
         """Make ``value`` (given by a caller, not drawn) the entity of ``kind`` if none is fixed yet."""
+        if isinstance(value, list):  # the tickers a call filters by: the first is the record's own
+            value = value[0] if value and not isinstance(value[0], list | Mapping) else None
         key = _entity_key(kind)
         if key in self.entities or not remembers(kind) or value is None:
             return
-        adopted = _ADOPT.get(kind.family, _adopt_raw)(self, kind, value)
+        adopt = _ADOPT.get(kind.family)
+        adopted = adopt(self, kind, value) if adopt is not None else value
         if adopted is not None:
             self.entities[key] = adopted
             self.forms[key] = value
@@ -368,6 +371,7 @@ _PLACE_FIELDS: dict[str, Callable[[Site], tuple[Any, ...]]] = {
     "country_code": lambda s: (s.place.code, s.place.code3),
     "region": lambda s: (s.place.region,),
     "street": lambda s: (f"{s.building} {s.street}",),
+    "unit": lambda s: (f"Apt {s.building % 37 + 2}", f"Suite {s.building % 9 + 1}00"),
     "address": lambda s: (
         f"{s.building} {s.street}, {s.postcode} {s.place.city}, {s.place.country}",
         f"{s.building} {s.street}, {s.place.city}",
@@ -574,10 +578,6 @@ def _adopt_id(scope: Scope, kind: Kind, value: Any) -> _Ident | None:
     if not digits or len(digits) > 15:
         return None
     return _Ident(number=int(digits), uuid=str(uuid.UUID(int=scope.rng.getrandbits(128), version=4)))
-
-
-def _adopt_raw(scope: Scope, kind: Kind, value: Any) -> Any:
-    return value
 
 
 _ADOPT: dict[str, Callable[[Scope, Kind, Any], Any]] = {

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from fms_dgt.core.tools.enrichments._dataflow_words import singular
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
 from fms_dgt.core.tools.schema.choices import described_choices, described_default
 from fms_dgt.errors import SynthesisError
@@ -351,7 +352,7 @@ class _Generator:
         out = [
             self.value(prefix[i], name, depth + 1, (*path, i))
             if i < len(prefix)
-            else self.value(items, _singular(name), depth + 1, (*path, i))
+            else self.value(items, singular(name), depth + 1, (*path, i))
             for i in range(count)
         ]
         if schema.get("uniqueItems"):
@@ -457,10 +458,6 @@ def _bounds(schema: Mapping[str, Any], integer: bool) -> tuple[float, float]:
     elif math.isinf(high):
         high = low + 100
     return low, high
-
-
-def _singular(name: str) -> str:
-    return name[:-1] if name.endswith("s") else name
 
 
 def _unique(values: list[Any]) -> list[Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.enrichments._dataflow_words import singular as one
 
 __all__ = [
     "ACTION",
@@ -580,9 +581,7 @@ def singular(noun: str) -> str:
     head, _, last = noun.rpartition(" ")
     if last in _SINGULAR_OF:
         return f"{head} {_SINGULAR_OF[last]}".lstrip()
-    if noun.endswith("ies"):
-        return noun[:-3] + "y"
-    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    return f"{head} {one(last)}".lstrip()
 
 
 _SINGULAR_OF = {"people": "person", "children": "child", "kids": "kid", "men": "man", "women": "woman"}

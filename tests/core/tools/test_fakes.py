@@ -70,6 +70,19 @@ def _object(**props: Any) -> dict[str, Any]:
         # A photo's caption is a caption, not a product description.
         ("caption", {"topic": "uploadPhoto"}, Kind("text", "caption")),
         ("caption", {"topic": "create_post"}, Kind("text", "description")),
+        # A plural names what each of its items is (BFCL's intermediaryCities were "river-946").
+        ("intermediaryCities", {}, Kind("place", "city")),
+        ("symptoms", {"kind": "string"}, Kind("misc", "symptom")),
+        ("status", {}, Kind("misc", "status")),
+        # An address's lines: the street, then a flat or suite (not the whole address again).
+        ("address1", {}, Kind("place", "street")),
+        ("address2", {}, Kind("place", "unit")),
+        ("Last Refreshed", {}, Kind("date", "past")),
+        ("start_date_gte", {}, Kind("date", "start")),
+        ("start_date_lte", {}, Kind("date", "end")),
+        # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
+        ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
+        ("value", {"parent": "balance"}, None),
     ],
 )
 def test_what_a_name_stands_for(name: str, options: dict[str, str], expected: Kind | None) -> None:
@@ -230,6 +243,17 @@ def test_what_the_vocabulary_does_not_know_is_plain_synthesis() -> None:
     schema = _object(zork={"type": "string", "pattern": "^Z[0-9]{3}$"}, flag={"type": "boolean"})
     value = fake(schema, random.Random(3))
     assert re.fullmatch(r"Z\d{3}", value["zork"]) and isinstance(value["flag"], bool)
+
+
+def test_a_list_given_makes_its_first_item_the_entity() -> None:
+    # When2Call's filter_stocks_by_price was given ["TSLA", "AAPL"]: the record's ticker is TSLA,
+    # not the list (whose every rendering failed the result's string items, leaving fillers).
+    scope = Scope(random.Random(3))
+    scope.adopt(Kind("item", "ticker"), ["TSLA", "AAPL"])
+    assert fake({"type": "string"}, random.Random(4), name="stock", scope=scope) == "TSLA"
+    nested = Scope(random.Random(3))
+    nested.adopt(Kind("item", "ticker"), [["TSLA"]])
+    assert "item.ticker@" not in nested.snapshot()
 
 
 def test_one_scope_keeps_its_entities_across_values() -> None:

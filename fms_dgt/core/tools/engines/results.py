@@ -45,6 +45,7 @@ from fms_dgt.core.tools.engines._agreement import (
     total_covers_items,
 )
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
+from fms_dgt.core.tools.enrichments._dataflow_words import singular
 from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, tokens
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 
@@ -532,7 +533,7 @@ def _guessed_schema(verb: str, nouns: list[str], arguments: Mapping[str, Any], t
     if main is not None:
         props[main] = {}
     if verb in _PAST:
-        noun = _singular(nouns[-1]) if nouns else "request"
+        noun = singular(nouns[-1]) if nouns else "request"
         props["status"] = {"const": _PAST[verb]}
         if not any(_plain(a) == f"{noun}id" for a in arguments):
             props[f"{noun}_id"] = {"type": "string"}
@@ -591,7 +592,3 @@ def _plain(name: str) -> str:
 
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1000
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
