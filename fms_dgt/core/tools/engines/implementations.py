@@ -16,8 +16,10 @@ Add one with :func:`register_implementation`::
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
+import operator
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -149,10 +151,9 @@ def compute(name: str, parameters: Mapping[str, Any], arguments: Mapping[str, An
     if implementation is None:
         return NOT_COMPUTED
     try:
-        value = implementation(Inputs(parameters, arguments))
+        return _tidy(implementation(Inputs(parameters, arguments)))
     except (NotComputable, ArithmeticError, ValueError, TypeError, OverflowError):
-        return NOT_COMPUTED
-    return _tidy(value)
+        return NOT_COMPUTED  # (an infinite product, 1e308 * 10, is no result either)
 
 
 def _tidy(value: Any) -> Any:
@@ -406,6 +407,55 @@ for _source, _target in (
     register_implementation(f"{_source}_to_{_target}", f"convert_{_source}_to_{_target}")(
         _fixed(_source, _target)
     )
+
+
+# ---------------------------------------------------------------- formulas
+
+
+@register_implementation(
+    "calculator", "evaluate", "evaluate_expression", "calculate_expression", "evaluate_formula", "eval"
+)
+def _formula(inputs: Inputs) -> float:
+    """An arithmetic formula given as text (API-Bank's Calculator: ``(8 + 6) * 4`` is 56): numbers,
+    ``+ - * / // % **`` (also written ``^``, ``x`` and the multiplication and division signs) and
+    parentheses, nothing else; at most 200 characters, and a power's exponent at most 64, so no
+    formula runs long."""
+    text = inputs.text().strip()
+    if len(text) > 200:
+        raise NotComputable("a formula longer than 200 characters")
+    for written, meant in (("^", "**"), ("\u00d7", "*"), ("\u00f7", "/"), ("x", "*"), ("X", "*")):
+        text = text.replace(written, meant)
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise NotComputable(f"not a formula: {exc}") from exc
+    return float(_evaluate(tree.body, 0))
+
+
+_OPERATORS: dict[type[ast.AST], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}  # fmt: skip
+
+
+def _evaluate(node: ast.AST, depth: int) -> float:
+    if depth > 50:
+        raise NotComputable("a formula nested too deep")
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _evaluate(node.operand, depth + 1)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _evaluate(node.left, depth + 1), _evaluate(node.right, depth + 1)
+        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 1e6):
+            raise NotComputable("a power too large to compute")
+        return float(_OPERATORS[type(node.op)](left, right))
+    raise NotComputable(f"not arithmetic: {type(node).__name__}")
 
 
 # ---------------------------------------------------------------- text and dates

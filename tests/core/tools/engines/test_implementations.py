@@ -47,6 +47,10 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         ("standard_deviation", {"numbers": [4, 7]}, 1.5),
         ("calculate_variance", {"numbers": [1, 2, 3, 4]}, 1.25),
         ("modulo", {"a": 10, "b": 3}, 1.0),
+        # API-Bank's Calculator answered (8 + 6) * 4 with 64.39.
+        ("Calculator", {"formula": "(8 + 6) * 4"}, 56.0),
+        ("evaluate_expression", {"expression": "2^10 - 3 x 4"}, 1012.0),
+        ("calculator", {"formula": "-(2 + 3) % 4 + 7 // 2 / 2"}, 4.5),
     ],
 )
 def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, Any], expected: Any) -> None:
@@ -66,6 +70,15 @@ def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, 
         ("convert_units", {"value": 2, "from_unit": "km", "to_unit": "kg"}),
         ("string_length", {"a": "x", "b": "y"}),
         ("get_weather", {"city": "Oslo"}),
+        # a formula is arithmetic and nothing else, and none runs long or overflows
+        ("Calculator", {"formula": '__import__("os").system("id")'}),
+        ("Calculator", {"formula": "9 ** 9 ** 9"}),
+        ("Calculator", {"formula": "(" * 5000 + "1" + ")" * 5000}),
+        ("Calculator", {"formula": "-" * 190 + "1"}),
+        ("Calculator", {"formula": "1e308 * 10"}),
+        ("Calculator", {"formula": "True + 1"}),
+        ("Calculator", {"formula": "1 / 0"}),
+        ("multiply", {"a": 1e308, "b": 10}),  # an infinite product was a NotComputable raised
     ],
 )
 def test_what_cannot_be_computed_exactly_is_not(name: str, arguments: dict[str, Any]) -> None:
