@@ -265,6 +265,8 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
     if last in _QUOTED or (_SENTENCE_LIKE.search(text) and last not in _PLACES):
         # a sentence is quoted whatever it is called: not 'translate from Could you send me ...?'
         return _quoted(last, words, text, rng)
+    if words.lower() in _SORTINGS and _FIELD.match(text):
+        return _sort_phrase(text)
     if last in ("tag", "label"):
         return rng.choice((f"tagged {text}", f"with the {last} {text}"))
     if last in _SEARCHES:
@@ -284,6 +286,28 @@ def _text_phrase(words: str, last: str, text: str, enum: bool, rng: random.Rando
     if enum:
         return rng.choice((f"with {words} {text}", f"using {text} as the {words}"))
     return rng.choice((f"for {words} {text}", f"with {words} {text}", f"with the {words} {text}"))
+
+
+#: Names of what a listing is sorted by, and a value that names a field ("-created_at").
+_SORTINGS = frozenset(
+    {"sort", "order", "ordering", "sorting", "sort by", "order by", "sort order", "sort field"}
+)
+_FIELD = re.compile(r"^[-+]?[A-Za-z][A-Za-z_]{0,40}$")
+_MADE = re.compile(r"\b(?:created|updated|modified|published|posted)\b")
+_MOMENTS = re.compile(r"\b(?:date|time|at|on|start|end|timestamp)\b")
+
+
+def _sort_phrase(text: str) -> str:
+    """How a listing is sorted, as a person asks for it: ``-created_at`` is "newest first", not
+    "for order by -created_at"; ``name`` "sorted by name"; ``desc`` "in descending order"."""
+    if text.lower() in ("asc", "ascending", "desc", "descending"):
+        return f"in {'ascending' if text.lower().startswith('asc') else 'descending'} order"
+    descending, field = text.startswith("-"), label(text.lstrip("-+")).lower()
+    if _MADE.search(field):
+        return "newest first" if descending else "oldest first"
+    if _MOMENTS.search(field):
+        return "latest first" if descending else "earliest first"
+    return f"sorted by {field}" + (", descending" if descending else "")
 
 
 #: Text that reads as a sentence: four words or more ending in a sentence's mark.

@@ -78,6 +78,13 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"want": "USD"}, ("to USD",)),
         ({"duration_lte": 39.03}, ("with a duration of at most 39.03",)),  # Airflow's range filters
         ({"duration_gte": 5}, ("with a duration of at least 5",)),
+        # How a listing is sorted, as asked: Airflow's tasks were listed "for order by -created_at".
+        ({"order_by": "-created_at"}, ("newest first",)),
+        ({"sort": "start_date"}, ("earliest first",)),
+        ({"sortBy": "relevance"}, ("sorted by relevance",)),
+        ({"sort": "-name"}, ("sorted by name, descending",)),
+        ({"order": "desc"}, ("in descending order",)),
+        ({"order": "ORD-1234"}, ("for order ORD-1234", "with order ORD-1234", "with the order ORD-1234")),
     ],
 )  # fmt: skip
 def test_values_are_said_with_their_preposition(values: dict[str, Any], expected: tuple[str, ...]) -> None:

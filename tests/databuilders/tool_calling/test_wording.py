@@ -23,6 +23,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     label,
     past,
     purpose_of,
+    singular,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -278,3 +279,20 @@ def test_articles_and_filter_labels() -> None:
     ]
     # PeerTube's privacyOneOf: "with privacy 2", not "with a privacy one of of 2".
     assert (label("privacyOneOf"), label("tagsAllOf"), label("one_of")) == ("privacy", "tags", "one of")
+
+
+@pytest.mark.parametrize(
+    ("several", "one"),
+    [
+        ("pets", "pet"),
+        ("categories", "category"),
+        ("url status", "url status"),  # was "URL statu": "there is 1 URL statu"
+        ("bus", "bus"),
+        ("analysis", "analysis"),
+        ("addresses", "address"),
+        ("young children", "young child"),
+        ("skus", "sku"),
+    ],
+)
+def test_a_noun_of_several_things_is_said_of_one(several: str, one: str) -> None:
+    assert singular(several) == one
