@@ -281,7 +281,8 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     if not count:
         return f"no {noun}"
     style = rng.randrange(4)  # the dates of one list are all written alike
-    named = [_item_name(i, rng, style, heat) for i in items[:_MAX_ITEMS]]
+    own = f"{singular(noun).lower().replace(' ', '_')}_id"  # Airflow's tasks are named by task_id
+    named = [_item_name(i, rng, style, heat, own=own) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
     if not noun.endswith("s") and noun not in _MASS:  # not "2 list" or "3 watchlist"
         things = "items" if count > 1 else "item"
@@ -292,7 +293,9 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
 
 
-def _item_name(item: Any, rng: random.Random, style: int, heat: str = "", depth: int = 0) -> str:
+def _item_name(
+    item: Any, rng: random.Random, style: int, heat: str = "", depth: int = 0, own: str = ""
+) -> str:
     """An item by its name; else by its first fields: a dated item as "3 March 2026 (high 21 °C,
     low 12 °C)", another as "size 3 with colour red"."""
     if not isinstance(item, dict):
@@ -306,7 +309,7 @@ def _item_name(item: Any, rng: random.Random, style: int, heat: str = "", depth:
         found = _name_key(inner, _NAME_KEYS[:-1]) if isinstance(inner, dict) else None
         if found is not None:
             return _short(inner[found], rng, style, name=str(found))
-    key = _name_key(item, _NAME_KEYS)
+    key = _name_key(item, (*_NAME_KEYS, own) if own else _NAME_KEYS)
     if key is not None:
         return _short(item[key], rng, style, name=str(key))
     wrapped = next(iter(item.values())) if len(item) == 1 else None

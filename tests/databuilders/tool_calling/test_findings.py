@@ -79,3 +79,17 @@ def test_a_listed_item_wrapped_in_one_key_is_named_by_what_it_wraps() -> None:
     for _ in range(5000):  # a hostile result nested past any stack
         deep = {"w": deep}
     assert result_clause([deep], "items", random.Random(1))
+
+
+def test_a_listed_item_without_a_name_is_named_by_its_own_id_before_a_date() -> None:
+    # Airflow's tasks were "2 tasks: Nov 11, 2026 at 14:30 UTC (depends on past yes, mapped yes)".
+    tasks = {
+        "tasks": [
+            {"end_date": "2026-11-11T14:30:00Z", "depends_on_past": True, "task_id": "extract_orders"},
+            {"end_date": "2026-11-12T14:30:00Z", "depends_on_past": False, "task_id": "load_orders"},
+        ]
+    }
+    assert result_clause(tasks, "tasks", random.Random(1)) == "there are 2 tasks: extract_orders and load_orders"
+    # another entity's id is no name: a run is said by its date first
+    runs = [{"end_date": "2026-11-11T14:30:00Z", "dag_id": "etl"}]
+    assert not result_clause(runs, "runs", random.Random(1)).startswith("1 run: etl")
