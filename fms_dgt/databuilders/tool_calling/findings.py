@@ -26,7 +26,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     word_set,
 )
 
-__all__ = ["byte_words", "named_record", "result_clause", "success"]
+__all__ = ["byte_words", "name_of", "named_record", "result_clause", "success"]
 
 _MASS = word_set("data media people children men women staff news info information series feedback")
 _IDENTIFIER_WORDS = word_set("id ids number code pin zip")
@@ -78,6 +78,34 @@ def named_record(value: Any, rng: random.Random, *, heat: str = "") -> tuple[str
     if rest > 0:
         facts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
     return _short(value[key], rng, name=str(key)), facts
+
+
+def name_of(ident: Any, noun: str, results: Sequence[Any]) -> str | None:
+    """The name an earlier result gave the ``noun`` whose id is ``ident`` (the pet a record added
+    as Daisy, with id pet-3, is Daisy when it is deleted), else None. Only a record's own id
+    counts (``id``, ``uuid``, ``pet_id`` for a pet: not its ``owner_id``); the results' records
+    and the records they list are read, three levels down at most."""
+    if isinstance(ident, bool) or not isinstance(ident, str | int) or ident == "":
+        return None
+    own = {"id", "uuid", f"{noun}_id", f"{noun}_uuid"}
+    stack = [(r, 0) for r in reversed(results)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            key = _name_key(value, _OWN_NAMES, _said)
+            found = key is not None and isinstance(value[key], str) and value[key] != ident
+            if found and any(v == ident and _spelled(k) in own for k, v in value.items()):
+                return str(value[key])
+            items = list(value.values())
+        else:
+            items = value if isinstance(value, list) else []
+        if depth < 3:
+            stack.extend((v, depth + 1) for v in reversed(items[:200]) if isinstance(v, dict | list))
+    return None
+
+
+def _spelled(key: Any) -> str:
+    return humanize(str(key)).lower().replace(" ", "_")
 
 
 def _said(value: Any) -> bool:
@@ -328,7 +356,7 @@ def _item_name(
 def _name_key(item: dict[Any, Any], keys: Sequence[str], fits: Callable[[Any], bool] = _simple) -> Any:
     """The key of ``item``'s name: the first of ``keys`` it has, however spelled
     (``displayName`` is ``display_name``), whose value ``fits``; None when none does."""
-    spelled = {humanize(str(k)).lower().replace(" ", "_"): k for k in item}
+    spelled = {_spelled(k): k for k in item}
     return next((spelled[k] for k in keys if k in spelled and fits(item[spelled[k]])), None)
 
 

@@ -298,16 +298,17 @@ _MOMENTS = re.compile(r"\b(?:date|time|at|on|start|end|timestamp)\b")
 
 
 def _sort_phrase(text: str) -> str:
-    """How a listing is sorted, as a person asks for it: ``-created_at`` is "newest first", not
-    "for order by -created_at"; ``name`` "sorted by name"; ``desc`` "in descending order"."""
+    """How a listing is sorted, as a person asks for it, with the value as the API takes it (a
+    request states every value): ``-created_at`` is "sorted by -created_at, newest first", not
+    "for order by -created_at"; ``name`` "sorted by name"; ``desc`` "sorted desc"."""
     if text.lower() in ("asc", "ascending", "desc", "descending"):
-        return f"in {'ascending' if text.lower().startswith('asc') else 'descending'} order"
+        return f"sorted {text}"
     descending, field = text.startswith("-"), label(text.lstrip("-+")).lower()
     if _MADE.search(field):
-        return "newest first" if descending else "oldest first"
+        return f"sorted by {text}, {'newest' if descending else 'oldest'} first"
     if _MOMENTS.search(field):
-        return "latest first" if descending else "earliest first"
-    return f"sorted by {field}" + (", descending" if descending else "")
+        return f"sorted by {text}, {'latest' if descending else 'earliest'} first"
+    return f"sorted by {text}"
 
 
 #: Text that reads as a sentence: four words or more ending in a sentence's mark.

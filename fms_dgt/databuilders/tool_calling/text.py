@@ -40,7 +40,7 @@ from fms_dgt.databuilders.tool_calling.checks import (
     request_payload,
     tool_payload,
 )
-from fms_dgt.databuilders.tool_calling.findings import success
+from fms_dgt.databuilders.tool_calling.findings import name_of, success
 from fms_dgt.databuilders.tool_calling.phrases import (
     error_words,
     intended_values,
@@ -181,7 +181,7 @@ class TemplateText:
 
     def _answer(self, plan: RecordPlan, rng: random.Random) -> str:
         parts = [rng.choice(templates.ANSWER_OPENERS)]
-        parts += [_outcome(call, rng) for call in plan.calls]
+        parts += [_outcome(call, rng, plan.calls[:i]) for i, call in enumerate(plan.calls)]
         parts.append(rng.choice(templates.ANSWER_CLOSERS))
         return _DOUBLE_STOP.sub(r"\1", " ".join(p for p in parts if p))
 
@@ -348,8 +348,10 @@ def _task(call: PlannedCall, rng: random.Random) -> str:
     return f"{purpose_of(call.tool).verb} {_object(call, rng, call.call.arguments)}"
 
 
-def _outcome(call: PlannedCall, rng: random.Random) -> str:
-    """One call's part of the answer: its result in words, its failure, or that it was declined."""
+def _outcome(call: PlannedCall, rng: random.Random, earlier: Sequence[PlannedCall] = ()) -> str:
+    """One call's part of the answer: its result in words, its failure, or that it was declined.
+    An action with nothing to tell names what it acted on as the record's ``earlier`` results
+    named it ("I've removed Daisy.", not "I've removed a pet with the pet ID pet-3.")."""
     purpose = _settled(call.tool, call.call.arguments)  # "converted a temperature to celsius"
     task = f"{purpose.verb} {purpose.core}"
     if call.approval == "declined":
@@ -363,8 +365,27 @@ def _outcome(call: PlannedCall, rng: random.Random) -> str:
         return rng.choice(templates.FAILED).format(task=task, error=error_words(result.error))
     named = {k: v for k, v in call.call.arguments.items() if _IDENTIFYING.search(k) and _scalar(v)}
     if result.result is None and purpose.kind == ACTION and named:  # no body: say which one it did
-        return f"I've {past(purpose.verb)} {_object(call, rng, dict(list(named.items())[:2]))}."
+        done = past(purpose.verb)
+        name = _earlier_name(purpose, named, earlier)
+        if name is not None:
+            return rng.choice(
+                (f"I've {done} {name}.", f"I've {done} {_THE.sub('the ', purpose.core)} {name}.")
+            )
+        return f"I've {done} {_object(call, rng, dict(list(named.items())[:2]))}."
     return _capital(success(purpose, result.result, rng, _heat(call), _computes(call.call.arguments)))
+
+
+_THE = re.compile(r"^(?:a|an|the|one) ")
+
+
+def _earlier_name(purpose: Purpose, named: Mapping[str, Any], earlier: Sequence[PlannedCall]) -> str | None:
+    """The name an earlier result of the record gave the one thing an action acted on."""
+    noun = _THE.sub("", purpose.core)
+    if " " in noun or not noun:
+        return None  # "a member of the team": no one noun whose id is named
+    results = [c.result.result for c in earlier if c.result is not None and c.result.error is None]
+    found = (name_of(value, noun, results) for value in named.values())
+    return next((name for name in found if name is not None), None)
 
 
 #: Argument names that say which thing an action acted on (``petId``, ``playlist_name``; no key).

@@ -89,7 +89,9 @@ def test_a_listed_item_without_a_name_is_named_by_its_own_id_before_a_date() -> 
             {"end_date": "2026-11-12T14:30:00Z", "depends_on_past": False, "task_id": "load_orders"},
         ]
     }
-    assert result_clause(tasks, "tasks", random.Random(1)) == "there are 2 tasks: extract_orders and load_orders"
+    assert (
+        result_clause(tasks, "tasks", random.Random(1)) == "there are 2 tasks: extract_orders and load_orders"
+    )
     # another entity's id is no name: a run is said by its date first
     runs = [{"end_date": "2026-11-11T14:30:00Z", "dag_id": "etl"}]
     assert not result_clause(runs, "runs", random.Random(1)).startswith("1 run: etl")

@@ -78,12 +78,13 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
         ({"want": "USD"}, ("to USD",)),
         ({"duration_lte": 39.03}, ("with a duration of at most 39.03",)),  # Airflow's range filters
         ({"duration_gte": 5}, ("with a duration of at least 5",)),
-        # How a listing is sorted, as asked: Airflow's tasks were listed "for order by -created_at".
-        ({"order_by": "-created_at"}, ("newest first",)),
-        ({"sort": "start_date"}, ("earliest first",)),
+        # How a listing is sorted, as asked (with the value the API takes: a request states every
+        # value): Airflow's tasks were listed "for order by -created_at".
+        ({"order_by": "-created_at"}, ("sorted by -created_at, newest first",)),
+        ({"sort": "start_date"}, ("sorted by start_date, earliest first",)),
         ({"sortBy": "relevance"}, ("sorted by relevance",)),
-        ({"sort": "-name"}, ("sorted by name, descending",)),
-        ({"order": "desc"}, ("in descending order",)),
+        ({"sort": "-usd_price"}, ("sorted by -usd_price",)),
+        ({"order": "desc"}, ("sorted desc",)),
         ({"order": "ORD-1234"}, ("for order ORD-1234", "with order ORD-1234", "with the order ORD-1234")),
     ],
 )  # fmt: skip

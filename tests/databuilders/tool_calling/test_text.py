@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -540,3 +541,31 @@ def test_an_action_with_no_body_says_which_thing_it_acted_on() -> None:
     for seed in range(10):
         final = WRITER.write(plan, random.Random(seed)).final
         assert "pet-80016" in final and "s3cr3t" not in final, final
+
+
+def test_an_action_with_no_body_names_the_thing_as_the_record_named_it() -> None:
+    # "Add a pet for Daisy. Then delete that pet." was answered "I've removed a pet with the pet
+    # ID pet-98325": the record had just named it Daisy.
+    pet = {"type": "object", "properties": {"name": {"type": "string"}, "petId": {"type": "string"}}}
+    add = Tool("addPet", "petstore", description="Add a pet.", parameters=pet, output_parameters=pet)
+    owned = {"type": "object", "properties": {"petId": {"type": "string"}}}
+    delete = Tool("deletePet", "petstore", description="Delete a pet.", parameters=owned)
+    added = _call(add, {"name": "Daisy"}, {"id": "pet-98325", "name": "Daisy", "owner_id": "pet-1"})
+    plan = RecordPlan(
+        index=0,
+        scenario="k2",
+        offered=[add, delete],
+        steps=[[added], [_call(delete, {"petId": "pet-98325"}, None)]],
+    )
+    finals = {WRITER.write(plan, random.Random(seed)).final for seed in range(12)}
+    assert all(re.search(r"I've (?:deleted|removed) (?:the pet )?Daisy\.", f) for f in finals), finals
+    # another thing's id is no name of this one: an owner's id names no pet
+    other = RecordPlan(
+        index=0,
+        scenario="k2",
+        offered=[add, delete],
+        steps=[[added], [_call(delete, {"petId": "pet-1"}, None)]],
+    )
+    for seed in range(6):
+        final = WRITER.write(other, random.Random(seed)).final
+        assert "pet-1" in final and not re.search(r"I've (?:deleted|removed) (?:the pet )?Daisy", final)
