@@ -266,9 +266,7 @@ def _by_head(
     if not core:  # a name of no words ("1", "_"): nothing to read
         return None
     head, modifier = core[-1], core[:-1]
-    if head in ("date", "time", "datetime", "timestamp", "at", "on", "day", "when") and (
-        modifier or head != "day"
-    ):
+    if head in _MOMENT_HEADS and (modifier or head != "day"):
         return Kind("date", _date_field(words))
     if head in _ENTITY_HEADS and modifier:
         return _entity_id(modifier, words)
@@ -299,11 +297,17 @@ def _by_head(
     return None
 
 
+#: Last words of a name that say it is a moment (occurred_after: the events after it).
+_MOMENT_HEADS = frozenset(
+    {"date", "time", "datetime", "timestamp", "at", "on", "day", "when", "occurred", "happened"}
+)
+
+
 def _date_field(words: tuple[str, ...]) -> str:
     present = set(words)
     if present & {"birth", "birthday", "dob", "born"}:
         return "birth"
-    if present & {"created", "updated", "modified", "last", "published", "posted"}:
+    if present & {"created", "updated", "modified", "last", "published", "posted", "occurred", "happened"}:
         return "past"
     if present & {"gte", "gt"}:  # Airflow's start_date_gte and start_date_lte: a window's ends
         return "start"

@@ -147,6 +147,7 @@ EXACT: dict[str, Kind] = {
             "business",
             "vendor",
             "merchant",
+            "publisher",
         ),
         k("company", "name"),
     ),
@@ -154,7 +155,8 @@ EXACT: dict[str, Kind] = {
         ("url", "link", "website", "homepage", "uri", "href", "webhook", "callbackurl"), k("web", "url")
     ),
     **dict.fromkeys(
-        ("imageurl", "photourl", "avatar", "avatarurl", "thumbnail", "logo"), k("web", "image_url")
+        ("imageurl", "photourl", "avatar", "avatarurl", "thumbnail", "logo", "favicon", "icon"),
+        k("web", "image_url"),
     ),
     **dict.fromkeys(("domain", "hostname", "host", "domainname"), k("web", "domain")),
     **dict.fromkeys(("ip", "ipaddress", "ipv4"), k("web", "ip")),
@@ -195,7 +197,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("review", "feedback", "testimonial"), k("text", "review")),
     **dict.fromkeys(("reason", "cause", "purpose"), k("text", "reason")),
     **dict.fromkeys(
-        ("description", "desc", "summary", "details", "bio", "about", "overview", "caption"),
+        ("description", "desc", "summary", "details", "bio", "biography", "about", "overview", "caption"),
         k("text", "description"),
     ),
     **dict.fromkeys(("tag", "tags", "label", "labels", "hashtag"), k("text", "tag")),

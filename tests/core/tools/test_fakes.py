@@ -80,6 +80,9 @@ def _object(**props: Any) -> dict[str, Any]:
         ("Last Refreshed", {}, Kind("date", "past")),
         ("start_date_gte", {}, Kind("date", "start")),
         ("start_date_lte", {}, Kind("date", "end")),
+        ("occurred_after", {}, Kind("date", "past")),  # When2Call's events: was "ember-684"
+        ("favicon", {}, Kind("web", "image_url")),
+        ("biography", {}, Kind("text", "description")),
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),
