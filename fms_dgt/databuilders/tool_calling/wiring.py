@@ -168,10 +168,12 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         return not _says(source, wanted, name)
     if wanted == ("number", "count", "") and plain_name(leaf) != plain_name(name):
         return True  # how many to list is the user's choice: a video's followers are no page size
-    if made is None and wanted is not None and wanted.family == "person":
+    if made is None and wanted is not None and wanted.family in _STRONG:
         # a thing nothing says is someone is no one's name unless the names share a word (a
-        # user list's item is a user; API-Bank's appointments are no doctor)
-        return not _words_of(leaf) & (_words_of(name) | _SOMEONE)
+        # user list's item is a user; API-Bank's appointments are no doctor); nor is it a
+        # place, a moment, an amount or a word of the vocabulary (glaive's user list went into
+        # a recipe search's ingredients)
+        return not _words_of(leaf) & (_words_of(name) | (_SOMEONE if wanted.family == "person" else set()))
     if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
         # Another API's value means the same here only when it is a portable thing (a city, a
         # date, a person, a stock symbol...): a car's door status is no video's upload, nor

@@ -371,6 +371,18 @@ def test_a_thing_nothing_says_is_someone_is_no_ones_name() -> None:
     users = _io("list_users", "g", outputs="user_list")
     post = _io("analyze_post", "g", inputs="username")
     assert not apart(users, "user_list[]", post, "username")  # a user list's item is a user
+    # nor a place, a moment or a word of the vocabulary: glaive's user list became a recipe's
+    # ingredients, a transaction history a route's locations, and Airflow's DAG file location
+    # the token its source is read by
+    recipes = _io("find_recipe", "g", inputs="ingredients")
+    assert apart(users, "user_list[]", recipes, "ingredients")
+    route = _io("calculate_route_distance", "g", inputs="locations")
+    assert apart(
+        _io("get_history", "g", outputs="transaction_history"), "transaction_history", route, "locations"
+    )
+    source = _io("get_dag_source", "airflow", inputs="file_token")
+    assert apart(_io("get_dag", "airflow", outputs="fileloc"), "fileloc", source, "file_token")
+    assert not apart(_io("get_dag", "airflow", outputs="file_token"), "file_token", source, "file_token")
 
 
 def test_how_many_to_list_takes_no_count_of_something_else() -> None:
