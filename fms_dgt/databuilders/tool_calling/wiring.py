@@ -173,7 +173,9 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         # user list's item is a user; API-Bank's appointments are no doctor); nor is it a
         # place, a moment, an amount or a word of the vocabulary (glaive's user list went into
         # a recipe search's ingredients)
-        return not _words_of(leaf) & (_words_of(name) | (_SOMEONE if wanted.family == "person" else set()))
+        # (a sort word is no shared word: a transaction's type is no order's type)
+        shared = _words_of(leaf) & (_words_of(name) | (_SOMEONE if wanted.family == "person" else set()))
+        return not shared - SORT_WORDS
     if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
         # Another API's value means the same here only when it is a portable thing (a city, a
         # date, a person, a stock symbol...): a car's door status is no video's upload, nor

@@ -383,6 +383,11 @@ def test_a_thing_nothing_says_is_someone_is_no_ones_name() -> None:
     source = _io("get_dag_source", "airflow", inputs="file_token")
     assert apart(_io("get_dag", "airflow", outputs="fileloc"), "fileloc", source, "file_token")
     assert not apart(_io("get_dag", "airflow", outputs="file_token"), "file_token", source, "file_token")
+    # a sort word is no shared word: a withdrawal, a transaction's type, was an order's type
+    order = _io("place_order", "trading", inputs="order_type")
+    assert apart(
+        _io("get_history", "trading", outputs="type"), "transaction_history[].type", order, "order_type"
+    )
 
 
 def test_how_many_to_list_takes_no_count_of_something_else() -> None:
