@@ -381,6 +381,7 @@ NAME_HINTS: tuple[tuple[str, Kind], ...] = (
     ("location", k("place", "city")),
     ("compan", k("company", "name")),
     ("organi", k("company", "name")),
+    ("business", k("company", "name")),  # NESTFUL's LocalBusinessData found a business "Team lunch"
     ("hotel", k("item", "hotel")),
     ("restaurant", k("item", "restaurant")),
     ("product", k("item", "product")),

@@ -60,6 +60,8 @@ _EXCLUSIVE = frozenset({"date", "account"})
 #: Fields any of which may carry another kind's value (a session id as a token, a word as a code).
 _LOOSE = frozenset({"token", "code", "word"})
 _HANDLES = frozenset({"email", "username"})
+#: Fields whose values are codes of a closed list: they take only their own kind.
+_CODED = frozenset({"currency", "country_code", "language_code", "airport", "timezone"})
 #: Output names that say only that they are a result (the whole result is ``""``).
 _UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out", "res", "ret", "response"})
 _WORD = re.compile(r"[a-z]{3,}")
@@ -192,6 +194,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         )
     if {made.field, wanted.field} & _LOOSE:
         return False
+    if {made.field, wanted.field} & _CODED:  # a restaurant's open status category is no currency
+        return True
     if {made.family, wanted.family} & _EXCLUSIVE:  # a product is no date, a dial code no CVV
         return True
     if not {made.family, wanted.family} <= _STRONG:

@@ -83,6 +83,7 @@ def _object(**props: Any) -> dict[str, Any]:
         ("occurred_after", {}, Kind("date", "past")),  # When2Call's events: was "ember-684"
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
+        ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),

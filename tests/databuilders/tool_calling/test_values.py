@@ -383,6 +383,10 @@ def test_a_thing_nothing_says_is_someone_is_no_ones_name() -> None:
     source = _io("get_dag_source", "airflow", inputs="file_token")
     assert apart(_io("get_dag", "airflow", outputs="fileloc"), "fileloc", source, "file_token")
     assert not apart(_io("get_dag", "airflow", outputs="file_token"), "file_token", source, "file_token")
+    # a code of a closed list takes only its own kind: Tripadvisor's open status was a currency
+    details = _io("Tripadvisor_Get_Restaurant_Details", "n", inputs="currencyCode")
+    found = _io("Tripadvisor_Search_Restaurants", "n", outputs="currentOpenStatusCategory")
+    assert apart(found, "currentOpenStatusCategory", details, "currencyCode")
     # a sort word is no shared word: a withdrawal, a transaction's type, was an order's type
     order = _io("place_order", "trading", inputs="order_type")
     assert apart(
