@@ -251,6 +251,8 @@ _ENDS = re.compile(r"\b(?:end|to|until|till|finish|check out|checkout|return|bef
 
 
 def _date_phrase(words: str, last: str, when: str, rng: random.Random) -> str:
+    if last in ("lte", "lt", "before", "until"):  # Airflow's start_date_lte: started by then, not "starting"
+        return rng.choice((f"until {when}", f"up to {when}"))
     if _STARTS.search(words):
         return rng.choice((f"from {when}", f"starting {when}"))
     if _ENDS.search(words):

@@ -434,10 +434,21 @@ def _purpose(name: str, description: str, parameters: frozenset[str]) -> Purpose
     text, from_name = _purpose_text(name, description)
     third_person = bool(re.match(r"^\w+s\b", text)) and not from_name
     verb, obj, kind = _split(text, third_person)
+    named = _base_verb(_name_words(name).partition(" ")[0]) or "" if not from_name else ""
+    if {named, verb} <= _CHANGES.keys() and _CHANGES[named] != _CHANGES[verb]:
+        verb = named  # the name is what is called: API-Bank's ModifyReminder is described "The API
+        # for deleting a reminder item" (DeleteReminder's words); it modifies, it does not delete
+
     obj = _definite(obj.strip())
     return Purpose(verb=verb, obj=obj, core=_parameter_tail(_core(obj), parameters), kind=kind)
 
 
+#: What an action does to a thing, by its verb (a name and a description saying two disagree).
+_CHANGES = {
+    **dict.fromkeys(("add", "create", "insert", "register", "new"), "create"),
+    **dict.fromkeys(("delete", "remove", "cancel", "destroy", "drop", "erase"), "delete"),
+    **dict.fromkeys(("modify", "update", "edit", "change", "patch", "rename"), "update"),
+}
 _TAIL = re.compile(
     r"^(.+?)\s+(?:with|by|for|from|using|given|including|of|on|in|at|via)\s+([\w\s,'-]+)$", re.I
 )

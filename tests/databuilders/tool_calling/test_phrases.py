@@ -325,3 +325,11 @@ def test_a_sentence_is_quoted_whatever_it_is_called() -> None:
         said = _said({"src": "Could you send me the slides?", "tgt_lang": "Japanese"}, props, seed)
         assert '"Could you send me the slides?"' in said, said
     assert _said({"from": "Paris"}, {"from": STRING}) == "from Paris"
+
+
+def test_the_upper_bound_of_a_start_is_no_start() -> None:
+    # Airflow's start_date_lte (task instances started by then) was asked "starting 29 Jan 2027".
+    for seed in range(8):
+        said = _said({"start_date_lte": "2027-01-29T19:30:00Z"}, seed=seed)
+        assert said.startswith(("until ", "up to ")) and "2027" in said, said
+        assert _said({"start_date_gte": "2027-01-29T19:30:00Z"}, seed=seed).startswith(("from ", "starting "))

@@ -296,3 +296,17 @@ def test_articles_and_filter_labels() -> None:
 )
 def test_a_noun_of_several_things_is_said_of_one(several: str, one: str) -> None:
     assert singular(several) == one
+
+
+def test_a_name_that_changes_a_thing_otherwise_than_its_description_says_wins() -> None:
+    # API-Bank's ModifyReminder is described "The API for deleting a reminder item" (a copy of
+    # DeleteReminder's): records asked to "remove a reminder item" and answered "I've deleted".
+    copied = "The API for deleting a reminder item includes content and time."
+    assert purpose_of(Tool("ModifyReminder", "b", description=copied)).verb == "modify"
+    assert purpose_of(Tool("DeleteReminder", "b", description=copied)).verb == "delete"
+    # verbs of one kind keep the description's word, and a lookup is no change
+    assert purpose_of(Tool("cancel_order", "b", description="Delete an order.")).verb == "delete"
+    assert (
+        purpose_of(Tool("get_user", "b", description="Updates the cache and returns a user.")).verb
+        == "update"
+    )
