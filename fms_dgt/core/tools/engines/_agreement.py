@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import random
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -14,7 +15,14 @@ from typing import Any
 
 from fms_dgt.core.tools.fakes import tokens
 
-__all__ = ["asks_fahrenheit", "order_dates", "order_pairs", "sky_fits_temperature", "total_covers_items"]
+__all__ = [
+    "asks_fahrenheit",
+    "order_dates",
+    "order_pairs",
+    "sky_fits_temperature",
+    "total_covers_items",
+    "within_bounds",
+]
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
@@ -203,6 +211,42 @@ def _narrow(item: dict[str, Any], keys: list[str]) -> None:
 
 
 _TEMPERATURE_WORDS = frozenset({"temp", "temperature", "high", "low", "max", "min", "celsius", "fahrenheit"})
+
+
+#: How a call's argument bounds a listed item's field (``duration_lte``, ``min_price``...).
+_UPPER_ENDS = ("lte", "lt", "max", "maximum", "before", "until", "to")
+_LOWER_ENDS = ("gte", "gt", "min", "minimum", "after", "since", "from")
+
+
+def within_bounds(given: Mapping[str, Any], plain: str, integer: bool, rng: random.Random) -> Any:
+    """A value for a listed item's field ``plain`` (a plain name) inside the bounds the call set
+    on it (Airflow's task instances with ``duration_lte`` 39.03 were 52.18 long; runs filtered
+    ``start_date_gte`` started before it), or None when the call sets none. Numbers and ISO
+    moments are bounded; a moment is drawn within three days of its one bound."""
+    low = next(
+        (given[k] for e in _LOWER_ENDS if (k := plain + e) in given or (k := e + plain) in given), None
+    )
+    high = next(
+        (given[k] for e in _UPPER_ENDS if (k := plain + e) in given or (k := e + plain) in given), None
+    )
+    if _number(low) or _number(high):
+        bottom, top = (float(v) if isinstance(v, int | float) and _number(v) else None for v in (low, high))
+        lowest = bottom if bottom is not None else min(0.0, 2 * (top or 0.0))
+        highest = top if top is not None else lowest + max(abs(lowest), 10.0)
+        if lowest > highest:
+            return None
+        drawn = rng.uniform(lowest, highest)
+        return math.ceil(drawn) if integer and math.ceil(drawn) <= highest else round(drawn, 2)
+    first = _parse(low) if isinstance(low, str) and _ISO_DATE.match(low) else None
+    last = _parse(high) if isinstance(high, str) and _ISO_DATE.match(high) else None
+    if first is None and last is None:
+        return None
+    first = first or (last - timedelta(days=3) if last else None)
+    last = last or (first + timedelta(days=3) if first else None)
+    if first is None or last is None or first > last:
+        return None
+    moment = first + timedelta(minutes=15 * rng.randint(0, int((last - first).total_seconds() // 900)))
+    return _render_like(moment, low if isinstance(low, str) else str(high))
 
 
 def _parse(text: str) -> datetime | None:

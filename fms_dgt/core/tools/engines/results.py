@@ -43,6 +43,7 @@ from fms_dgt.core.tools.engines._agreement import (
     order_pairs,
     sky_fits_temperature,
     total_covers_items,
+    within_bounds,
 )
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
@@ -345,10 +346,13 @@ class ResultHooks(FakeHooks):
 
         A single value is a filter only when it is a category (an enum, or a name such as
         ``status``, ``city``, ``genre``): ``get_followers(username=...)`` lists other users.
-        Identifiers are left alone (the items are other entities), and so are numbers (a number
-        asked for is often a bound, such as a minimum rating)."""
+        Identifiers are left alone (the items are other entities); a number or moment asked
+        for as a bound bounds the items (``duration_lte``, ``min_rating``, ``start_date_gte``)."""
         if _IDENTIFIER_NAME.search(plain):
             return MISSING
+        bounded = within_bounds(self.given, plain, schema.get("type") == "integer", self.scope.rng)
+        if bounded is not None:
+            return first_fit([bounded], schema)
         asked = self.given.get(plain)
         if isinstance(asked, str | bool) and ("enum" in schema or plain in _CATEGORIES):
             return first_fit([asked], schema)

@@ -543,3 +543,35 @@ def test_every_peertube_video_result_synthesises() -> None:
     for seed in range(60):  # one in six failed: a channel name, a magnet URI
         value, _ = mock_result(tool, {"id": 42}, random.Random(seed))
         assert tool.output_validator.is_valid(value)
+
+
+def test_listed_items_keep_within_the_bounds_a_call_sets() -> None:
+    # Airflow: task instances asked for with a duration of at most 39.03 lasted 52.18.
+    item = {
+        "type": "object",
+        "properties": {
+            "duration": {"type": "number"},
+            "start_date": {"type": "string", "format": "date-time"},
+            "tries": {"type": "integer"},
+            "price": {"type": "number"},
+        },
+        "required": ["duration", "start_date", "tries", "price"],
+    }
+    output = {"type": "object", "properties": {"items": {"type": "array", "items": item, "minItems": 3}}}
+    tool = Tool("get_task_instances_batch", "airflow", output_parameters=output)
+    asked = {
+        "duration_lte": 39.03,
+        "start_date_gte": "2026-05-01T00:00:00Z",
+        "tries_gte": 2,
+        "tries_lte": 4,
+        "min_price": 10,
+        "max_price": 20,
+    }
+    for seed in range(20):
+        value, _ = mock_result(tool, asked, random.Random(seed))
+        for listed in value["items"]:
+            assert listed["duration"] <= 39.03 and 2 <= listed["tries"] <= 4 and 10 <= listed["price"] <= 20
+            assert listed["start_date"] >= "2026-05-01T00:00:00Z"
+    # bounds that cannot hold (a minimum above the maximum) bound nothing, and the result stays valid
+    value, _ = mock_result(tool, {"min_price": 30, "max_price": 20}, random.Random(1))
+    assert Draft202012Validator(output).is_valid(value)
