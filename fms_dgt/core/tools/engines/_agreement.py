@@ -9,7 +9,7 @@ import itertools
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,6 +19,7 @@ __all__ = [
     "asks_fahrenheit",
     "order_dates",
     "order_pairs",
+    "set_values",
     "sky_fits_temperature",
     "total_covers_items",
     "within_bounds",
@@ -211,6 +212,40 @@ def _narrow(item: dict[str, Any], keys: list[str]) -> None:
 
 
 _TEMPERATURE_WORDS = frozenset({"temp", "temperature", "high", "low", "max", "min", "celsius", "fahrenheit"})
+
+
+def set_values(arguments: Mapping[str, Any]) -> dict[tuple[str, ...], Any]:
+    """The values a call set inside its arguments, by path and by path inside its body, for a
+    result to echo: ``data.attributes.url`` of a JSON:API body is the created resource's
+    ``data.attributes.url``, and the second account of a list of accounts given (Codat's bank
+    feed accounts) is the second account created (``1.accountName``)."""
+    found: dict[tuple[str, ...], Any] = {}
+    for at, value in _nested(arguments, ()):
+        found.setdefault(at, value)
+        found.setdefault(at[1:], value)
+    for key, items in arguments.items():
+        if isinstance(items, list) and items and all(isinstance(i, Mapping) for i in items[:_LISTED]):
+            for i, item in enumerate(items[:_LISTED]):
+                for at, value in _nested(item, (str(i),)):
+                    found.setdefault(at, value)
+                    found.setdefault((str(key), *at), value)
+    return found
+
+
+def _nested(value: Mapping[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """The values inside objects of ``value`` (below its top level, not in lists, at most
+    :data:`_NESTED_DEPTH` levels down: a call's arguments may come from anywhere), by path."""
+    for key, item in value.items():
+        here = (*at, str(key))
+        if isinstance(item, Mapping):
+            if len(here) < _NESTED_DEPTH:
+                yield from _nested(item, here)
+        elif at and not isinstance(item, list):
+            yield here, item
+
+
+_NESTED_DEPTH = 32
+_LISTED = 50
 
 
 #: How a call's argument bounds a listed item's field (``duration_lte``, ``min_price``...).

@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
@@ -41,6 +41,7 @@ from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
     order_dates,
     order_pairs,
+    set_values,
     sky_fits_temperature,
     total_covers_items,
     within_bounds,
@@ -265,10 +266,7 @@ class ResultHooks(FakeHooks):
         self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
         # Nested values the call set, by path and by path inside its body (``data.attributes.url``
         # of a JSON:API body is the created resource's ``data.attributes.url``).
-        self.set_at: dict[tuple[str, ...], Any] = {}
-        for at, value in _nested(arguments, ()):
-            self.set_at.setdefault(at, value)
-            self.set_at.setdefault(at[1:], value)
+        self.set_at = set_values(arguments)
         self.pinned = dict(pinned or {})
         sizes = [v for k, v in self.given.items() if k in SIZE_ARGUMENTS and _whole(v)]
         self.size: int | None = int(sizes[0]) if sizes else None
@@ -302,12 +300,11 @@ class ResultHooks(FakeHooks):
             status = first_fit(_successes(self.done, schema), schema)
             if status is not MISSING:
                 return status
-        if not _in_array(path):
-            at = tuple(str(p) for p in path)
-            echoed = first_fit([self.set_at[at]], schema) if at in self.set_at else MISSING
-            if echoed is MISSING and plain in self.given:
-                echoed = first_fit([self.given[plain]], schema)
-        else:
+        at = tuple(str(p) for p in path)
+        echoed = first_fit([self.set_at[at]], schema) if at in self.set_at else MISSING
+        if echoed is MISSING and not _in_array(path) and plain in self.given:
+            echoed = first_fit([self.given[plain]], schema)
+        elif echoed is MISSING and _in_array(path):
             echoed = self._filtered(schema, plain)
         if echoed is not MISSING:
             return echoed
@@ -567,21 +564,6 @@ def _value_schema(verb: str, nouns: list[str]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _nested(value: Mapping[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """The values inside objects of ``value`` (below its top level, not in lists, at most
-    :data:`_NESTED_DEPTH` levels down: a call's arguments may come from anywhere), by path."""
-    for key, item in value.items():
-        here = (*at, str(key))
-        if isinstance(item, Mapping):
-            if len(here) < _NESTED_DEPTH:
-                yield from _nested(item, here)
-        elif at and not isinstance(item, list):
-            yield here, item
-
-
-_NESTED_DEPTH = 32
 
 
 def _in_array(path: Path) -> bool:

@@ -575,3 +575,28 @@ def test_listed_items_keep_within_the_bounds_a_call_sets() -> None:
     # bounds that cannot hold (a minimum above the maximum) bound nothing, and the result stays valid
     value, _ = mock_result(tool, {"min_price": 30, "max_price": 20}, random.Random(1))
     assert Draft202012Validator(output).is_valid(value)
+
+
+def test_a_list_of_things_created_echoes_the_list_given() -> None:
+    # Codat's create-bank-feed was given accounts 'keithm65' in EUR and answered 'joshua_johnson'
+    # in JPY: the accounts created are the accounts sent.
+    account = {
+        "type": "object",
+        "properties": {
+            "accountName": {"type": "string"},
+            "currency": {"type": "string"},
+            "id": {"type": "string"},
+        },
+        "required": ["accountName", "currency", "id"],
+    }
+    body = {"type": "array", "items": account}
+    tool = Tool("create-bank-feed", "codat", parameters={"type": "object", "properties": {"body": body}},
+                output_parameters=body)  # fmt: skip
+    sent = [
+        {"accountName": "keithm65", "currency": "EUR"},
+        {"accountName": "tiffany_diaz", "currency": "GBP"},
+    ]
+    for seed in range(8):
+        value, _ = mock_result(tool, {"body": sent}, random.Random(seed))
+        for made, given in zip(value, sent, strict=False):
+            assert (made["accountName"], made["currency"]) == (given["accountName"], given["currency"])
