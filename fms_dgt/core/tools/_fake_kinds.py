@@ -127,6 +127,8 @@ def classify(
         kind: the schema's JSON type (``integer`` makes ``day`` a day of the month).
     """
     words = tokens(name)
+    if fmt in ("seconds", "duration") and kind in ("integer", "number"):
+        return _k("number", "seconds")  # PeerTube's startTimestamp: seconds into a video, no moment
     if kind == "string" and len(words) > 1 and words[0] in _FLAG_STARTS:
         return _k("misc", "flag")  # has_parking, is_have_odds written as text: "true" or "false"
     found = _by_name(words, parent, topic, description, kind)

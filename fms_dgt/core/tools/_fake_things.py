@@ -192,6 +192,12 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "job_type": ("SchedulerJob", "LocalTaskJob", "TriggererJob", "BackfillJob"),
     "dag_view": ("grid", "graph", "duration", "gantt", "calendar"),
     "run_state": ("queued", "running", "success", "failed"),
+    "licence": (
+        "Attribution",
+        "Attribution - Share Alike",
+        "Attribution - No Derivatives",
+        "Public Domain Dedication",
+    ),
     "cron": ("0 6 * * *", "*/15 * * * *", "0 0 * * 1", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *"),
     "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
     "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),
@@ -262,6 +268,7 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "wind": (0, 40, 0.1),
     "humidity": (10, 100, 1),
     "minutes": (15, 120, 15),
+    "seconds": (5, 600, 5),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),
     "year": (2020, 2030, 1),

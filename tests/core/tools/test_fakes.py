@@ -84,6 +84,9 @@ def _object(**props: Any) -> dict[str, Any]:
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
+        # PeerTube's startTimestamp (format seconds) is seconds into a video, not 1794736800
+        ("startTimestamp", {"fmt": "seconds", "kind": "integer"}, Kind("number", "seconds")),
+        ("licences", {}, Kind("misc", "licence")),  # PeerTube's video licences were fillers
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),
