@@ -187,16 +187,16 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
     if isinstance(value, list):
         return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng, heat)}"
     if isinstance(value, dict):
+        named = named_record(value, rng, heat=heat)
+        if named is not None:  # "the company is Benitez-Long (CIK 0001161539, ticker META)"
+            return f"the {words} {_be(words)} {named[0]} ({', '.join(named[1])})"
         inner = [
             f"{humanize(str(k))} {_short(v, rng, name=str(k))}"
             for k, v in list(value.items())[:3]
             if _simple(v) and _told(k, v)  # an object's own secret stays unsaid too
         ]
-        return (
-            f"the {words} {_be(words)} {join_words(inner)}"
-            if inner
-            else f"the {words} has {len(value)} details"
-        )
+        # "the files: expires 22 July 2026", not "the files are expires 22 July 2026"
+        return f"the {words}: {join_words(inner)}" if inner else f"the {words} has {len(value)} details"
     if isinstance(value, bool) and words.startswith("can "):  # BFCL's canDrive: not "the can drive is no"
         return f"it {'can' if value else 'cannot'} {words[4:]}"
     if words in _BYTES and type(value) is int and value >= 1000:

@@ -95,3 +95,15 @@ def test_a_listed_item_without_a_name_is_named_by_its_own_id_before_a_date() -> 
     # another entity's id is no name: a run is said by its date first
     runs = [{"end_date": "2026-11-11T14:30:00Z", "dag_id": "etl"}]
     assert not result_clause(runs, "runs", random.Random(1)).startswith("1 run: etl")
+
+
+def test_a_nested_record_is_said_by_its_name_or_after_a_colon() -> None:
+    # NESTFUL's SEC answer read "the company is name Benitez-Long, CIK 0001161539 and ticker META",
+    # PeerTube's video token "the files are expires July 22, 2026 at 15:15 UTC".
+    company = {"company": {"cik": "0001161539", "name": "Benitez-Long", "ticker": "META"}}
+    assert result_clause(company, "filings", random.Random(1)) == (
+        "the company is Benitez-Long (CIK 0001161539, ticker META)"
+    )
+    token = {"files": {"expires": "2026-07-22T15:15:00Z", "token": "12b98186409f5a1d533544f2aa54b8c1"}}
+    said = result_clause(token, "tokens", random.Random(1))
+    assert said.startswith("the files: expires ") and "12b98186" not in said, said
