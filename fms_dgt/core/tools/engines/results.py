@@ -273,6 +273,7 @@ class ResultHooks(FakeHooks):
         words = tokens(tool.name.rsplit(".", 1)[-1])
         # What a call of a tool that acts (add_reminder, bookFlight) did, when it succeeded.
         self.done = _PAST.get(words[0]) if words else None
+        self.looks = not self.done and bool(words) and words[0] in _QUERIES  # a lookup: any state
         asked = next((v for k, v in self.given.items() if k in _QUERY_NAMES and isinstance(v, str)), "")
         # The words a search looked for, as a file name's stem ("budget review" -> budget_review).
         self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in _QUERY_FILLER][:3])
@@ -296,8 +297,8 @@ class ResultHooks(FakeHooks):
             empty = first_fit([""], schema)
             if empty is not MISSING:
                 return empty
-        if len(path) == 1 and plain == "status" and self.done:
-            status = first_fit(_successes(self.done, schema), schema)
+        if len(path) == 1 and plain == "status" and not self.looks:  # ForgotPassword worked: not "failed"
+            status = first_fit([s for s in _successes(self.done or "", schema) if s], schema)
             if status is not MISSING:
                 return status
         at = tuple(str(p) for p in path)

@@ -600,3 +600,16 @@ def test_a_list_of_things_created_echoes_the_list_given() -> None:
         value, _ = mock_result(tool, {"body": sent}, random.Random(seed))
         for made, given in zip(value, sent, strict=False):
             assert (made["accountName"], made["currency"]) == (given["accountName"], given["currency"])
+
+
+def test_a_call_that_worked_never_reports_failure_whatever_its_verb() -> None:
+    # API-Bank's ForgotPassword (no verb the engine knows) answered {"status": "failed"} in a
+    # record that passed the call off as done: "I've sent an email; status failed."
+    output = {
+        "type": "object",
+        "properties": {"status": {"type": "string", "description": "success or failed"}},
+    }
+    tool = Tool("ForgotPassword", "api_bank", output_parameters=output)
+    assert {
+        mock_result(tool, {"status": "Forgot Password"}, random.Random(s))[0]["status"] for s in range(12)
+    } == {"success"}
