@@ -188,6 +188,7 @@ _SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes"
 #: said "queue signal-5, pool river-7, operator maple-3").
 _WORKFLOW = re.compile(r"\b(?:tasks?|dags?|jobs?|workflows?|pipelines?|triggers?|workers?|schedul\w*)\b")
 _CRON = re.compile(r"cron|schedul", re.I)
+_PIPELINES = re.compile(r"\bdags?\b|workflow|pipeline")
 _WORKFLOW_FIELDS = {
     "queue": "task_queue",
     "pool": "task_pool",
@@ -224,6 +225,8 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         return _k("misc", "social")
     if joined in ("value", "expression") and kind != "integer" and _CRON.search(f"{parent} {description}"):
         return _k("misc", "cron")  # Airflow's schedule_interval: {"__type": "CronExpression", "value": ...}
+    if joined in ("description", "docmd") and kind in ("string", "") and _PIPELINES.search(context):
+        return _k("misc", "workflow_description")  # an Airflow DAG is no "stainless steel bottle"
     if joined in _WORKFLOW_FIELDS and kind in ("string", "") and _WORKFLOW.search(context):
         return _k("misc", _WORKFLOW_FIELDS[joined])  # a task's queue and pool, a DAG's operator
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):

@@ -198,6 +198,13 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
         "Attribution - No Derivatives",
         "Public Domain Dedication",
     ),
+    "workflow_description": (
+        "Nightly ETL of the day's orders into the warehouse.",
+        "Hourly refresh of the sales dashboard.",
+        "Weekly export of invoices to the finance bucket.",
+        "Daily backup of the customer database.",
+        "Retrains the churn model every Monday.",
+    ),
     "cron": ("0 6 * * *", "*/15 * * * *", "0 0 * * 1", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *"),
     "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
     "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),

@@ -87,6 +87,11 @@ def _object(**props: Any) -> dict[str, Any]:
         # PeerTube's startTimestamp (format seconds) is seconds into a video, not 1794736800
         ("startTimestamp", {"fmt": "seconds", "kind": "integer"}, Kind("number", "seconds")),
         ("licences", {}, Kind("misc", "licence")),  # PeerTube's video licences were fillers
+        # An Airflow DAG's description was "Stainless steel bottle that keeps drinks cold"; a
+        # job's description stays a description
+        ("description", {"topic": "get_dag", "kind": "string"}, Kind("misc", "workflow_description")),
+        ("doc_md", {"topic": "get_dag_details", "kind": "string"}, Kind("misc", "workflow_description")),
+        ("description", {"topic": "search_job", "kind": "string"}, Kind("text", "description")),
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),
