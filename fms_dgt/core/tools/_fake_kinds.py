@@ -200,6 +200,7 @@ _WORKFLOW_FIELDS = {
     "state": "run_state",
     "classpath": "trigger_class",
     "kwargs": "json_settings",
+    "templatefields": "template_field",
     "executorconfig": "json_settings",
 }
 

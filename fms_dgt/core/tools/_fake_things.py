@@ -198,6 +198,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
         "Attribution - No Derivatives",
         "Public Domain Dedication",
     ),
+    "template_field": ("bash_command", "env", "sql", "params", "op_kwargs", "templates_dict"),
     "workflow_description": (
         "Nightly ETL of the day's orders into the warehouse.",
         "Hourly refresh of the sales dashboard.",
