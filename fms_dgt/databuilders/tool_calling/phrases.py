@@ -199,10 +199,21 @@ def _phrase(name: str, value: Any, schema: Mapping[str, Any], rng: random.Random
     if isinstance(value, (int, float)):
         return _number_phrase(words, last, value, rng)
     text = str(value)
+    if words.lower() in _CREDENTIALS and _SECRET.match(text):  # "using my key 82f2...", a user's own
+        shown = "key" if words.lower() in ("apikey", "api key") else words  # (no "API": a request names none)
+        return rng.choice((f"using my {shown} {text}", f"with my {shown} {text}"))
     when = date_words(text, rng.randrange(4))
     if when is not None:
         return _date_phrase(words, last, when, rng)
     return _text_phrase(words, last, plain(text, VALUE_LIMIT), "enum" in schema, rng)
+
+
+#: Names of a credential a user holds (a pagination or file token is no credential).
+_CREDENTIALS = frozenset(
+    {"apikey", "api key", "key", "access key", "secret key", "token", "access token", "auth token"}
+    | {"session token", "bearer token"}
+)
+_SECRET = re.compile(r"^[A-Za-z0-9_\-.]{16,}$")
 
 
 def _label(words: str) -> str:

@@ -333,3 +333,15 @@ def test_the_upper_bound_of_a_start_is_no_start() -> None:
         said = _said({"start_date_lte": "2027-01-29T19:30:00Z"}, seed=seed)
         assert said.startswith(("until ", "up to ")) and "2027" in said, said
         assert _said({"start_date_gte": "2027-01-29T19:30:00Z"}, seed=seed).startswith(("from ", "starting "))
+
+
+def test_a_credential_is_the_users_own() -> None:
+    # When2Call's income statement was asked "with apikey 82f2817d...": a person says it is theirs.
+    secret = "82f2817d8392ef7db3850cedc01df41f"
+    for seed in range(6):
+        for name in ("apikey", "X-Api-Key", "token"):
+            said = _said({name: secret}, seed=seed)
+            assert said.startswith(("using my ", "with my ")) and secret in said and "API" not in said, said
+        assert (
+            "my" not in _said({"pagination_token": secret}, seed=seed).split()
+        )  # a page's token is no one's
