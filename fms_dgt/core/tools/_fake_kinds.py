@@ -201,6 +201,7 @@ _WORKFLOW_FIELDS = {
     "classpath": "trigger_class",
     "kwargs": "json_settings",
     "templatefields": "template_field",
+    "templatefield": "template_field",
     "executorconfig": "json_settings",
 }
 

@@ -92,7 +92,7 @@ def _object(**props: Any) -> dict[str, Any]:
         ("description", {"topic": "get_dag", "kind": "string"}, Kind("misc", "workflow_description")),
         ("doc_md", {"topic": "get_dag_details", "kind": "string"}, Kind("misc", "workflow_description")),
         ("description", {"topic": "search_job", "kind": "string"}, Kind("text", "description")),
-        ("template_fields", {"topic": "get_tasks"}, Kind("misc", "template_field")),
+        ("template_field", {"topic": "get_tasks", "kind": "string"}, Kind("misc", "template_field")),
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),
