@@ -14,7 +14,8 @@ read-only (``Tool.to_dict`` returns deep copies).
 OpenAPI keywords that are not JSON Schema are handled on purpose: ``nullable: true`` adds ``null``
 (to ``type``, to ``enum``, or as an ``anyOf`` branch), Swagger ``type: file`` becomes
 ``{"type": "string", "format": "binary"}``, ``example`` becomes ``examples``, boolean
-``exclusiveMinimum``/``exclusiveMaximum`` become numeric bounds, and ``discriminator``, ``xml``,
+``exclusiveMinimum``/``exclusiveMaximum`` become numeric bounds, a ``discriminator`` becomes a
+``const`` on the tag property of each referenced branch (then is dropped), and ``xml``,
 ``externalDocs``, ``x-`` extensions and the identifier keywords (``$id``, ``$schema``,
 ``$anchor``, ``$dynamicAnchor``, ``$dynamicRef``, ``$vocabulary``) are dropped. ``readOnly``
 properties are dropped from requests and ``writeOnly`` ones from responses.
