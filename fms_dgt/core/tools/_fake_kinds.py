@@ -142,6 +142,17 @@ def classify(
         found = _by_description(description.lower(), words)
     if found is None and parent.lower().strip("_") in ("links", "link"):
         found = _k("web", "url")  # JSON:API and HAL links: self, related, next
+    if (
+        found is None
+        and kind in ("number", "")
+        and (
+            words[-1:] in (("probability",), ("prob",))
+            or (joined in ("p", "prob") and "probabilit" in description.lower())
+        )
+    ):
+        found = _k("number", "probability")  # a binomial trial's p was 2.87
+    if found is None and joined == "exponent":
+        found = _k("number", "exponent")  # 87.05 to the power 26.16 has 51 digits
     if fmt in _FORMATS and (found is None or not _fits_format(found, fmt)):
         found = _FORMATS[fmt]._replace(role=found.role if found else "")
         if found.family == "date":
@@ -315,7 +326,7 @@ def _date_field(words: tuple[str, ...]) -> str:
     if present & {"birth", "birthday", "dob", "born"}:
         return "birth"
     if present & {"created", "updated", "modified", "last", "published", "posted", "occurred", "happened"}:
-        return "past"
+        return "now" if present & _END else "past"  # events after a past day, before today
     if present & {"gte", "gt"}:  # Airflow's start_date_gte and start_date_lte: a window's ends
         return "start"
     if present & _END:

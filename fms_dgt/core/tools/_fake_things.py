@@ -276,7 +276,9 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "wind": (0, 40, 0.1),
     "humidity": (10, 100, 1),
     "minutes": (15, 120, 15),
-    "seconds": (5, 600, 5),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
+    "seconds": (5, 600, 5),
+    "probability": (0.05, 0.95, 0.05),
+    "exponent": (2, 6, 1),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),
     "year": (2020, 2030, 1),

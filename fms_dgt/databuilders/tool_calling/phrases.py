@@ -92,6 +92,8 @@ def scalar_words(value: object, style: int = 0, *, exact: bool = False) -> str:
         return "yes" if value else "no"
     if isinstance(value, (int, float)) and exact:
         return str(value)
+    if isinstance(value, (int, float)) and abs(value) >= 1e15:  # 5.55e+50, not fifty digits
+        return f"{value:.3g}"
     if isinstance(value, float):
         if abs(value) < 0.01:
             return f"{value:.3g}"

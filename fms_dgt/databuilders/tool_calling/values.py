@@ -232,6 +232,12 @@ class _ArgumentHooks(FakeHooks):
             return self.fixed[str(path[0])]
         return super().leaf(schema, name, path)
 
+    def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
+        """Numbers to sum, average or sort are a few (When2Call summed "the numbers [6]")."""
+        items = schema.get("items")
+        numeric = isinstance(items, Mapping) and items.get("type") in ("number", "integer")
+        return self.scope.rng.randint(max(low, 2), max(low, 2, min(high, 5))) if numeric else None
+
 
 _LEAF_KINDS: dict[Tool, dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]]] = {}
 

@@ -81,6 +81,13 @@ def _object(**props: Any) -> dict[str, Any]:
         ("start_date_gte", {}, Kind("date", "start")),
         ("start_date_lte", {}, Kind("date", "end")),
         ("occurred_after", {}, Kind("date", "past")),  # When2Call's events: was "ember-684"
+        ("occurred_before", {}, Kind("date", "now")),  # (both bounds were one day)
+        (
+            "p",
+            {"description": "The probability of success in each trial.", "kind": "number"},
+            Kind("number", "probability"),
+        ),
+        ("exponent", {"kind": "number"}, Kind("number", "exponent")),
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name

@@ -345,3 +345,11 @@ def test_a_credential_is_the_users_own() -> None:
         assert (
             "my" not in _said({"pagination_token": secret}, seed=seed).split()
         )  # a page's token is no one's
+
+
+def test_a_huge_number_is_said_in_brief() -> None:
+    # 87.05 to the power 26.16 was said with all of its 51 digits.
+    assert scalar_words(5.55074358721e50) == "5.55e+50"
+    assert scalar_words(10**20) == "1e+20"
+    assert scalar_words(123456.789) == "123,456.79"
+    assert scalar_words(5.55074358721e50, exact=True) == "5.55074358721e+50"  # a request states it whole

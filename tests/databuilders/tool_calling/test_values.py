@@ -477,3 +477,14 @@ def test_a_tool_with_many_optional_arguments_gets_a_few_of_them() -> None:
     assert 1.5 <= sum(given) / len(given) <= 2.5, sum(given) / len(given)
     both = [len(arguments(few, EntityContext(random.Random(i)), random.Random(i))) for i in range(300)]
     assert 0.8 <= sum(both) / len(both) <= 1.2  # two optional: each as likely as before (one half)
+
+
+def test_numbers_to_sum_are_a_few() -> None:
+    # When2Call's sum_values was asked for "the sum of 6": a list of one number.
+    numbers = {"type": "array", "items": {"type": "number"}}
+    total = _tool("sum_values", numbers=numbers)
+    for seed in range(10):
+        given = arguments(total, EntityContext(random.Random(seed)), random.Random(seed))["numbers"]
+        assert 2 <= len(given) <= 5, given
+    capped = _tool("pair", numbers={**numbers, "maxItems": 2})
+    assert len(arguments(capped, EntityContext(random.Random(1)), random.Random(1))["numbers"]) == 2

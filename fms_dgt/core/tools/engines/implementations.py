@@ -289,6 +289,15 @@ def _percentage(inputs: Inputs) -> float:
     return part / whole * 100
 
 
+@register_implementation("tip", "calculate_tip", "tip_amount", "vat", "calculate_vat", "sales_tax")
+def _share(inputs: Inputs) -> float:
+    """A tip or a tax on an amount at a percentage (a rate of at most 1 is a fraction): glaive's
+    calculate_vat of 171 at 36.03% answered "orbit-878"."""
+    amount = inputs.measure("bill", "amount", "total", "price", "subtotal", "cost")
+    rate = inputs.measure("percentage", "percent", "rate")
+    return round(amount * (rate if rate <= 1 else rate / 100), 2)
+
+
 def _whole(numbers: Sequence[float]) -> list[int]:
     if not numbers or any(n != int(n) for n in numbers):
         raise NotComputable("whole numbers only")

@@ -49,6 +49,9 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         ("modulo", {"a": 10, "b": 3}, 1.0),
         # API-Bank's Calculator answered (8 + 6) * 4 with 64.39.
         ("Calculator", {"formula": "(8 + 6) * 4"}, 56.0),
+        ("calculate_vat", {"amount": 171, "vat_rate": 36.03}, 61.61),  # glaive's: was "orbit-878"
+        ("calculate_tip", {"bill_amount": 80, "tip_percentage": 15}, 12.0),
+        ("calculate_tip", {"bill_total": 80, "tip_rate": 0.2}, 16.0),
         ("evaluate_expression", {"expression": "2^10 - 3 x 4"}, 1012.0),
         ("calculator", {"formula": "-(2 + 3) % 4 + 7 // 2 / 2"}, 4.5),
     ],
