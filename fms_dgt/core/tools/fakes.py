@@ -266,7 +266,10 @@ class FakeHooks(SynthHooks):
             unused = [o for o in options if _hashable(o) not in used]
             self.scope.rng.shuffle(unused)
             unique += unused[: len(value) - len(unique)]
-        return unique if len(unique) >= int(schema.get("minItems", 0) or 0) else value
+        # numbers may repeat rather than leave one: the standard deviation of [5, 5], not of [5]
+        numeric = all(isinstance(v, int | float) for v in value)
+        fewest = max(int(schema.get("minItems", 0) or 0), 2 if numeric else 0)
+        return unique if len(unique) >= fewest else value
 
     def choose(self, kind: Kind | None, options: list[Any]) -> Any:
         """An ``enum`` member: the scope's own value when it is one, else a draw (remembered)."""

@@ -186,7 +186,10 @@ class RecordExecutor:
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
             fits = _fits(self._validators, tool, target, value)
-            if not fits and not isinstance(value, list):
+            counted = isinstance(value, int | float) and not target.lower().endswith("ids")
+            if not fits and not isinstance(value, list) and not counted:
+                # (a number alone is no list of numbers to add up: the largest of [29.85] is no
+                # question; a video's id 42 is one of videoIds)
                 value = [value]
                 fits = _fits(self._validators, tool, target, value)
             if fits:

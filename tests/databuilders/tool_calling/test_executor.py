@@ -119,6 +119,22 @@ def test_one_value_wired_into_a_list_argument_is_passed_as_a_list_of_one(executo
     assert adopted.wired["petIds"].source == "pets::getPet"
 
 
+def test_a_number_alone_is_no_list_of_numbers() -> None:
+    # glaive: add(24.21, 5.64) gave 29.85, wired into find_largest_number as numbers [29.85].
+    added = Tool("add", "calc", output_parameters=schema(result="number"))
+    numbers = {"type": "object", "properties": {"numbers": {"type": "array", "items": {"type": "number"}}}}
+    largest = Tool("find_largest_number", "calc", parameters={**numbers, "required": ["numbers"]})
+    answers = {"calc::add": {"result": 29.85}, "calc::find_largest_number": {"result": 40}}
+    planned = _run([added, largest], [Edge(added, "result", largest, "numbers", 0.9)], answers)
+    assert planned.plan.calls[1].wired == {}
+    ids = {"type": "object", "properties": {"videoIds": {"type": "array", "items": {"type": "integer"}}}}
+    found = Tool("getVideo", "tube", output_parameters=schema(id="integer"))
+    listed = Tool("addToPlaylist", "tube", parameters={**ids, "required": ["videoIds"]})
+    answers = {"tube::getVideo": {"id": 42}, "tube::addToPlaylist": {"ok": True}}
+    planned = _run([found, listed], [Edge(found, "id", listed, "videoIds", 0.9)], answers)
+    assert planned.plan.calls[1].call.arguments["videoIds"] == [42]  # an id is one of a list of ids
+
+
 def test_call_ids_are_nine_characters_of_the_alphabet_by_the_digests_bytes() -> None:
     alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     for seed in (0, 7, 2**63 - 1, -5):
