@@ -52,6 +52,13 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         ("calculate_vat", {"amount": 171, "vat_rate": 36.03}, 61.61),  # glaive's: was "orbit-878"
         ("calculate_tip", {"bill_amount": 80, "tip_percentage": 15}, 12.0),
         ("calculate_tip", {"bill_total": 80, "tip_rate": 0.2}, 16.0),
+        # glaive's mortgage of 314,000 over 14 years at 16% was 37.51 a month
+        (
+            "calculate_mortgage_payment",
+            {"loan_amount": 314000, "interest_rate": 16.0, "loan_term": 14},
+            4693.81,
+        ),
+        ("calculate_loan_payment", {"principal": 12000, "interest_rate": 0, "term_months": 24}, 500.0),
         ("evaluate_expression", {"expression": "2^10 - 3 x 4"}, 1012.0),
         ("calculator", {"formula": "-(2 + 3) % 4 + 7 // 2 / 2"}, 4.5),
     ],
