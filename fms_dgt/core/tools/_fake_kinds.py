@@ -290,8 +290,12 @@ def _by_head(
         return _entity_id(modifier, words)
     if head in ("id", "ids", "uuid") and not modifier:
         return Kind("id", _entity_of(parent, topic, description))
-    if head == "name":
-        return _name_of(modifier or tokens(parent), topic, description, words)
+    if head == "name":  # a display name is the name (of a playlist, a title; of a user, theirs)
+        shown = tuple(w for w in modifier if w != "display")
+        found = _name_of(shown or tokens(parent), topic, description, words)
+        if found is not None and found.field == "username" and shown != modifier:
+            return found._replace(field="full_name")  # an account's display name is no handle
+        return found
     if head == "title" and modifier and modifier[-1] in _WORK_TITLES:
         return _k("text", "work")
     if (head in ("list", "array", "collection") or head.removesuffix("s") in _PICKS) and modifier:

@@ -61,9 +61,7 @@ def k(family: str, field: str) -> Kind:
 EXACT: dict[str, Kind] = {
     **dict.fromkeys(("firstname", "fname", "givenname", "forename"), k("person", "first_name")),
     **dict.fromkeys(("lastname", "lname", "surname", "familyname"), k("person", "last_name")),
-    **dict.fromkeys(
-        ("fullname", "personname", "contactname", "displayname", "customername"), k("person", "full_name")
-    ),
+    **dict.fromkeys(("fullname", "personname", "contactname", "customername"), k("person", "full_name")),
     **dict.fromkeys(
         ("username", "login", "handle", "screenname", "nickname", "userhandle"), k("person", "username")
     ),

@@ -88,6 +88,10 @@ def _object(**props: Any) -> dict[str, Any]:
             Kind("number", "probability"),
         ),
         ("exponent", {"kind": "number"}, Kind("number", "exponent")),
+        # a display name is the name: PeerTube made a playlist displayed as "Carl Ali"
+        ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title")),
+        ("displayName", {"parent": "account", "kind": "string"}, Kind("person", "full_name")),
+        ("display_name", {"topic": "createUser"}, Kind("person", "full_name")),
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
