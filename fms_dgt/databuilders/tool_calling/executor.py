@@ -198,10 +198,18 @@ class RecordExecutor:
                 found.setdefault(target, []).append((value, wire))
         wired: dict[str, Wire] = {}
         fixed: dict[str, Any] = {}
+        others = 0
         for target, candidates in found.items():
             value, wire = _agreeing_feed(candidates, tool, target, planned.plan.calls, context)
             if any(w == wire and _opposite(t, target) for t, w in wired.items()):
                 continue  # one airport is no flight's origin and destination both
+            if not set(tokens(target)[-1:]) & _NAMES_A_THING:
+                others += 1
+                if others > _MOST_OTHERS:
+                    # what names the thing is taken whole (a task instance's dag, run, task and
+                    # map index); of the rest a person hands on a value or two, not "the pool,
+                    # execution date, start date, end date, queue, duration and created date"
+                    continue
             fixed[target], wired[target] = value, wire
         return wired, fixed
 
@@ -309,6 +317,11 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
             if telling or plain_name(name) == leaf:
                 return name
     return ""
+
+
+#: Argument names that name the thing a call acts on, and how many other wires one call takes.
+_NAMES_A_THING = frozenset({"id", "ids", "uuid", "key", "index", "name", "handle", "slug", "symbol"})
+_MOST_OTHERS = 2
 
 
 def _head(name: str) -> str:

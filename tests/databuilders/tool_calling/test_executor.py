@@ -119,6 +119,21 @@ def test_one_value_wired_into_a_list_argument_is_passed_as_a_list_of_one(executo
     assert adopted.wired["petIds"].source == "pets::getPet"
 
 
+def test_a_call_takes_what_names_its_thing_and_a_value_or_two_more() -> None:
+    # Airflow: a note's task instance handed its pool, execution date, start date, end date,
+    # queue, duration and created date to a listing's filters, all seven.
+    fields = ("dag_id", "dag_run_id", "task_id", "map_index", "pool", "queue", "duration", "hostname")
+    found = Tool("set_note", "airflow", output_parameters=schema(**dict.fromkeys(fields, "string")))
+    listed = Tool("get_task_instances", "airflow", parameters=schema(**dict.fromkeys(fields, "string")))
+    edges = [Edge(found, f, listed, f, 0.9) for f in fields]
+    answers = {
+        "airflow::set_note": {f: f"{f}-1" for f in fields},
+        "airflow::get_task_instances": {"ok": True},
+    }
+    wired = _run([found, listed], edges, answers).plan.calls[1].wired
+    assert {"dag_id", "dag_run_id", "task_id", "map_index"} <= set(wired) and len(wired) == 6, wired
+
+
 def test_a_number_alone_is_no_list_of_numbers() -> None:
     # glaive: add(24.21, 5.64) gave 29.85, wired into find_largest_number as numbers [29.85].
     added = Tool("add", "calc", output_parameters=schema(result="number"))
