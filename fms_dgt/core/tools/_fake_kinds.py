@@ -153,6 +153,8 @@ def classify(
         found = _k("number", "probability")  # a binomial trial's p was 2.87
     if found is None and joined == "exponent":
         found = _k("number", "exponent")  # 87.05 to the power 26.16 has 51 digits
+    if found is None and joined == "base" and re.search(r"log", topic, re.I):
+        found = _k("number", "log_base")  # a logarithm to base 2 or 10, not to base 85.85
     if fmt in _FORMATS and (found is None or not _fits_format(found, fmt)):
         found = _FORMATS[fmt]._replace(role=found.role if found else "")
         if found.family == "date":

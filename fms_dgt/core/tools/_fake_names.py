@@ -292,6 +292,11 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("years", "periodinyears", "termyears", "loanterm", "term"), k("number", "years")),
     **dict.fromkeys(("platform", "os", "device"), k("misc", "platform")),
     **dict.fromkeys(("rating", "stars", "score", "minrating"), k("number", "rating")),
+    # How exactly to compute: a square root "with a precision of 46" was no request a person makes.
+    **dict.fromkeys(
+        ("precision", "accuracy", "decimals", "decimalplaces", "ndigits", "roundto"),
+        k("number", "places"),
+    ),
     **dict.fromkeys(("percent", "percentage", "discount"), k("number", "percent")),
     **dict.fromkeys(
         ("temperature", "temp", "feelslike", "tempmin", "tempmax", "mintemp", "maxtemp", "celsius"),

@@ -278,7 +278,9 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "minutes": (15, 120, 15),
     "seconds": (5, 600, 5),
     "probability": (0.05, 0.95, 0.05),
-    "exponent": (2, 6, 1),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
+    "exponent": (2, 6, 1),
+    "places": (1, 6, 1),
+    "log_base": (2, 10, 1),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),
     "year": (2020, 2030, 1),

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
+from fms_dgt.core.tools.engines.implementations import implementation_for, is_setting
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.fakes import (
     FakeHooks,
@@ -226,11 +227,20 @@ class _ArgumentHooks(FakeHooks):
     ) -> None:
         super().__init__(scope, topic=topic, kinds=kinds)
         self.fixed = fixed
+        self.computes = implementation_for(topic) is not None
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         if len(path) == 1 and path[0] in self.fixed:
             return self.fixed[str(path[0])]
         return super().leaf(schema, name, path)
+
+    def include(self, schema: Mapping[str, Any], name: str, path: Path) -> bool | None:
+        """Every operand of a tool the engine computes (glaive's multiply was asked for "two
+        numbers: 99.3"); how to compute (a precision) stays optional."""
+        if len(path) != 1 or not self.computes or is_setting(name):
+            return None
+        kinds = schema.get("type"), (schema.get("items") or {}).get("type")
+        return True if {"number", "integer"} & set(kinds) else None
 
     def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
         """Numbers to sum, average or sort are a few (When2Call summed "the numbers [6]")."""

@@ -88,6 +88,9 @@ def _object(**props: Any) -> dict[str, Any]:
             Kind("number", "probability"),
         ),
         ("exponent", {"kind": "number"}, Kind("number", "exponent")),
+        ("precision", {"kind": "integer"}, Kind("number", "places")),  # a square root to 46 places
+        ("base", {"topic": "logarithm", "kind": "number"}, Kind("number", "log_base")),  # was 85.85
+        ("places", {"kind": "string"}, Kind("place", "location")),  # places are no decimal places
         # a display name is the name: PeerTube made a playlist displayed as "Carl Ali"
         ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title")),
         ("displayName", {"parent": "account", "kind": "string"}, Kind("person", "full_name")),

@@ -488,3 +488,14 @@ def test_numbers_to_sum_are_a_few() -> None:
         assert 2 <= len(given) <= 5, given
     capped = _tool("pair", numbers={**numbers, "maxItems": 2})
     assert len(arguments(capped, EntityContext(random.Random(1)), random.Random(1))["numbers"]) == 2
+
+
+def test_every_operand_of_a_computed_tool_is_given() -> None:
+    # glaive's multiply (a and b optional) was asked to "multiply two numbers: 99.3".
+    multiply = _tool("multiply", required=False, a={"type": "number"}, b={"type": "number"})
+    for seed in range(10):
+        assert set(arguments(multiply, EntityContext(random.Random(seed)), random.Random(seed))) == {"a", "b"}
+    # how to compute stays optional: not every square root names a precision
+    root = _tool("square_root", required=False, number={"type": "number"}, precision={"type": "integer"})
+    made = [arguments(root, EntityContext(random.Random(s)), random.Random(s)) for s in range(20)]
+    assert all("number" in m for m in made) and 0 < sum("precision" in m for m in made) < 20

@@ -33,6 +33,7 @@ __all__ = [
     "NotComputable",
     "compute",
     "implementation_for",
+    "is_setting",
     "register_implementation",
 ]
 
@@ -63,7 +64,8 @@ _SETTINGS = frozenset(
 )
 
 
-def _is_setting(name: str) -> bool:
+def is_setting(name: str) -> bool:
+    """Whether an argument says how to compute, not what (``precision``, ``decimal_places``)."""
     return "".join(tokens(name)) in _SETTINGS
 
 
@@ -84,7 +86,7 @@ class Inputs:
         cannot be computed."""
         out: list[float] = []
         for name in self.order:
-            if _is_setting(name):
+            if is_setting(name):
                 continue  # the square root of 9 to a precision of 46 is 3, not of two numbers
             value = self.arguments[name]
             values = value if isinstance(value, list) else [value]
@@ -237,7 +239,7 @@ def _power(inputs: Inputs) -> float:
 
 @register_implementation("round_number", "round_off", "round_to")
 def _round(inputs: Inputs) -> float:
-    places = next((inputs.arguments[n] for n in inputs.order if _is_setting(n)), 0)
+    places = next((inputs.arguments[n] for n in inputs.order if is_setting(n)), 0)
     if not isinstance(places, int) or isinstance(places, bool) or not 0 <= places <= 15:
         raise NotComputable("the decimal places are no whole number from 0 to 15")
     return round(inputs.number(0, 1), places)
