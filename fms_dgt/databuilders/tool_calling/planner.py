@@ -140,7 +140,7 @@ class Planner:
             if attempt:
                 draws.append(sampler.sample(seed=f"{self.settings.seed}:{index}:{attempt}"))
             usable = _without_copies(draws[-1], unused=True)
-            if usable is not None:
+            if usable is not None and not _twins(usable.tools):
                 return usable, False
         sample = _without_copies(first)
         for attempt in range(1, _REDRAWS + 1):
@@ -282,6 +282,14 @@ def _first_word(name: str) -> str:
 
 
 # --------------------------------------------------------------------------- topology
+
+
+def _twins(tools: Sequence[Tool]) -> bool:
+    """Whether two tools are one operation named twice (NESTFUL's Tripadvisor_Search_Restaurants
+    and TripadvisorSearchRestaurants): a person asks for a search once ("search restaurants for
+    location loca-91808. Can you also search for restaurants for location loca-91808?")."""
+    names = ["".join(tokens(t.name)) for t in tools]
+    return len(set(names)) < len(names)
 
 
 def feeds_of(sample: ToolSample) -> dict[int, list[Feed]]:

@@ -337,3 +337,25 @@ def test_a_draw_joined_only_by_values_no_call_takes_is_drawn_again() -> None:
     planner = SimpleNamespace(settings=SimpleNamespace(seed=1))
     sample, copied = Planner._sample(planner, sampler, 0)  # type: ignore[arg-type]
     assert not copied and [t.name for t in sample.tools] == ["getCustomer", "estimate_distance"]
+
+
+def test_a_draw_of_one_operation_named_twice_is_drawn_again() -> None:
+    # NESTFUL holds Tripadvisor_Search_Restaurants and TripadvisorSearchRestaurants: a record
+    # asked "search restaurants for location ID loca-91808. Can you also search for restaurants
+    # for location ID loca-91808?"
+    from types import SimpleNamespace
+
+    from fms_dgt.core.tools.data_objects import Tool
+    from fms_dgt.core.tools.samplers.base import ToolSample
+    from fms_dgt.databuilders.tool_calling.planner import Planner
+
+    one, twin = Tool("Tripadvisor_Search_Restaurants", "n"), Tool("TripadvisorSearchRestaurants", "n")
+    other = Tool("Tripadvisor_Get_Restaurant_Details", "n")
+    draws = iter([ToolSample([one, twin], [], "a"), ToolSample([one, other], [], "b")])
+    sampler = SimpleNamespace(sample=lambda seed: next(draws))
+    planner = SimpleNamespace(settings=SimpleNamespace(seed=1))
+    sample, _ = Planner._sample(planner, sampler, 0)  # type: ignore[arg-type]
+    assert [t.name for t in sample.tools] == [
+        "Tripadvisor_Search_Restaurants",
+        "Tripadvisor_Get_Restaurant_Details",
+    ]
