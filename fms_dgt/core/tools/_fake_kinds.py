@@ -151,6 +151,14 @@ def classify(
         )
     ):
         found = _k("number", "probability")  # a binomial trial's p was 2.87
+    if found == ("number", "priority", "") and kind == "string":
+        found = _k("misc", "priority_level")  # "high", not "4"
+    if (
+        found is not None
+        and found.field == "resolution"
+        and _SCREENS.search(f"{parent} {topic} {description}")
+    ):
+        found = _k("misc", "video_resolution")  # a video file's 1080p is no ticket's resolution
     if found is None and joined == "exponent":
         found = _k("number", "exponent")  # 87.05 to the power 26.16 has 51 digits
     if found is None and joined == "base" and re.search(r"log", topic, re.I):
@@ -201,6 +209,7 @@ _SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes"
 #: said "queue signal-5, pool river-7, operator maple-3").
 _WORKFLOW = re.compile(r"\b(?:tasks?|dags?|jobs?|workflows?|pipelines?|triggers?|workers?|schedul\w*)\b")
 _CRON = re.compile(r"cron|schedul", re.I)
+_SCREENS = re.compile(r"video|image|photo|picture|screen|stream|live|camera|display|file", re.I)
 _PIPELINES = re.compile(r"\bdags?\b|workflow|pipeline")
 _WORKFLOW_FIELDS = {
     "queue": "task_queue",

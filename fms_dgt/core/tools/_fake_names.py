@@ -195,6 +195,7 @@ EXACT: dict[str, Kind] = {
     ),
     **dict.fromkeys(("review", "feedback", "testimonial"), k("text", "review")),
     **dict.fromkeys(("reason", "cause", "purpose"), k("text", "reason")),
+    **dict.fromkeys(("resolution", "resolutionnote", "resolutionnotes", "solution"), k("text", "resolution")),
     **dict.fromkeys(
         ("description", "desc", "summary", "details", "bio", "biography", "about", "overview", "caption"),
         k("text", "description"),
@@ -292,6 +293,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("years", "periodinyears", "termyears", "loanterm", "term"), k("number", "years")),
     **dict.fromkeys(("platform", "os", "device"), k("misc", "platform")),
     **dict.fromkeys(("rating", "stars", "score", "minrating"), k("number", "rating")),
+    **dict.fromkeys(("priority", "prioritylevel", "severity", "urgency"), k("number", "priority")),
     # How exactly to compute: a square root "with a precision of 46" was no request a person makes.
     **dict.fromkeys(
         ("precision", "accuracy", "decimals", "decimalplaces", "ndigits", "roundto"),

@@ -100,6 +100,12 @@ _TEXTS: dict[str, tuple[str, ...]] = {
     "genre": data.GENRES,
     "work": data.WORK_TITLES,
     "caption": data.CAPTIONS,
+    "resolution": (
+        "Reset the user's password and confirmed they can sign in.",
+        "Replaced the faulty charger; the device charges again.",
+        "Refunded the duplicate charge to the original card.",
+        "Cleared the cache and the page loads again.",
+    ),
 }
 
 
@@ -198,6 +204,8 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
         "Attribution - No Derivatives",
         "Public Domain Dedication",
     ),
+    "priority_level": ("low", "medium", "high", "urgent"),
+    "video_resolution": ("480p", "720p", "1080p", "1440p", "2160p"),
     "template_field": ("bash_command", "env", "sql", "params", "op_kwargs", "templates_dict"),
     "workflow_description": (
         "Nightly ETL of the day's orders into the warehouse.",
@@ -280,6 +288,7 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "probability": (0.05, 0.95, 0.05),
     "exponent": (2, 6, 1),
     "places": (1, 6, 1),
+    "priority": (1, 5, 1),
     "log_base": (2, 10, 1),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),

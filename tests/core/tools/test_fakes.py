@@ -91,6 +91,11 @@ def _object(**props: Any) -> dict[str, Any]:
         ("precision", {"kind": "integer"}, Kind("number", "places")),  # a square root to 46 places
         ("base", {"topic": "logarithm", "kind": "number"}, Kind("number", "log_base")),  # was 85.85
         ("places", {"kind": "string"}, Kind("place", "location")),  # places are no decimal places
+        # a ticket's priority 1-5 (was 13) or "high"; its resolution a note; a video's 1080p
+        ("priority", {"kind": "integer"}, Kind("number", "priority")),
+        ("priority", {"kind": "string"}, Kind("misc", "priority_level")),
+        ("resolution", {"topic": "resolve_ticket", "kind": "string"}, Kind("text", "resolution")),
+        ("resolution", {"topic": "getVideo", "kind": "string"}, Kind("misc", "video_resolution")),
         # a display name is the name: PeerTube made a playlist displayed as "Carl Ali"
         ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title")),
         ("displayName", {"parent": "account", "kind": "string"}, Kind("person", "full_name")),

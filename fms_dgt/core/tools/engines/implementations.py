@@ -144,6 +144,13 @@ def implementation_for(name: str) -> Implementation | None:
         found = _REGISTRY.get("".join(candidate))
         if found is not None:
             return found
+    if "to" in words[1:-1]:  # BFCL's liter_to_gallon: one unit into another, if both are known
+        source, target = words[words.index("to") - 1], words[words.index("to") + 1]
+        try:
+            convert(1.0, source, target)
+        except NotComputable:
+            return None
+        return _fixed(source, target)
     return None
 
 
@@ -375,6 +382,13 @@ _FACTORS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("oz", "ounce", "ounces"), ("mass", 0.028349523125)),
     **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), ("volume", 1.0)),
     **dict.fromkeys(("ml", "milliliter", "milliliters", "millilitre", "millilitres"), ("volume", 0.001)),
+    # US liquid measures, by definition from the US gallon of 231 cubic inches
+    **dict.fromkeys(("gal", "gallon", "gallons"), ("volume", 3.785411784)),
+    **dict.fromkeys(("qt", "quart", "quarts"), ("volume", 0.946352946)),
+    **dict.fromkeys(("pt", "pint", "pints"), ("volume", 0.473176473)),
+    **dict.fromkeys(("cup", "cups"), ("volume", 0.2365882365)),
+    **dict.fromkeys(("t", "tonne", "tonnes"), ("mass", 1000.0)),
+    **dict.fromkeys(("st", "stone", "stones"), ("mass", 6.35029318)),
     **dict.fromkeys(("s", "sec", "second", "seconds"), ("time", 1.0)),
     **dict.fromkeys(("min", "minute", "minutes"), ("time", 60.0)),
     **dict.fromkeys(("h", "hr", "hour", "hours"), ("time", 3600.0)),

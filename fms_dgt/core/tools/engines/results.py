@@ -473,6 +473,8 @@ _PAST = {
     "withdraw": "completed",
     "place": "placed",
     "make": "completed",
+    "resolve": "resolved",
+    "complete": "completed",
     "confirm": "confirmed",
     "approve": "approved",
     "activate": "active",

@@ -50,6 +50,8 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         # API-Bank's Calculator answered (8 + 6) * 4 with 64.39.
         ("Calculator", {"formula": "(8 + 6) * 4"}, 56.0),
         ("calculate_vat", {"amount": 171, "vat_rate": 36.03}, 61.61),  # glaive's: was "orbit-878"
+        ("vehicle.liter_to_gallon", {"liter": 13.55}, 3.57953130945),  # BFCL's: was 90.17
+        ("convert_gallons_to_liters", {"gallons": 2}, 7.570823568),
         ("calculate_tip", {"bill_amount": 80, "tip_percentage": 15}, 12.0),
         ("calculate_tip", {"bill_total": 80, "tip_rate": 0.2}, 16.0),
         # glaive's mortgage of 314,000 over 14 years at 16% was 37.51 a month
@@ -80,6 +82,8 @@ def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, 
         ("convert_units", {"value": 2, "from_unit": "km", "to_unit": "kg"}),
         ("string_length", {"a": "x", "b": "y"}),
         ("get_weather", {"city": "Oslo"}),
+        ("liter_to_kilogram", {"liter": 2}),  # a volume is no mass
+        ("path_to_file", {"path": "x"}),
         # a formula is arithmetic and nothing else, and none runs long or overflows
         ("Calculator", {"formula": '__import__("os").system("id")'}),
         ("Calculator", {"formula": "9 ** 9 ** 9"}),

@@ -320,6 +320,8 @@ def test_a_call_that_acted_reports_a_status_of_success() -> None:
     described = {"type": "string", "description": "success or failed"}
     assert {v["status"] for v, _ in _results(tool("AddReminder", described), {})} == {"success"}
     assert {v["status"] for v, _ in _results(tool("cancel_order", {"type": "string"}), {})} == {"cancelled"}
+    # BFCL's resolve_ticket answered "active"
+    assert {v["status"] for v, _ in _results(tool("resolve_ticket", {"type": "string"}), {})} == {"resolved"}
     # A lookup reports whatever state the thing is in.
     assert len({v["status"] for v, _ in _results(tool("get_order", states), {})}) > 1
 
