@@ -224,6 +224,7 @@ _WORKFLOW_FIELDS = {
     "kwargs": "json_settings",
     "templatefields": "template_field",
     "templatefield": "template_field",
+    "dagidpattern": "dag_pattern",
     "executorconfig": "json_settings",
 }
 

@@ -204,6 +204,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
         "Attribution - No Derivatives",
         "Public Domain Dedication",
     ),
+    "dag_pattern": ("etl", "daily", "report", "sync"),  # Airflow matches a part of the DAG's id
     "priority_level": ("low", "medium", "high", "urgent"),
     "video_resolution": ("480p", "720p", "1080p", "1440p", "2160p"),
     "template_field": ("bash_command", "env", "sql", "params", "op_kwargs", "templates_dict"),

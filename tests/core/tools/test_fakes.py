@@ -112,6 +112,7 @@ def _object(**props: Any) -> dict[str, Any]:
         ("doc_md", {"topic": "get_dag_details", "kind": "string"}, Kind("misc", "workflow_description")),
         ("description", {"topic": "search_job", "kind": "string"}, Kind("text", "description")),
         ("template_field", {"topic": "get_tasks", "kind": "string"}, Kind("misc", "template_field")),
+        ("dag_id_pattern", {"topic": "get_dags", "kind": "string"}, Kind("misc", "dag_pattern")),
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),
