@@ -468,6 +468,10 @@ DESCRIPTION_HINTS: tuple[tuple[re.Pattern[str], Kind], ...] = tuple(
         (r"\bcountry code\b|\biso 3166", k("place", "country_code")),
         (r"\b(zip|postal) code\b", k("place", "postcode")),
         (r"\bairport\b|\biata\b", k("place", "airport")),
+        (
+            r"\bamount of money\b",
+            k("money", "amount"),
+        ),  # Up's value: "The amount of money ... in the currency"
         (r"\bcurrency\b", k("money", "currency")),
         (r"\b(stock|ticker) symbol\b|\bticker\b", k("item", "ticker")),
         (r"\b(url|link|website)\b", k("web", "url")),

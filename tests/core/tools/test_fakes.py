@@ -113,6 +113,12 @@ def _object(**props: Any) -> dict[str, Any]:
         ("description", {"topic": "search_job", "kind": "string"}, Kind("text", "description")),
         ("template_field", {"topic": "get_tasks", "kind": "string"}, Kind("misc", "template_field")),
         ("dag_id_pattern", {"topic": "get_dags", "kind": "string"}, Kind("misc", "dag_pattern")),
+        # Up's money value read as its currency code ("value JPY"): the description says an amount
+        (
+            "value",
+            {"description": "The amount of money, formatted in the relevant currency."},
+            Kind("money", "amount"),
+        ),
         # Airflow's schedule interval: {"__type": "CronExpression", "value": "0 6 * * *"}.
         ("value", {"parent": "schedule_interval"}, Kind("misc", "cron")),
         ("value", {"parent": "balance"}, None),
