@@ -61,7 +61,9 @@ def result_clause(value: Any, noun: str, rng: random.Random, *, heat: str = "") 
 _OWN_NAMES = ("name", "title", "label", "display_name", "full_name", "username")
 
 
-def named_record(value: Any, rng: random.Random, *, heat: str = "") -> tuple[str, list[str]] | None:
+def named_record(
+    value: Any, rng: random.Random, *, heat: str = "", style: int | None = None
+) -> tuple[str, list[str]] | None:
     """A record that has a name, as its name and a few of its other facts in brief (``("Daisy",
     ["tag personal", "ID pet-33737"])``), so an answer can lead with what the thing is called;
     None for anything else (a list, a record without a name or with nothing else to say)."""
@@ -73,7 +75,8 @@ def named_record(value: Any, rng: random.Random, *, heat: str = "") -> tuple[str
     others = [k for k, v in value.items() if k != key and _told(k, v) and _simple(v)]
     if not others or _measured(value, others) is not None:
         return None
-    facts = [_field(str(k), value[k], rng, True, heat) for k in others[:3]]
+    style = rng.randrange(4) if style is None else style
+    facts = [_field(str(k), value[k], rng, True, heat, style) for k in others[:3]]
     rest = len(others) - 3
     if rest > 0:
         facts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
@@ -138,12 +141,13 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
         others = [k for k in keys if k not in used]
         return ", ".join([said, *(_field(str(k), record[k], rng, True, heat) for k in others[:2])])
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
+    style = rng.randrange(4)  # the dates of one answer all written alike
     measured = _measured(record, keys)
     if measured is not None:  # "it's 14.34 °C", not "the value is 14.34 and the unit is celsius"
         number, unit, said = measured
         keys = [k for k in keys if k != unit]
     parts = [
-        said if measured is not None and k == number else _field(str(k), record[k], rng, compact, heat)
+        said if measured is not None and k == number else _field(str(k), record[k], rng, compact, heat, style)
         for k in keys[:_MAX_FIELDS]
     ]
     rest = len(keys) - _MAX_FIELDS
@@ -182,16 +186,18 @@ def _weather(record: Mapping[str, Any], keys: list[Any], heat: str) -> tuple[str
     return said, used
 
 
-def _field(name: str, value: Any, rng: random.Random, compact: bool = False, heat: str = "") -> str:
+def _field(
+    name: str, value: Any, rng: random.Random, compact: bool = False, heat: str = "", style: int | None = None
+) -> str:
     words = humanize(name) or "value"
     if isinstance(value, list):
         return f"there {'are' if len(value) != 1 else 'is'} {_items(value, words, rng, heat)}"
     if isinstance(value, dict):
-        named = named_record(value, rng, heat=heat)
+        named = named_record(value, rng, heat=heat, style=style)
         if named is not None:  # "the company is Benitez-Long (CIK 0001161539, ticker META)"
             return f"the {words} {_be(words)} {named[0]} ({', '.join(named[1])})"
         inner = [
-            f"{humanize(str(k))} {_short(v, rng, name=str(k))}"
+            f"{humanize(str(k))} {_short(v, rng, style, name=str(k))}"
             for k, v in list(value.items())[:3]
             if _simple(v) and _told(k, v)  # an object's own secret stays unsaid too
         ]
@@ -203,15 +209,15 @@ def _field(name: str, value: Any, rng: random.Random, compact: bool = False, hea
         return f"{'' if compact else 'the '}{words} {'' if compact else _be(words) + ' '}{byte_words(value)}"
     head, _, tail = words.rpartition(" ")
     if tail in ("at", "on") and head.endswith("ed") and isinstance(value, str) and date_words(value):
-        return f"{head} on {_short(value, rng)}"  # "created on 20 March 2026", not "the created at is"
+        return f"{head} on {_short(value, rng, style)}"  # "created on 20 March 2026", not "the created at is"
     unit = _UNITS.get(words.split(" ")[-1], "")
     if unit and " " not in words:
-        return f"it's {_short(value, rng, name=name)}{unit}"
+        return f"it's {_short(value, rng, style, name=name)}{unit}"
     words = words.rsplit(" ", 1)[0] if unit else words
     unit = unit or _heat_unit(words, value, heat) or _wind_unit(words, value, heat)
     if compact:
-        return f"{words} {_short(value, rng, name=name)}{unit}"
-    return f"the {words} {_be(words)} {_short(value, rng, name=name)}{unit}"
+        return f"{words} {_short(value, rng, style, name=name)}{unit}"
+    return f"the {words} {_be(words)} {_short(value, rng, style, name=name)}{unit}"
 
 
 #: Names of a result's field that says the unit of its one number; and unit systems, which are not.

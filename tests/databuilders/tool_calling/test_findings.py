@@ -107,3 +107,15 @@ def test_a_nested_record_is_said_by_its_name_or_after_a_colon() -> None:
     token = {"files": {"expires": "2026-07-22T15:15:00Z", "token": "12b98186409f5a1d533544f2aa54b8c1"}}
     said = result_clause(token, "tokens", random.Random(1))
     assert said.startswith("the files: expires ") and "12b98186" not in said, said
+
+
+def test_the_dates_of_one_record_are_written_alike() -> None:
+    # Airflow's DAG run read "the data interval end is 12 Sep 2026 at 18:00 UTC, the data interval
+    # start is 12 September 2026 at 15:00 UTC".
+    run = {"data_interval_end": "2026-09-12T18:00:00Z", "data_interval_start": "2026-09-12T15:00:00Z"}
+    for seed in range(12):
+        said = result_clause(run, "runs", random.Random(seed))
+        end, start = said.split(" at 18:00")[0], said.split(" at 15:00")[0]
+        assert end.rsplit("end ", 1)[-1].replace("is ", "") == start.rsplit("start ", 1)[-1].replace(
+            "is ", ""
+        ), said
