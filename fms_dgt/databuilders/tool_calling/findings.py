@@ -92,7 +92,9 @@ def name_of(ident: Any, noun: str, results: Sequence[Any]) -> str | None:
         return None
     own = {"id", "uuid", f"{noun}_id", f"{noun}_uuid"}
     stack = [(r, 0) for r in reversed(results)]
-    while stack:
+    for _ in range(_MOST_READ):  # a hostile result may hold millions of records: a few are read
+        if not stack:
+            break
         value, depth = stack.pop()
         if isinstance(value, dict):
             key = _name_key(value, _OWN_NAMES, _said)
@@ -105,6 +107,9 @@ def name_of(ident: Any, noun: str, results: Sequence[Any]) -> str | None:
         if depth < 3:
             stack.extend((v, depth + 1) for v in reversed(items[:200]) if isinstance(v, dict | list))
     return None
+
+
+_MOST_READ = 2_000
 
 
 def _spelled(key: Any) -> str:

@@ -119,3 +119,14 @@ def test_the_dates_of_one_record_are_written_alike() -> None:
         assert end.rsplit("end ", 1)[-1].replace("is ", "") == start.rsplit("start ", 1)[-1].replace(
             "is ", ""
         ), said
+
+
+def test_a_name_is_looked_for_in_a_few_records_of_a_huge_result() -> None:
+    from fms_dgt.databuilders.tool_calling.findings import name_of
+
+    pets = [{"id": f"pet-{i}", "name": f"Pet {i}"} for i in range(100_000)]
+    assert name_of("pet-3", "pet", [pets]) == "Pet 3"
+    assert name_of("pet-99999", "pet", [pets]) is None  # past what is read: said by its id instead
+    assert (
+        name_of("pet-3", "pet", [{"owner": {"owner_id": "pet-3", "name": "Ann"}}]) is None
+    )  # not its own id

@@ -268,16 +268,19 @@ def within_bounds(given: Mapping[str, Any], plain: str, integer: bool, rng: rand
         bottom, top = (float(v) if isinstance(v, int | float) and _number(v) else None for v in (low, high))
         lowest = bottom if bottom is not None else min(0.0, 2 * (top or 0.0))
         highest = top if top is not None else lowest + max(abs(lowest), 10.0)
-        if lowest > highest:
-            return None
+        if lowest > highest or not math.isfinite(highest - lowest):
+            return None  # no room, or bounds no number can sit between (1e308 and its double)
         drawn = rng.uniform(lowest, highest)
         return math.ceil(drawn) if integer and math.ceil(drawn) <= highest else round(drawn, 2)
     first = _parse(low) if isinstance(low, str) and _ISO_DATE.match(low) else None
     last = _parse(high) if isinstance(high, str) and _ISO_DATE.match(high) else None
     if first is None and last is None:
         return None
-    first = first or (last - timedelta(days=3) if last else None)
-    last = last or (first + timedelta(days=3) if first else None)
+    try:
+        first = first or (last - timedelta(days=3) if last else None)
+        last = last or (first + timedelta(days=3) if first else None)
+    except OverflowError:
+        return None  # a bound at the calendar's very end (9999-12-31) leaves no three days
     if first is None or last is None or first > last:
         return None
     moment = first + timedelta(minutes=15 * rng.randint(0, int((last - first).total_seconds() // 900)))

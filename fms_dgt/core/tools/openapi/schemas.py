@@ -229,14 +229,21 @@ class SchemaCompiler:
         if not isinstance(prop, str) or not prop:
             return
         mapping = found.get("mapping") if isinstance(found.get("mapping"), dict) else {}
-        pairs = [(v, t) for v, t in mapping.items() if isinstance(t, str)]
+        pairs: dict[
+            str, list[str]
+        ] = {}  # by the reference each value names (one pass: a spec may map thousands)
+        for value, to in mapping.items():
+            if isinstance(to, str):
+                pairs.setdefault(to if "#" in to or "/" in to else f"#/components/schemas/{to}", []).append(
+                    str(value)
+                )
         for key in ("oneOf", "anyOf"):
             raw, done = node.get(key), out.get(key)
             if isinstance(raw, list) and isinstance(done, list) and len(raw) == len(done):
                 tagged = zip(raw, done, strict=True)
                 out[key] = [self._tagged(branch, schema, prop, pairs, ctx) for branch, schema in tagged]
 
-    def _tagged(self, branch: Any, schema: Any, prop: str, pairs: list[tuple[str, str]], ctx: _Ctx) -> Any:
+    def _tagged(self, branch: Any, schema: Any, prop: str, pairs: dict[str, list[str]], ctx: _Ctx) -> Any:
         ref = branch.get("$ref") if isinstance(branch, dict) else None
         if not isinstance(ref, str):
             return schema  # an inline branch has no name to take
@@ -244,7 +251,7 @@ class SchemaCompiler:
             target, node = self.store.resolve(ref, ctx.uri)
         except RefError:
             return schema  # reported where the branch itself is translated
-        values = [str(v) for v, to in pairs if to == ref or f"#/components/schemas/{to}" == ref]
+        values = list(pairs.get(ref, ()))
         if not values and _component_name(target):
             values = [_component_name(target)]
         props = node.get("properties") if isinstance(node, dict) else None
