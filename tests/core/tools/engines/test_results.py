@@ -621,9 +621,10 @@ def test_bounds_at_the_edges_of_numbers_and_the_calendar_bound_nothing() -> None
     # A hostile or careless call: bounds no value fits between, or none can be drawn near.
     from fms_dgt.core.tools.engines._agreement import within_bounds
 
-    rng = random.Random(1)
-    assert within_bounds({"price_gte": 1e308}, "price", False, rng) is None
-    assert within_bounds({"tries_gte": 1e308}, "tries", True, rng) is None
-    assert within_bounds({"start_date_gte": "9999-12-31T23:00:00Z"}, "start_date", False, rng) is None
-    assert within_bounds({"start_date_lte": "0001-01-01T00:00:00Z"}, "start_date", False, rng) is None
-    assert within_bounds({"price_min": "cheap"}, "price", False, rng) is None
+    rng = random.Random(1)  # (names are plain: "pricegte" is price_gte)
+    assert within_bounds({"pricegte": 1e308}, "price", False, rng) is None
+    assert within_bounds({"triesgte": 1e308}, "tries", True, rng) is None
+    assert within_bounds({"startdategte": "9999-12-31T23:00:00Z"}, "startdate", False, rng) is None
+    assert within_bounds({"startdatelte": "0001-01-01T00:00:00Z"}, "startdate", False, rng) is None
+    assert within_bounds({"pricemin": "cheap"}, "price", False, rng) is None
+    assert within_bounds({"pricemin": 10, "pricemax": 20}, "price", False, rng) is not None  # (they are read)
