@@ -177,7 +177,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         # a recipe search's ingredients)
         # (a sort word is no shared word: a transaction's type is no order's type)
         shared = _words_of(leaf) & (_words_of(name) | (_SOMEONE if wanted.family == "person" else set()))
-        return not shared - SORT_WORDS
+        if not shared - SORT_WORDS:
+            return True  # (and sharing a word, it still answers to the rules below: another API's?)
     if not same_api(source, target) and plain_name(leaf) not in _UNNAMED:
         # Another API's value means the same here only when it is a portable thing (a city, a
         # date, a person, a stock symbol...): a car's door status is no video's upload, nor

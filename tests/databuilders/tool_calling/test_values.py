@@ -387,6 +387,11 @@ def test_a_thing_nothing_says_is_someone_is_no_ones_name() -> None:
     details = _io("Tripadvisor_Get_Restaurant_Details", "n", inputs="currencyCode")
     found = _io("Tripadvisor_Search_Restaurants", "n", outputs="currentOpenStatusCategory")
     assert apart(found, "currentOpenStatusCategory", details, "currencyCode")
+    # sharing a word, another API's value nothing says the kind of still stays its own: a
+    # Canadian province's French name was a Codat bank feed's account name
+    province = _io("Province", "holidays", outputs="nameFr")
+    feed = _io("update-bank-feed", "codat", inputs="accountName")
+    assert apart(province, "province.nameFr", feed, "accountName")
     # a sort word is no shared word: a withdrawal, a transaction's type, was an order's type
     order = _io("place_order", "trading", inputs="order_type")
     assert apart(
