@@ -305,6 +305,8 @@ def _by_head(
     if head == "name":  # a display name is the name (of a playlist, a title; of a user, theirs)
         shown = tuple(w for w in modifier if w != "display")
         found = _name_of(shown or tokens(parent), topic, description, words)
+        if modifier[-1:] == ("file",) and (found is None or found.family != "file"):
+            return _k("file", "document")  # SEC's HtmlFileName: a file, not a title
         if found is not None and found.field == "username" and shown != modifier:
             return found._replace(field="full_name")  # an account's display name is no handle
         return found

@@ -100,6 +100,8 @@ def _object(**props: Any) -> dict[str, Any]:
         ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title")),
         ("displayName", {"parent": "account", "kind": "string"}, Kind("person", "full_name")),
         ("display_name", {"topic": "createUser"}, Kind("person", "full_name")),
+        # SEC's HtmlFileName was a title, searched for as a business review's query
+        ("HtmlFileName", {"kind": "string"}, Kind("file", "document")),
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
