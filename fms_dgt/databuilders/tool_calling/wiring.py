@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fms_dgt.core.tools.artifacts import leaf_name
+from fms_dgt.core.tools.artifacts import leaf_name, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_name, api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
@@ -31,6 +31,56 @@ def property_of(parameters: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     props = parameters.get("properties")
     schema = props.get(name) if isinstance(props, Mapping) else None
     return schema if isinstance(schema, Mapping) else {}
+
+
+def schema_at(schema: Mapping[str, Any], path: str) -> tuple[Mapping[str, Any], str]:
+    """The schema of the value at an output path (``news[].webUrl``), through ``$ref``s to the
+    schema's ``$defs`` and the branches of ``allOf``/``anyOf``/``oneOf``, and the name of the
+    property holding it (``news``; ``""`` at the top); ``{}`` when the schema does not say."""
+    try:
+        steps = split_path(path)
+    except ValueError:
+        return {}, ""
+    defs = schema.get("$defs")
+    node: Any = schema
+    parent = last = ""
+    for step in steps[:_DEEPEST]:
+        node = _resolved(node, defs)
+        if isinstance(step, int):
+            node = node.get("items") if isinstance(node, Mapping) else None
+        else:
+            parent, last = last, step
+            node = _property(node, step, defs)
+        if not isinstance(node, Mapping):
+            return {}, parent
+    return _resolved(node, defs), parent
+
+
+_DEEPEST = 24
+
+
+def _resolved(node: Any, defs: Any) -> Any:
+    for _ in range(8):  # a chain of references, followed a few steps (a cycle is no schema)
+        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        if not (isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, Mapping)):
+            return node
+        node = defs.get(ref[8:])
+    return {}
+
+
+def _property(node: Any, name: str, defs: Any, depth: int = 0) -> Any:
+    if not isinstance(node, Mapping) or depth > _DEEPEST:
+        return None
+    props = node.get("properties")
+    if isinstance(props, Mapping) and name in props:
+        return props[name]
+    for key in ("allOf", "anyOf", "oneOf"):
+        branches = node.get(key)
+        for branch in branches if isinstance(branches, list) else ():
+            found = _property(_resolved(branch, defs), name, defs, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def classify_at(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = "") -> Kind | None:
@@ -155,7 +205,7 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
     so a planner can tell before a record is made which edges its calls will never use; the
     answer is remembered (the planner asks it of every draw's edges, the executor again)."""
     leaf = leaf_name(output)
-    made = classify_at(source, leaf, property_of(source.output_parameters, output)) if leaf else None
+    made = classify_at(source, leaf, *schema_at(source.output_parameters, output)) if leaf else None
     wanted = _kind_of(target, name)
     if _sort_of(output) != _sort_of(name):
         return True  # the sort of a thing is no name of one (a bank account's type 'Credit')

@@ -504,3 +504,30 @@ def test_every_operand_of_a_computed_tool_is_given() -> None:
     root = _tool("square_root", required=False, number={"type": "number"}, precision={"type": "integer"})
     made = [arguments(root, EntityContext(random.Random(s)), random.Random(s)) for s in range(20)]
     assert all("number" in m for m in made) and 0 < sum("precision" in m for m in made) < 20
+
+
+def test_a_nested_output_is_read_with_its_own_schema_and_parent() -> None:
+    # WeatherAPI's location.name is a place: read alone, "name" was a person's, and another
+    # API's city never took it; a company's name is a company's.
+    from fms_dgt.databuilders.tool_calling.wiring import schema_at
+
+    place = {"type": "object", "properties": {"name": {"type": "string", "description": "City name"}}}
+    output = {
+        "type": "object",
+        "properties": {
+            "location": {"$ref": "#/$defs/Place"},
+            "news": {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/Article"}]}},
+        },
+        "$defs": {"Place": place, "Article": {"properties": {"live": {"type": "boolean"}}}},
+    }
+    assert schema_at(output, "location.name") == (place["properties"]["name"], "location")
+    assert schema_at(output, "news[].live") == ({"type": "boolean"}, "news")
+    assert schema_at(output, "news[].missing") == ({}, "news")
+    assert schema_at(output, "location[") == ({}, "")  # a malformed path says nothing
+    weather = Tool("Realtime_Weather", "n", output_parameters=output)
+    info = _io("get_location_info", "g", inputs="location")
+    assert not apart(weather, "location.name", info, "location")
+    deep: dict[str, Any] = {"type": "object"}
+    for _ in range(5000):  # a hostile schema nested past any stack
+        deep = {"allOf": [deep]}
+    assert schema_at({"type": "object", "properties": {"a": deep}}, "a.b") == ({}, "a")
