@@ -325,7 +325,15 @@ class _Generator:
         props: Mapping[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
         out: dict[str, Any] = {}
+        title = schema.get("title")
         for key, sub in props.items():
+            if (
+                key in _CLASS_NAMES
+                and isinstance(title, str)
+                and isinstance(sub, Mapping)
+                and not _LISTED & sub.keys()
+            ):
+                sub = {**sub, "const": title}  # Airflow's TimeDelta is {"__type": "TimeDelta", ...}
             if key in required or self._include(sub, key, depth, (*path, key)):
                 out[key] = self.value(sub, key, depth + 1, (*path, key))
         for key in required - set(out):
@@ -458,6 +466,12 @@ def _bounds(schema: Mapping[str, Any], integer: bool) -> tuple[float, float]:
     elif math.isinf(high):
         high = low + 100
     return low, high
+
+
+#: Properties that by convention hold the name of the class an object is (marshmallow's ``__type``,
+#: JSON-LD's ``@type``): an object whose schema has a title is named by it.
+_CLASS_NAMES = frozenset({"__type", "@type"})
+_LISTED = frozenset({"enum", "const"})
 
 
 def _unique(values: list[Any]) -> list[Any]:

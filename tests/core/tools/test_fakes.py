@@ -681,3 +681,18 @@ def test_the_two_ends_of_a_distance_are_two_places() -> None:
     for seed in range(10):
         made = fake({**two, "required": ["cityA", "cityB"]}, random.Random(seed))
         assert made["cityA"] != made["cityB"], made
+
+
+def test_an_object_is_named_by_its_class_where_a_property_holds_its_class_name() -> None:
+    # Airflow's task retry_delay (a TimeDelta, no discriminator) carried "__type": "orbit-832".
+    delta = {
+        "title": "TimeDelta",
+        "type": "object",
+        "properties": {"__type": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["__type", "days"],
+    }
+    assert {synthesise(delta, random.Random(s))["__type"] for s in SEEDS} == {"TimeDelta"}
+    listed = {**delta, "properties": {**delta["properties"], "__type": {"enum": ["delta"]}}}
+    assert {synthesise(listed, random.Random(s))["__type"] for s in SEEDS} == {"delta"}  # the schema's own
+    untitled = {k: v for k, v in delta.items() if k != "title"}
+    assert len({synthesise(untitled, random.Random(s))["__type"] for s in SEEDS}) > 1
