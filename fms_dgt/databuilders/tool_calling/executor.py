@@ -201,8 +201,8 @@ class RecordExecutor:
         others = 0
         for target, candidates in found.items():
             value, wire = _agreeing_feed(candidates, tool, target, planned.plan.calls, context)
-            if any(w == wire and _opposite(t, target) for t, w in wired.items()):
-                continue  # one airport is no flight's origin and destination both
+            if any((w == wire or fixed[t] == value) and _opposite(t, target) for t, w in wired.items()):
+                continue  # one airport is no flight's origin and destination both, one price no range
             if not set(tokens(target)[-1:]) & _NAMES_A_THING:
                 others += 1
                 if others > _MOST_OTHERS:

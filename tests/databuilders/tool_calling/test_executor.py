@@ -119,6 +119,28 @@ def test_one_value_wired_into_a_list_argument_is_passed_as_a_list_of_one(executo
     assert adopted.wired["petIds"].source == "pets::getPet"
 
 
+def test_one_value_from_two_results_is_not_both_ends_of_a_range() -> None:
+    # When2Call: an order's price and the stock's new price, both 158.04, became a filter's
+    # max_price and min_price.
+    order = Tool("place_order", "w", output_parameters=schema(price="number"))
+    update = Tool("update_stock_price", "w", output_parameters=schema(new_price="number"))
+    bounds = schema(min_price="number", max_price="number")
+    search = Tool(
+        "filter_stocks_by_price", "w", parameters={**bounds, "required": ["min_price", "max_price"]}
+    )
+    edges = [
+        Edge(order, "price", search, "max_price", 0.9),
+        Edge(update, "new_price", search, "min_price", 0.9),
+    ]
+    answers = {"w::place_order": {"price": 158.04}, "w::update_stock_price": {"new_price": 158.04}}
+    planned = _run([order, update, search], edges, {**answers, "w::filter_stocks_by_price": {"ok": True}})
+    searched = planned.plan.calls[2]
+    assert (
+        len(searched.wired) == 1
+        and searched.call.arguments["min_price"] != searched.call.arguments["max_price"]
+    )
+
+
 def test_a_call_takes_what_names_its_thing_and_a_value_or_two_more() -> None:
     # Airflow: a note's task instance handed its pool, execution date, start date, end date,
     # queue, duration and created date to a listing's filters, all seven.
