@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -372,7 +373,23 @@ def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: 
         valid = bool(validator.is_valid({name: value}))
     except DGTError:
         return False
-    return valid and _listed(tool.parameters["properties"][name], value)
+    own = tool.parameters["properties"][name]
+    return valid and _listed(own, value) and _formatted(own, value)
+
+
+#: What a value of a moment's format looks like (the validators do not assert formats).
+_MOMENT_FORMATS = {
+    "date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
+    "time": re.compile(r"^\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$"),
+    "date-time": re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"),
+}
+
+
+def _formatted(schema: Any, value: Any) -> bool:
+    """Whether a wired text has the shape its argument's moment format says: a forecast's local
+    date is no meeting's ``time`` (format time)."""
+    shape = _MOMENT_FORMATS.get(str(schema.get("format"))) if isinstance(schema, Mapping) else None
+    return shape is None or not isinstance(value, str) or bool(shape.match(value))
 
 
 def _listed(schema: Any, value: Any, depth: int = 0) -> bool:

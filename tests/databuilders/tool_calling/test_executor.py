@@ -119,6 +119,22 @@ def test_one_value_wired_into_a_list_argument_is_passed_as_a_list_of_one(executo
     assert adopted.wired["petIds"].source == "pets::getPet"
 
 
+def test_a_date_is_no_time_and_a_time_no_date() -> None:
+    # A forecast's local date "2026-05-08" became a meeting's time (format time): the validators
+    # do not assert formats, so a wired moment is checked for its shape.
+    forecast = Tool("forecast", "w", output_parameters=schema(localtime="string"))
+    moment = {
+        "type": "object",
+        "properties": {"time": {"type": "string", "format": "time"}},
+        "required": ["time"],
+    }
+    meeting = Tool("schedule_meeting", "g", parameters=moment)
+    edges = [Edge(forecast, "localtime", meeting, "time", 0.9)]
+    for sent, wired in (("2026-05-08", False), ("14:30", True), ("14:30:00Z", True)):
+        answers = {"w::forecast": {"localtime": sent}, "g::schedule_meeting": {"ok": True}}
+        assert bool(_run([forecast, meeting], edges, answers).plan.calls[1].wired) is wired, sent
+
+
 def test_one_value_from_two_results_is_not_both_ends_of_a_range() -> None:
     # When2Call: an order's price and the stock's new price, both 158.04, became a filter's
     # max_price and min_price.

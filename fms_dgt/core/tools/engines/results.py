@@ -48,7 +48,7 @@ from fms_dgt.core.tools.engines._agreement import (
 )
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
-from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, tokens
+from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, place_named, tokens
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 
 __all__ = [
@@ -422,6 +422,9 @@ def _scope(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Scop
         kind = plan.kind(name)
         if kind is not None:
             scope.adopt(kind, value)
+    for value in arguments.values():  # a city searched for ({"q": "Paris"}) is the place answered for
+        if isinstance(value, str) and len(value) < 80 and place_named(value) is not None:
+            scope.adopt(Kind("place", "city"), value)
     return scope
 
 

@@ -628,3 +628,18 @@ def test_bounds_at_the_edges_of_numbers_and_the_calendar_bound_nothing() -> None
     assert within_bounds({"startdatelte": "0001-01-01T00:00:00Z"}, "startdate", False, rng) is None
     assert within_bounds({"pricemin": "cheap"}, "price", False, rng) is None
     assert within_bounds({"pricemin": 10, "pricemax": 20}, "price", False, rng) is not None  # (they are read)
+
+
+def test_a_place_searched_for_is_the_place_answered_for() -> None:
+    # WeatherAPI's forecast for q="Paris" answered for Beijing, China.
+    location = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "country": {"type": "string"}},
+        "required": ["name", "country"],
+    }
+    output = {"type": "object", "properties": {"location": location}, "required": ["location"]}
+    query = {"type": "object", "properties": {"q": {"type": "string"}, "days": {"type": "integer"}}}
+    tool = Tool("Forecast_Weather_API", "n", parameters=query, output_parameters=output)
+    for seed in range(8):
+        found = mock_result(tool, {"q": "Paris", "days": 3}, random.Random(seed))[0]["location"]
+        assert found["name"].startswith("Paris") and found["country"] == "France", found
