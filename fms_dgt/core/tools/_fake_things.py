@@ -204,6 +204,13 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
         "Attribution - No Derivatives",
         "Public Domain Dedication",
     ),
+    "user_agent": (
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/126.0 Safari/537.36",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+        "Version/17.5 Safari/605.1.15",
+        "curl/8.7.1",
+    ),
     "dag_pattern": ("etl", "daily", "report", "sync"),  # Airflow matches a part of the DAG's id
     "priority_level": ("low", "medium", "high", "urgent"),
     "video_resolution": ("480p", "720p", "1080p", "1440p", "2160p"),

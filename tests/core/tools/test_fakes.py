@@ -102,6 +102,7 @@ def _object(**props: Any) -> dict[str, Any]:
         ("display_name", {"topic": "createUser"}, Kind("person", "full_name")),
         # SEC's HtmlFileName was a title, searched for as a business review's query
         ("HtmlFileName", {"kind": "string"}, Kind("file", "document")),
+        ("user_agent", {"kind": "string"}, Kind("misc", "user_agent")),  # was "atlas-640"
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
