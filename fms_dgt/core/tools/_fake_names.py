@@ -128,6 +128,7 @@ EXACT: dict[str, Kind] = {
     ),
     **dict.fromkeys(("cron", "cronexpression", "crontab", "cronschedule"), k("misc", "cron")),
     **dict.fromkeys(("useragent", "ua", "browseruseragent"), k("misc", "user_agent")),
+    **dict.fromkeys(("exchangerate", "conversionrate", "fxrate"), k("number", "exchange_rate")),
     **dict.fromkeys(("licence", "license", "licences", "licenses", "licencelabel"), k("misc", "licence")),
     **dict.fromkeys(("currency", "currencycode", "ccy", "basecurrency"), k("money", "currency")),
     **dict.fromkeys(("amount", "payment", "paymentamount", "transferamount"), k("money", "amount")),

@@ -297,6 +297,7 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "exponent": (2, 6, 1),
     "places": (1, 6, 1),
     "priority": (1, 5, 1),
+    "exchange_rate": (0.5, 1.6, 0.0001),
     "log_base": (2, 10, 1),  # an offset into a recording: PeerTube's startTimestamp (format seconds)
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),

@@ -103,6 +103,8 @@ def _object(**props: Any) -> dict[str, Any]:
         # SEC's HtmlFileName was a title, searched for as a business review's query
         ("HtmlFileName", {"kind": "string"}, Kind("file", "document")),
         ("user_agent", {"kind": "string"}, Kind("misc", "user_agent")),  # was "atlas-640"
+        ("Exchange Rate", {"kind": "string"}, Kind("number", "exchange_rate")),  # Alpha Vantage's
+        ("rate", {"kind": "number"}, None),  # a rate alone may be any rate
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
