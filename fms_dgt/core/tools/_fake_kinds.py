@@ -127,6 +127,8 @@ def classify(
         kind: the schema's JSON type (``integer`` makes ``day`` a day of the month).
     """
     words = tokens(name)
+    if len(words) > 2 and words[-1] == "of" and words[-2] in ("one", "all", "any"):
+        words = words[:-2]  # PeerTube's tagsAllOf, categoryOneOf: the filter's values are tags
     if fmt in ("seconds", "duration") and kind in ("integer", "number"):
         return _k("number", "seconds")  # PeerTube's startTimestamp: seconds into a video, no moment
     if kind == "string" and len(words) > 1 and words[0] in _FLAG_STARTS:

@@ -105,6 +105,7 @@ def _object(**props: Any) -> dict[str, Any]:
         ("user_agent", {"kind": "string"}, Kind("misc", "user_agent")),  # was "atlas-640"
         ("Exchange Rate", {"kind": "string"}, Kind("number", "exchange_rate")),  # Alpha Vantage's
         ("rate", {"kind": "number"}, None),  # a rate alone may be any rate
+        ("tagsAllOf", {}, classify("tags")),  # PeerTube's filters: tagsAllOf were fillers
         ("favicon", {}, Kind("web", "image_url")),
         ("biography", {}, Kind("text", "description")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
