@@ -355,6 +355,9 @@ class ResultHooks(FakeHooks):
         if isinstance(asked, str | bool) and ("enum" in schema or plain in _CATEGORIES):
             return first_fit([asked], schema)
         allowed = self.given.get(plain + "s", self.given.get(plain + "es"))
+        if plain in _LOGGED:  # BFCL's display_log: the log holds the messages the call displayed
+            texts = [v for v in self.given.values() if isinstance(v, list) and v and isinstance(v[0], str)]
+            allowed = texts[0] if len(texts) == 1 else allowed
         if isinstance(allowed, list) and allowed and all(isinstance(v, str) for v in allowed):
             return first_fit([self.scope.rng.choice(allowed)], schema)
         return MISSING
@@ -487,6 +490,8 @@ _PAST = {
     "restore": "restored",
 }
 #: Statuses that say a call succeeded.
+#: Names of a listed result that holds what the call gave it (a log of the messages displayed).
+_LOGGED = frozenset({"log", "logs", "logged", "displayed", "line", "lines"})
 _SUCCESS = frozenset(
     {"success", "succeeded", "successful", "ok", "done", "completed", "complete", "confirmed"}
     | {"active", "created", "accepted", "scheduled", "booked", "sent", "saved", "approved", "paid"}

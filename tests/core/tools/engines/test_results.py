@@ -643,3 +643,13 @@ def test_a_place_searched_for_is_the_place_answered_for() -> None:
     for seed in range(8):
         found = mock_result(tool, {"q": "Paris", "days": 3}, random.Random(seed))[0]["location"]
         assert found["name"].startswith("Paris") and found["country"] == "France", found
+
+
+def test_a_log_holds_the_messages_the_call_gave() -> None:
+    # BFCL's display_log(messages=[...]) answered {"log": ["atlas-25"]}.
+    output = {"type": "object", "properties": {"log": {"type": "array", "items": {"type": "string"}}}}
+    messages = {"type": "object", "properties": {"messages": {"type": "array", "items": {"type": "string"}}}}
+    tool = Tool("display_log", "vehicle", parameters=messages, output_parameters=output)
+    given = ["Hello / Bonjour!", "Engine started."]
+    for seed in range(6):
+        assert set(mock_result(tool, {"messages": given}, random.Random(seed))[0]["log"]) <= set(given)
