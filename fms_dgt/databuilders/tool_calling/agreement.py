@@ -46,22 +46,53 @@ def agree(value: Any, earlier: Iterable[Any], arguments: Mapping[str, Any]) -> t
         for item in _objects(result):
             for ident in _ids(item):
                 known.setdefault(ident, item)
+            updated = _updated(item)
+            if updated:  # a stock's new price is its price from then on
+                known[(_SYMBOLED, updated[0])] = updated[1]
     if not known:
         return value, []
     changed: list[str] = []
     given = frozenset(_plain(k) for k in arguments)
-    return _agreed(value, _Scope(known, given, changed), ""), changed
+    asked = next((known[k] for k in _asked(arguments) if k in known), None)
+    return _agreed(value, _Scope(known, given, changed, asked), ""), changed
+
+
+#: The key under which an entity named by a symbol (a ticker) is known: only what an update set.
+_SYMBOLED = "symbol"
+_SYMBOLS = frozenset({"symbol", "ticker", "stocksymbol", "tickersymbol"})
+_TICKER = re.compile(r"^[A-Z][A-Z.]{0,5}$")
+
+
+def _updated(item: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The symbol an update names and the values it set, as the fields they are
+    (``{"symbol": "AAPL", "new_price": 325.83}`` -> ``("AAPL", {"price": 325.83})``)."""
+    symbol = next((v for k, v in item.items() if _plain(str(k)) in _SYMBOLS and isinstance(v, str)), None)
+    if symbol is None or not _TICKER.match(symbol):
+        return None
+    new = {str(k)[4:]: v for k, v in item.items() if str(k).startswith("new_") and len(str(k)) > 4}
+    return (symbol, new) if new else None
+
+
+def _asked(arguments: Mapping[str, Any]) -> list[Any]:
+    """The keys of the updated stocks a call asks about by their symbol. (An id a call is given
+    names no result: a pet's owner found by the pet's id is no pet.)"""
+    return [(_SYMBOLED, v) for k, v in arguments.items() if _plain(str(k)) in _SYMBOLS and isinstance(v, str)]
 
 
 class _Scope:
     """What one :func:`agree` walk knows: earlier objects by id, the call's own fields, changes."""
 
-    __slots__ = ("changed", "given", "known")
+    __slots__ = ("asked", "changed", "given", "known")
 
     def __init__(
-        self, known: Mapping[Any, Mapping[str, Any]], given: frozenset[str], changed: list[str]
+        self,
+        known: Mapping[Any, Mapping[str, Any]],
+        given: frozenset[str],
+        changed: list[str],
+        asked: Mapping[str, Any] | None = None,
     ) -> None:
         self.known, self.given, self.changed = known, given, changed
+        self.asked = asked  # the entity the call's arguments name, for a result that names none
 
 
 def _agreed(value: Any, scope: _Scope, path: str) -> Any:
@@ -71,6 +102,8 @@ def _agreed(value: Any, scope: _Scope, path: str) -> Any:
         return value
     out = {k: _agreed(v, scope, f"{path}/{k}") for k, v in value.items()}
     source = next((scope.known[i] for i in _ids(value) if i in scope.known), None)
+    if source is None and not path and not _ids(value):
+        source = scope.asked  # get_stock_info(symbol="AAPL") answers of AAPL, whose price was set
     if source is None:
         return out
     for key, mine in value.items():

@@ -150,3 +150,17 @@ def test_a_real_servers_huge_or_infinite_reading_is_left_alone() -> None:
         assert same_weather(reading, [({"city": "Oslo"}, theirs)], {"city": "Oslo"}, {}) == (reading, [])
     at = {"latitude": 1.0, "longitude": 1.0}
     assert same_weather(reading, [({}, far)], at, {}) == (reading, [])
+
+
+def test_a_stock_updated_reports_its_new_price_when_looked_up() -> None:
+    # When2Call: update_stock_price(AAPL, 325.83) then get_stock_info(AAPL) reported 380.85.
+    updated = {"new_price": 325.83, "old_price": 190.66, "symbol": "AAPL"}
+    info = {"percent_change": 17.01, "price": 380.85, "volume": 15.94}
+    value, changed = agree(info, [updated], {"symbol": "AAPL"})
+    assert value["price"] == 325.83 and changed == ["/price"]
+    assert agree(info, [updated], {"symbol": "MSFT"})[0]["price"] == 380.85  # another stock
+    # an order's price is no stock's price: only what an update set is carried
+    order = {"symbol": "AAPL", "price": 158.04, "order_type": "limit"}
+    assert agree(info, [order], {"symbol": "AAPL"})[0]["price"] == 380.85
+    # and an id a call is given names no result that names none (a pet's owner is no pet)
+    assert agree({"name": "Ann"}, [{"id": "pet-45868", "name": "Luna"}], {"petId": "pet-45868"})[1] == []
