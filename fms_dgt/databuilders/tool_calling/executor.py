@@ -31,6 +31,7 @@ from fms_dgt.core.tools.schema.choices import described_choices
 from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree, same_weather
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
+from fms_dgt.databuilders.tool_calling.wiring import worded
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name, singular
 from fms_dgt.errors import DGTError, RejectedRecord
 
@@ -184,6 +185,8 @@ class RecordExecutor:
                 continue
             if isinstance(value, Mapping) and _head(output) != _head(target):
                 continue  # an object is one thing: a playlist element is no video
+            if isinstance(value, int | float) and worded(context.kind(tool, target), props[target]):
+                continue  # a number (a quotient with no type said) is no name of anything
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
             fits = _fits(self._validators, tool, target, value)

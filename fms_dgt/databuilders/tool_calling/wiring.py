@@ -23,7 +23,7 @@ from fms_dgt.core.tools.enrichments._dataflow_words import singular
 from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
-__all__ = ["READS", "apart", "classify_at", "property_of", "same_api"]
+__all__ = ["READS", "apart", "classify_at", "property_of", "same_api", "schema_at", "worded"]
 
 
 def property_of(parameters: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -103,6 +103,26 @@ READS = frozenset(
     {"get", "list", "search", "find", "filter", "query", "fetch", "show", "count", "check", "view"}
     | {"retrieve", "lookup", "read"}
 )
+#: Families of values said in words: a number a tool computed is none of them.
+_WORDED = frozenset({"text", "person", "place", "company", "web", "file"})
+_NUMBERED = frozenset({"latitude", "longitude", "postcode", "calling_code"})
+
+
+def _numeric(schema: Any) -> bool:
+    kind = schema.get("type") if isinstance(schema, Mapping) else None
+    return kind in ("number", "integer") or (
+        isinstance(kind, list) and bool({"number", "integer"} & set(kind))
+    )
+
+
+def worded(kind: Kind | None, schema: Any) -> bool:
+    """Whether an argument of ``kind`` (schema ``schema``) is said in words, so that no number
+    is one: a name, a place, a link or a file; not a latitude, nor anything typed as a number."""
+    if kind is None or kind.family not in _WORDED or kind.field in _NUMBERED:
+        return False
+    return not _numeric(schema)
+
+
 #: Families of values that never stand for one another (see :meth:`EntityContext.apart`).
 _STRONG = frozenset({"id", "person", "date", "place", "money", "misc"})
 #: Kinds that take no other kind's value at all: a moment, a card's number or code.
@@ -205,10 +225,13 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
     so a planner can tell before a record is made which edges its calls will never use; the
     answer is remembered (the planner asks it of every draw's edges, the executor again)."""
     leaf = leaf_name(output)
-    made = classify_at(source, leaf, *schema_at(source.output_parameters, output)) if leaf else None
+    found, parent = schema_at(source.output_parameters, output)
+    made = classify_at(source, leaf, found, parent) if leaf else None
     wanted = _kind_of(target, name)
     if _sort_of(output) != _sort_of(name):
         return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
+    if _numeric(found) and worded(wanted, property_of(target.parameters, name)):
+        return True  # a quotient is no division's name (When2Call's divide fed district details)
     if made is not None and made.field in ("status", "run_state"):
         # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
         # and filters a listing at most: a cancelled order's status is no social media post.

@@ -391,3 +391,19 @@ def test_a_deleting_call_does_not_wait_for_what_its_own_result_feeds() -> None:
         1: [(0, "[].id", "petId"), (2, "ref", "note")],
     }
     assert levels(4, feeds, [listing, upload, log, delete]) == [[0], [3], [2], [1]]
+
+
+def test_a_number_is_no_name() -> None:
+    # When2Call's divide(65.23, 43.2) fed its quotient to district details as a division's name.
+    divide = Tool("divide", "w", output_parameters={"type": "object", "properties": {"result": {}}})
+    untyped = {"type": "object", "properties": {"division_name": {"description": "The division."}}}
+    details = Tool("district_detail_of_division", "w", parameters=untyped)
+    answers = {"w::divide": {"result": 1.5099537037}, "w::district_detail_of_division": {"ok": True}}
+    planned = _run([divide, details], [Edge(divide, "result", details, "division_name", 0.9)], answers)
+    assert planned.plan.calls[1].wired == {}
+    # a latitude is a number
+    found = Tool("geocode", "w", output_parameters=schema(latitude="number"))
+    weather = Tool("get_weather", "w", parameters=schema(latitude="number"))
+    answers = {"w::geocode": {"latitude": 38.72}, "w::get_weather": {"ok": True}}
+    planned = _run([found, weather], [Edge(found, "latitude", weather, "latitude", 0.9)], answers)
+    assert planned.plan.calls[1].call.arguments["latitude"] == 38.72

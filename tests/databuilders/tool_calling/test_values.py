@@ -531,3 +531,10 @@ def test_a_nested_output_is_read_with_its_own_schema_and_parent() -> None:
     for _ in range(5000):  # a hostile schema nested past any stack
         deep = {"allOf": [deep]}
     assert schema_at({"type": "object", "properties": {"a": deep}}, "a.b") == ({}, "a")
+
+
+def test_a_number_typed_result_is_no_name() -> None:
+    quotient = _io("divide", "w", outputs="result", result={"type": "number"})
+    assert apart(quotient, "result", _io("district_detail", "w", inputs="division_name"), "division_name")
+    latitude = _io("geocode", "w", outputs="lat", lat={"type": "number"})
+    assert not apart(latitude, "lat", _io("get_weather", "w", inputs="latitude"), "latitude")
