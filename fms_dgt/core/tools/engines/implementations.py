@@ -55,7 +55,18 @@ Implementation = Callable[["Inputs"], Any]
 _REGISTRY: dict[str, Implementation] = {}
 # Words that may open or close a tool's name around the operation itself.
 _NOISE = frozenset({"calculate", "compute", "get", "find", "math", "do", "perform", "of", "the", "two"})
-_NOISE |= {"numbers", "number", "values", "tool", "function", "calc", "calculator", "basic", "simple"}
+_NOISE |= {
+    "numbers",
+    "number",
+    "values",
+    "value",
+    "tool",
+    "function",
+    "calc",
+    "calculator",
+    "basic",
+    "simple",
+}
 
 
 #: Arguments that say how to compute, not what (their words run together).

@@ -50,6 +50,8 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         # API-Bank's Calculator answered (8 + 6) * 4 with 64.39.
         ("Calculator", {"formula": "(8 + 6) * 4"}, 56.0),
         ("calculate_vat", {"amount": 171, "vat_rate": 36.03}, 61.61),  # glaive's: was "orbit-878"
+        ("min_value", {"numbers": [2, 1, 3]}, 1),  # When2Call's: was 44.49
+        ("get_max_value", {"numbers": [2, 1, 3]}, 3),
         ("vehicle.liter_to_gallon", {"liter": 13.55}, 3.57953130945),  # BFCL's: was 90.17
         ("convert_gallons_to_liters", {"gallons": 2}, 7.570823568),
         ("calculate_tip", {"bill_amount": 80, "tip_percentage": 15}, 12.0),
