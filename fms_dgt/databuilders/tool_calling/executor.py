@@ -185,8 +185,16 @@ class RecordExecutor:
                 continue
             if isinstance(value, Mapping) and _head(output) != _head(target):
                 continue  # an object is one thing: a playlist element is no video
-            if isinstance(value, int | float) and worded(context.kind(tool, target), props[target]):
+            kind = context.kind(tool, target)
+            if isinstance(value, int | float) and worded(kind, props[target]):
                 continue  # a number (a quotient with no type said) is no name of anything
+            if (
+                isinstance(value, str)
+                and kind is not None
+                and kind.family == "number"
+                and not _NUMBER.match(value)
+            ):
+                continue  # nor are words a number: a price alert's message was a weight of paper
             # Checked against the argument's own schema inside the tool's (it may use the tool's $defs);
             # one value for a list argument is passed as a list of one (a run's dag_id -> dag_ids).
             fits = _fits(self._validators, tool, target, value)
@@ -380,6 +388,7 @@ def _fits(validators: dict[tuple[str, str], Any], tool: Tool, name: str, value: 
     return valid and _listed(own, value) and _formatted(own, value)
 
 
+_NUMBER = re.compile(r"^\s*[-+]?\d[\d,]*(?:\.\d+)?\s*\S{0,4}$")
 #: What a value of a moment's format looks like (the validators do not assert formats).
 _MOMENT_FORMATS = {
     "date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),

@@ -187,7 +187,7 @@ def _in_order(args: dict[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
     objects; wired values stay. ``args`` itself when every range is in order."""
     ranges: dict[str, dict[bool, list[str]]] = {}
     for name in args:
-        found = _BOUND.match(name) if name not in fixed else None
+        found = _BOUND.match(name)
         if found:
             stem = (found["stem"] or found["rest"] or "").lower().replace("_", "")
             bound = (found["end"] or found["pre"] or found["bare"]).lower()
@@ -196,13 +196,29 @@ def _in_order(args: dict[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
     for bounds in ranges.values():
         if len(bounds[True]) == 1 and len(bounds[False]) == 1:
             low, high = bounds[True][0], bounds[False][0]
-            if _above(args[low], args[high]):
+            if not _above(args[low], args[high]) or (low in fixed and high in fixed):
+                continue
+            if low in fixed or high in fixed:  # a wired bound stays; the other moves past it
+                out = {**out, **_past_wired(args, low, high, low in fixed)}
+            else:
                 out = {**out, low: args[high], high: args[low]}
     for name, value in args.items():
         if isinstance(value, dict) and name not in fixed:
             inner = _in_order(value, {})
             out = out if inner is value else {**out, name: inner}
     return out
+
+
+def _past_wired(args: Mapping[str, Any], low: str, high: str, low_wired: bool) -> dict[str, Any]:
+    """The bound of a range that was not wired, moved to its side of the wired one (a random
+    number 'at most 3' from a wired minimum of 44.49 becomes at most 88.98); dates stay."""
+    wired, other = (args[low], args[high]) if low_wired else (args[high], args[low])
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (wired, other)):
+        return {}
+    gap = max(abs(wired - other), 1)
+    moved = wired + gap if low_wired else wired - gap
+    moved = round(moved) if isinstance(other, int) else round(moved, 2)
+    return {high if low_wired else low: moved}
 
 
 def _above(low: Any, high: Any) -> bool:

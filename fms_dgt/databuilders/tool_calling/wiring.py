@@ -232,6 +232,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         return True  # the sort of a thing is no name of one (a bank account's type 'Credit')
     if _numeric(found) and worded(wanted, property_of(target.parameters, name)):
         return True  # a quotient is no division's name (When2Call's divide fed district details)
+    if wanted is not None and wanted.family == "number" and worded(made, found):
+        return True  # nor is a words' value a number: a price alert's message was a paper weight
     if made is not None and made.field in ("status", "run_state"):
         # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
         # and filters a listing at most: a cancelled order's status is no social media post.

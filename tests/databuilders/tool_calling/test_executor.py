@@ -407,3 +407,13 @@ def test_a_number_is_no_name() -> None:
     answers = {"w::geocode": {"latitude": 38.72}, "w::get_weather": {"ok": True}}
     planned = _run([found, weather], [Edge(found, "latitude", weather, "latitude", 0.9)], answers)
     assert planned.plan.calls[1].call.arguments["latitude"] == 38.72
+
+
+def test_words_are_no_number() -> None:
+    # When2Call: a price alert's notification ("Happy birthday! ...") became a paper weight.
+    alert = Tool("notify_price_change", "w", output_parameters=schema(notification="string"))
+    trees = Tool("treeequivalent", "w", parameters=schema(weight="string"))
+    edges = [Edge(alert, "notification", trees, "weight", 0.9)]
+    for said, wired in (("Happy birthday! Hope you have a wonderful day.", False), ("12.5 kg", True)):
+        answers = {"w::notify_price_change": {"notification": said}, "w::treeequivalent": {"ok": True}}
+        assert bool(_run([alert, trees], edges, answers).plan.calls[1].wired) is wired, said

@@ -538,3 +538,16 @@ def test_a_number_typed_result_is_no_name() -> None:
     assert apart(quotient, "result", _io("district_detail", "w", inputs="division_name"), "division_name")
     latitude = _io("geocode", "w", outputs="lat", lat={"type": "number"})
     assert not apart(latitude, "lat", _io("get_weather", "w", inputs="latitude"), "latitude")
+
+
+def test_a_bound_that_was_not_wired_moves_past_the_wired_one() -> None:
+    # glaive's get_random_number took a wired minimum of 44.49 and a drawn maximum of 3.
+    bounds = _tool("get_random_number", min={"type": "number"}, max={"type": "integer"})
+    for seed in range(10):
+        made = arguments(
+            bounds, EntityContext(random.Random(seed)), random.Random(seed), fixed={"min": 44.49}
+        )
+        assert made["min"] == 44.49 and isinstance(made["max"], int) and made["max"] >= 44.49, made
+    # both wired: what the results said stays
+    both = arguments(bounds, EntityContext(random.Random(1)), random.Random(1), fixed={"min": 9.5, "max": 3})
+    assert (both["min"], both["max"]) == (9.5, 3)
