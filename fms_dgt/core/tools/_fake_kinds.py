@@ -360,8 +360,10 @@ def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
         return Kind("person", "phone", _role(words, "person"))
     if joined in ("card", "creditcard", "bank", "routing", "iban"):
         return Kind("account", "card" if "card" in joined else "number")
-    if joined in ("zip", "postal", "post", "pin"):
-        return _k("place", "postcode")
+    if joined in ("zip", "postal", "post", "pin") and not (
+        joined == "post" and words[-1] in ("id", "ids", "uuid")
+    ):
+        return _k("place", "postcode")  # a post code; a post's id is a social post's (API-Bank's post_ids)
     if joined in ("country", "currency", "language", "airport", "color", "colour", "lang"):
         return _EXACT[joined + "code"] if joined + "code" in _EXACT else _EXACT[joined]
     if joined == "flight":

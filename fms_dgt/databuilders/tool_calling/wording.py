@@ -592,6 +592,8 @@ def singular(noun: str) -> str:
     head, _, last = noun.rpartition(" ")
     if last in _SINGULAR_OF:
         return f"{head} {_SINGULAR_OF[last]}".lstrip()
+    if len(last) > 1 and last.endswith("s") and last[:-1].isupper():
+        return f"{head} {last[:-1]}".lstrip()  # "post IDs" -> "post ID", "URLs" -> "URL"
     return f"{head} {one(last)}".lstrip()
 
 

@@ -103,6 +103,8 @@ def _object(**props: Any) -> dict[str, Any]:
         # SEC's HtmlFileName was a title, searched for as a business review's query
         ("HtmlFileName", {"kind": "string"}, Kind("file", "document")),
         ("user_agent", {"kind": "string"}, Kind("misc", "user_agent")),  # was "atlas-640"
+        ("post_id", {"kind": "string"}, Kind("id", "post")),  # API-Bank's post ids were postcodes
+        ("post_code", {"kind": "string"}, Kind("place", "postcode")),
         ("Exchange Rate", {"kind": "string"}, Kind("number", "exchange_rate")),  # Alpha Vantage's
         ("rate", {"kind": "number"}, None),  # a rate alone may be any rate
         ("tagsAllOf", {}, classify("tags")),  # PeerTube's filters: tagsAllOf were fillers

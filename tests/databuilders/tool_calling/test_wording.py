@@ -292,6 +292,8 @@ def test_articles_and_filter_labels() -> None:
         ("addresses", "address"),
         ("young children", "young child"),
         ("skus", "sku"),
+        ("post IDs", "post ID"),  # "there is 1 post IDs"
+        ("URLs", "URL"),
     ],
 )
 def test_a_noun_of_several_things_is_said_of_one(several: str, one: str) -> None:
