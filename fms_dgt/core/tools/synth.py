@@ -40,6 +40,7 @@ __all__ = [
     "Path",
     "SynthHooks",
     "SynthesisError",
+    "is_filler",
     "synthesise",
 ]
 
@@ -51,6 +52,17 @@ MAX_ITEMS = env_int("DGT_MAX_SYNTH_ITEMS", 1_000)
 MAX_VALUES = env_int("DGT_MAX_SYNTH_VALUES", 100_000)
 
 _WORDS = ["alpha", "river", "orbit", "maple", "signal", "harbor", "ember", "quartz", "meadow", "atlas"]
+_FILLER = re.compile(rf"^(?:{'|'.join(_WORDS)})-\d{{1,3}}$")
+
+
+def is_filler(value: Any) -> bool:
+    """Whether ``value`` is the placeholder synthesis writes for a string nothing says the sense
+    of (``river-410``), or a list of them: a value no call hands on to another."""
+    if isinstance(value, list):
+        return bool(value) and all(is_filler(v) for v in value)
+    return isinstance(value, str) and bool(_FILLER.match(value))
+
+
 _HINTS: dict[str, list[str]] = {
     "city": ["Lisbon", "Nairobi", "Osaka", "Toronto", "Lyon", "Valparaiso"],
     "country": ["Portugal", "Kenya", "Japan", "Canada", "France", "Chile"],

@@ -28,6 +28,7 @@ from fms_dgt.core.tools.data_objects import Tool, ToolCall, ToolResult
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.schema.choices import described_choices
+from fms_dgt.core.tools.synth import is_filler
 from fms_dgt.databuilders.tool_calling.agreement import AGREEING, agree, same_weather
 from fms_dgt.databuilders.tool_calling.plan import CALLS, PlannedCall, RecordPlan, Wire
 from fms_dgt.databuilders.tool_calling.values import EntityContext, arguments
@@ -178,6 +179,8 @@ class RecordExecutor:
                 continue
             if context.apart(planned.sample.tools[source], output, tool, target):
                 continue
+            if is_filler(value):
+                continue  # a placeholder is handed on to no call (a meeting's topic 'signal-683')
             if isinstance(value, bool):
                 # A yes or no in a result is a fact to read, not a value to hand on: "once you
                 # have the live and local of the first one, show videos" is no request a person

@@ -417,3 +417,14 @@ def test_words_are_no_number() -> None:
     for said, wired in (("Happy birthday! Hope you have a wonderful day.", False), ("12.5 kg", True)):
         answers = {"w::notify_price_change": {"notification": said}, "w::treeequivalent": {"ok": True}}
         assert bool(_run([alert, trees], edges, answers).plan.calls[1].wired) is wired, said
+
+
+def test_a_placeholder_is_handed_on_to_no_call() -> None:
+    # API-Bank: QueryMeeting's meeting_info ("signal-683", synthesis's placeholder for a value
+    # nothing says the sense of) became ModifyMeeting's topic.
+    query = Tool("QueryMeeting", "b", output_parameters=schema(meeting_info="string"))
+    modify = Tool("ModifyMeeting", "b", parameters=schema(meeting_topic="string"))
+    edges = [Edge(query, "meeting_info", modify, "meeting_topic", 0.9)]
+    for said, wired in (("signal-683", False), (["signal-683", "orbit-2"], False), ("Budget review", True)):
+        answers = {"b::QueryMeeting": {"meeting_info": said}, "b::ModifyMeeting": {"status": "success"}}
+        assert bool(_run([query, modify], edges, answers).plan.calls[1].wired) is wired, said
