@@ -590,11 +590,9 @@ def plural(noun: str) -> str:
 def singular(noun: str) -> str:
     """``noun`` of several things as of one ("pets" -> "pet", "children" -> "child")."""
     head, _, last = noun.rpartition(" ")
-    if last in _SINGULAR_OF:
-        return f"{head} {_SINGULAR_OF[last]}".lstrip()
-    if len(last) > 1 and last.endswith("s") and last[:-1].isupper():
-        return f"{head} {last[:-1]}".lstrip()  # "post IDs" -> "post ID", "URLs" -> "URL"
-    return f"{head} {one(last)}".lstrip()
+    capitals = len(last) > 1 and last.endswith("s") and last[:-1].isupper()  # "post IDs", "URLs"
+    made = _SINGULAR_OF.get(last) or (last[:-1] if capitals else one(last))
+    return f"{head} {made}".lstrip()
 
 
 _SINGULAR_OF = {"people": "person", "children": "child", "kids": "kid", "men": "man", "women": "woman"}
