@@ -41,10 +41,12 @@ def schema_at(schema: Mapping[str, Any], path: str) -> tuple[Mapping[str, Any], 
         steps = split_path(path)
     except ValueError:
         return {}, ""
+    if len(steps) > _DEEPEST:
+        return {}, ""  # deeper than any output the dataflow names
     defs = schema.get("$defs")
     node: Any = schema
     parent = last = ""
-    for step in steps[:_DEEPEST]:
+    for step in steps:
         node = _resolved(node, defs)
         if isinstance(step, int):
             node = node.get("items") if isinstance(node, Mapping) else None
@@ -68,19 +70,28 @@ def _resolved(node: Any, defs: Any) -> Any:
     return {}
 
 
-def _property(node: Any, name: str, defs: Any, depth: int = 0) -> Any:
-    if not isinstance(node, Mapping) or depth > _DEEPEST:
-        return None
-    props = node.get("properties")
-    if isinstance(props, Mapping) and name in props:
-        return props[name]
-    for key in ("allOf", "anyOf", "oneOf"):
-        branches = node.get(key)
-        for branch in branches if isinstance(branches, list) else ():
-            found = _property(_resolved(branch, defs), name, defs, depth + 1)
-            if found is not None:
-                return found
+def _property(node: Any, name: str, defs: Any) -> Any:
+    """Property ``name`` of ``node`` or of a branch of its ``allOf``/``anyOf``/``oneOf``, read
+    breadth first, each schema once and at most :data:`_MOST_NODES` of them (a ``$def`` whose
+    branches all refer back to it would otherwise be read 3 ** depth times)."""
+    queue: list[Any] = [node]
+    seen: set[int] = set()
+    for current in queue:
+        if len(seen) >= _MOST_NODES:
+            break
+        if not isinstance(current, Mapping) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        props = current.get("properties")
+        if isinstance(props, Mapping) and name in props:
+            return props[name]
+        for key in ("allOf", "anyOf", "oneOf"):
+            branches = current.get(key)
+            queue.extend(_resolved(b, defs) for b in (branches if isinstance(branches, list) else ())[:64])
     return None
+
+
+_MOST_NODES = 256
 
 
 def classify_at(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = "") -> Kind | None:

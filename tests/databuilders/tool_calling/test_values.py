@@ -531,6 +531,13 @@ def test_a_nested_output_is_read_with_its_own_schema_and_parent() -> None:
     for _ in range(5000):  # a hostile schema nested past any stack
         deep = {"allOf": [deep]}
     assert schema_at({"type": "object", "properties": {"a": deep}}, "a.b") == ({}, "a")
+    # a $def whose branches all refer back to it: read once, not 3 ** depth times
+    looped = {
+        "properties": {"a": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}] * 3}},
+    }
+    assert schema_at(looped, "a.b") == ({}, "a")
+    assert schema_at(output, ".".join(["location"] * 30)) == ({}, "")  # deeper than any output named
 
 
 def test_a_number_typed_result_is_no_name() -> None:
