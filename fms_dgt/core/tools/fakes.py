@@ -64,10 +64,12 @@ __all__ = [
     "fake",
     "first_fit",
     "fit",
+    "json_type",
     "place_named",
     "private_faker",
     "remembers",
     "tokens",
+    "types_of",
 ]
 
 #: Families whose values may come from the examples a description gives.
@@ -161,7 +163,7 @@ class FakeHooks(SynthHooks):
             _parent(path),
             self.topic,
             fmt if isinstance(fmt, str) else "",
-            _json_type(schema),
+            json_type(schema),
         )
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
@@ -346,14 +348,18 @@ def _parent(path: Path) -> str:
     return next((p for p in reversed(items) if isinstance(p, str)), "")
 
 
-def _json_type(schema: Mapping[str, Any]) -> str:
+def json_type(schema: Mapping[str, Any]) -> str:
+    """The JSON type a schema names first, besides null (``""`` when it names none)."""
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "")
     return kind if isinstance(kind, str) else ""
 
 
-def _types(schema: Mapping[str, Any]) -> frozenset[str] | None:
+def types_of(schema: Any) -> frozenset[str] | None:
+    """The JSON types a schema names (its ``type``, a string or a list), None when it names none."""
+    if not isinstance(schema, Mapping):
+        return None
     kind = schema.get("type")
     if isinstance(kind, str):
         found = _TYPE_SETS.get(kind)
@@ -370,7 +376,7 @@ _TYPE_SETS: dict[str, frozenset[str]] = {}
 
 def _shape(value: Any, schema: Mapping[str, Any]) -> Any:
     """``value`` in a JSON type the schema allows (``48213`` -> ``"48213"``), or :data:`MISSING`."""
-    allowed = _types(schema)
+    allowed = types_of(schema)
     if allowed is None:
         return value
     if isinstance(value, bool):
@@ -400,7 +406,7 @@ def fit(value: Any, schema: Mapping[str, Any]) -> bool:
     the fakes render it), numeric bounds and ``multipleOf``. Keywords across values (``not``,
     ``if``) are left to the validator the callers run on the whole value.
     """
-    allowed = _types(schema)
+    allowed = types_of(schema)
     if allowed is not None and not _of_type(value, allowed):
         return False
     return _fits_shaped(value, schema)
@@ -473,7 +479,7 @@ def _fits_number(value: float, schema: Mapping[str, Any]) -> bool:
     if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
         ratio = value / step
         return abs(ratio - round(ratio)) < 1e-9
-    if _json_type(schema) == "integer":
+    if json_type(schema) == "integer":
         return value == int(value)
     return True
 

@@ -36,6 +36,7 @@ from fms_dgt.core.tools.fakes import (
     canonical,
     place_named,
     remembers,
+    types_of,
 )
 from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
@@ -255,13 +256,12 @@ class _ArgumentHooks(FakeHooks):
         numbers: 99.3"); how to compute (a precision) stays optional."""
         if len(path) != 1 or not self.computes or is_setting(name):
             return None
-        kinds = schema.get("type"), (schema.get("items") or {}).get("type")
-        return True if {"number", "integer"} & set(kinds) else None
+        kinds = (types_of(schema) or frozenset()) | (types_of(schema.get("items")) or frozenset())
+        return True if {"number", "integer"} & kinds else None
 
     def count(self, schema: Mapping[str, Any], name: str, path: Path, low: int, high: int) -> int | None:
-        """Numbers to sum, average or sort are a few (When2Call summed "the numbers [6]")."""
-        items = schema.get("items")
-        numeric = isinstance(items, Mapping) and items.get("type") in ("number", "integer")
+        """A list of numbers, of any tool, holds a few (When2Call summed "the numbers [6]")."""
+        numeric = bool({"number", "integer"} & (types_of(schema.get("items")) or frozenset()))
         return self.scope.rng.randint(max(low, 2), max(low, 2, min(high, 5))) if numeric else None
 
 

@@ -20,7 +20,7 @@ from fms_dgt.core.tools.artifacts import leaf_name, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_name, api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
-from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify
+from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify, json_type, types_of
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
 __all__ = ["READS", "apart", "classify_at", "property_of", "same_api", "schema_at", "worded"]
@@ -96,16 +96,13 @@ _MOST_NODES = 256
 
 def classify_at(tool: Tool, name: str, schema: Mapping[str, Any], parent: str = "") -> Kind | None:
     """What parameter ``name`` of ``tool`` (schema ``schema``, inside ``parent``) stands for."""
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "")
     return classify(
         name,
         str(schema.get("description") or ""),
         parent=parent,
         topic=tool.name,
         fmt=str(schema.get("format") or ""),
-        kind=kind if isinstance(kind, str) else "",
+        kind=json_type(schema),
     )
 
 
@@ -120,10 +117,7 @@ _NUMBERED = frozenset({"latitude", "longitude", "postcode", "calling_code"})
 
 
 def _numeric(schema: Any) -> bool:
-    kind = schema.get("type") if isinstance(schema, Mapping) else None
-    return kind in ("number", "integer") or (
-        isinstance(kind, list) and bool({"number", "integer"} & set(kind))
-    )
+    return bool({"number", "integer"} & (types_of(schema) or frozenset()))
 
 
 def worded(kind: Kind | None, schema: Any) -> bool:

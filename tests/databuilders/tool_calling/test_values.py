@@ -558,3 +558,17 @@ def test_a_bound_that_was_not_wired_moves_past_the_wired_one() -> None:
     # both wired: what the results said stays
     both = arguments(bounds, EntityContext(random.Random(1)), random.Random(1), fixed={"min": 9.5, "max": 3})
     assert (both["min"], both["max"]) == (9.5, 3)
+
+
+def test_type_lists_and_boolean_items_are_read_not_fallen_over() -> None:
+    # {"type": ["number", "null"]} made the operands hook raise TypeError (unhashable list) on
+    # every draw, and "items": true an AttributeError that stopped the run.
+    from fms_dgt.core.tools.fakes import classify
+    from fms_dgt.databuilders.tool_calling.wiring import worded
+
+    multiply = _tool(
+        "multiply", required=False, a={"type": ["number", "null"]}, b={"type": "array", "items": True}
+    )
+    for seed in range(5):
+        assert "a" in arguments(multiply, EntityContext(random.Random(seed)), random.Random(seed))
+    assert not worded(classify("division_name"), {"type": ["integer", 3]})
