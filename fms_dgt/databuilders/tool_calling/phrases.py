@@ -92,7 +92,9 @@ def scalar_words(value: object, style: int = 0, *, exact: bool = False) -> str:
         return "yes" if value else "no"
     if isinstance(value, (int, float)) and exact:
         return str(value)
-    if isinstance(value, (int, float)) and abs(value) >= 1e15:  # 5.55e+50, not fifty digits
+    if isinstance(value, int) and value.bit_length() > 1000:  # past a float (a hostile total)
+        return "a number of over 300 digits"
+    if isinstance(value, int | float) and abs(value) >= 1e15:  # 5.55e+50, not fifty digits
         return f"{value:.3g}"
     if isinstance(value, float):
         if abs(value) < 0.01:

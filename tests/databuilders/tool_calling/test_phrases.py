@@ -353,3 +353,4 @@ def test_a_huge_number_is_said_in_brief() -> None:
     assert scalar_words(10**20) == "1e+20"
     assert scalar_words(123456.789) == "123,456.79"
     assert scalar_words(5.55074358721e50, exact=True) == "5.55074358721e+50"  # a request states it whole
+    assert scalar_words(10**400) == "a number of over 300 digits"  # past a float: was OverflowError
