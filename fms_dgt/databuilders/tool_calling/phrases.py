@@ -49,7 +49,9 @@ def plain(text: str, limit: int = 0) -> str:
 
 
 _BRACKETS = str.maketrans({"{": "(", "}": ")", "[": "(", "]": ")"})
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: Control characters, and the invisible ones that reorder or hide text (bidi overrides, zero
+#: widths): a reply's "Rex\u202e(json)" is read as it was written, not backwards.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _SPACES = re.compile(r"\s+")
 
 

@@ -354,3 +354,8 @@ def test_a_huge_number_is_said_in_brief() -> None:
     assert scalar_words(123456.789) == "123,456.79"
     assert scalar_words(5.55074358721e50, exact=True) == "5.55074358721e+50"  # a request states it whole
     assert scalar_words(10**400) == "a number of over 300 digits"  # past a float: was OverflowError
+
+
+def test_plain_text_has_no_invisible_characters_that_reorder_it() -> None:
+    # A reply's name "Rex\u202e(json)" read backwards from the override on; zero widths hide text.
+    assert plain("Rex\u202e{json}\u200b\u2066x\ufeff") == "Rex (json) x"
