@@ -21,7 +21,7 @@ from typing import Any
 
 from fms_dgt.core.tools.engines.results import asks_fahrenheit
 
-__all__ = ["AGREEING", "agree", "same_weather"]
+__all__ = ["AGREEING", "agree", "distinctive", "same_weather"]
 
 #: The mock sources (``metadata["mock"]``) whose values were made up, so may be brought to agree.
 AGREEING = frozenset({"example", "synthesised", "shaped"})
@@ -142,13 +142,15 @@ def _ids(item: Mapping[str, Any]) -> list[Any]:
     A short number (``1``, ``42``) names a different thing in every API; a string of four
     characters or more, or a number from 1,000, does not.
     """
-    found = []
-    for key, value in item.items():
-        if not isinstance(key, str) or not _ID.search(key) or isinstance(value, bool):
-            continue
-        if (isinstance(value, str) and len(value) >= 4) or (isinstance(value, int) and abs(value) >= 1000):
-            found.append(value)
-    return found
+    return [v for k, v in item.items() if isinstance(k, str) and _ID.search(k) and distinctive(v)]
+
+
+def distinctive(ident: Any) -> bool:
+    """Whether an id names one entity: a string of four characters or more, or a number from
+    1,000 (``1`` and ``42`` name a different thing in every API)."""
+    if isinstance(ident, bool):
+        return False
+    return (isinstance(ident, str) and len(ident) >= 4) or (isinstance(ident, int) and abs(ident) >= 1000)
 
 
 def _same_kind(mine: Any, theirs: Any) -> bool:

@@ -8,11 +8,13 @@ wind speed in the units the call asked for; nothing reads as a JSON dump.
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from fms_dgt.databuilders.tool_calling.agreement import distinctive
 from fms_dgt.databuilders.tool_calling.envelopes import unwrapped
 from fms_dgt.databuilders.tool_calling.phrases import date_words, plain, scalar_words
 from fms_dgt.databuilders.tool_calling.wording import (
@@ -88,8 +90,8 @@ def name_of(ident: Any, noun: str, results: Sequence[Any]) -> str | None:
     as Daisy, with id pet-3, is Daisy when it is deleted), else None. Only a record's own id
     counts (``id``, ``uuid``, ``pet_id`` for a pet: not its ``owner_id``); the results' records
     and the records they list are read, three levels down at most."""
-    if isinstance(ident, bool) or not isinstance(ident, str | int) or ident == "":
-        return None
+    if not distinctive(ident):
+        return None  # a category's id 1 names no pet
     own = {"id", "uuid", f"{noun}_id", f"{noun}_uuid"}
     stack = [(r, 0) for r in reversed(results)]
     for _ in range(_MOST_READ):  # a hostile result may hold millions of records: a few are read
@@ -97,19 +99,20 @@ def name_of(ident: Any, noun: str, results: Sequence[Any]) -> str | None:
             break
         value, depth = stack.pop()
         if isinstance(value, dict):
-            key = _name_key(value, _OWN_NAMES, _said)
+            key = _name_key(value, _OWN_NAMES, _said) if len(value) <= _WIDEST else None
             found = key is not None and isinstance(value[key], str) and value[key] != ident
             if found and any(v == ident and _spelled(k) in own for k, v in value.items()):
-                return str(value[key])
-            items = list(value.values())
+                return plain(value[key], 80)  # a name from a reply, made safe like every other
+            items = list(itertools.islice(value.values(), _WIDEST))
         else:
-            items = value if isinstance(value, list) else []
+            items = value[:_WIDEST] if isinstance(value, list) else []
         if depth < 3:
-            stack.extend((v, depth + 1) for v in reversed(items[:200]) if isinstance(v, dict | list))
+            stack.extend((v, depth + 1) for v in reversed(items) if isinstance(v, dict | list))
     return None
 
 
 _MOST_READ = 2_000
+_WIDEST = 200  # keys of a record, items of a list
 
 
 def _spelled(key: Any) -> str:

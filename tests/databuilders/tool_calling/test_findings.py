@@ -130,3 +130,13 @@ def test_a_name_is_looked_for_in_a_few_records_of_a_huge_result() -> None:
     assert (
         name_of("pet-3", "pet", [{"owner": {"owner_id": "pet-3", "name": "Ann"}}]) is None
     )  # not its own id
+
+
+def test_a_name_is_read_only_for_a_distinctive_id_and_said_safely() -> None:
+    from fms_dgt.databuilders.tool_calling.findings import name_of
+
+    pet = {"id": 10, "name": "Rex", "category": {"id": 1, "name": "Dogs"}}
+    assert name_of(1, "pet", [pet]) is None  # a category's id 1 names no pet: not "I've removed Dogs."
+    hostile = {"id": "pet-1", "name": "Rex\u202e{json}" + "a" * 500}
+    said = name_of("pet-1", "pet", [hostile])
+    assert said is not None and "\u202e" not in said and len(said) <= 81
