@@ -28,7 +28,7 @@ from fms_dgt.core.tools.artifacts import Edge, ToolNeighbors
 from fms_dgt.core.tools.data_objects import Tool, distinct_tools
 from fms_dgt.core.tools.fakes import tokens
 from fms_dgt.databuilders.tool_calling.plan import CALLS, RecordPlan
-from fms_dgt.databuilders.tool_calling.wiring import READS, apart
+from fms_dgt.databuilders.tool_calling.wiring import READS, apart, first_word
 from fms_dgt.errors import RejectedRecord
 
 if TYPE_CHECKING:
@@ -243,7 +243,7 @@ def is_copy(edge: Edge) -> bool:
     dataflow graph rightly holds it (the values fit), but no one asks for that."""
     if edge.source.namespace != edge.target.namespace:
         return False
-    source, target = _first_word(edge.source.name), _first_word(edge.target.name)
+    source, target = first_word(edge.source.name), first_word(edge.target.name)
     label = edge.input.rsplit(".", 1)[-1].replace("[]", "").lower()
     return source in READS and target in _CREATES and label in _LABELS
 
@@ -274,11 +274,6 @@ def _keeping(sample: ToolSample, keep: Callable[[Edge], bool]) -> ToolSample:
     """``sample`` with only the edges ``keep`` keeps (itself when it keeps them all)."""
     kept = [e for e in sample.edges if keep(e)]
     return sample if len(kept) == len(sample.edges) else type(sample)(sample.tools, kept, sample.seed)
-
-
-def _first_word(name: str) -> str:
-    words = tokens(name.rsplit(".", 1)[-1])
-    return words[0] if words else ""
 
 
 # --------------------------------------------------------------------------- topology

@@ -20,10 +20,10 @@ from fms_dgt.core.tools.artifacts import leaf_name, split_path
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_entities import api_name, api_prefix
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
-from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify, json_type, types_of
+from fms_dgt.core.tools.fakes import SORT_WORDS, Kind, classify, json_type, tokens, types_of
 from fms_dgt.databuilders.tool_calling.wording import humanize, plain_name
 
-__all__ = ["READS", "apart", "classify_at", "property_of", "same_api", "schema_at", "worded"]
+__all__ = ["READS", "apart", "classify_at", "first_word", "property_of", "same_api", "schema_at", "worded"]
 
 
 def property_of(parameters: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -142,6 +142,13 @@ _UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out
 _WORD = re.compile(r"[a-z]{3,}")
 
 
+def first_word(name: str) -> str:
+    """The first word of a tool's name after any dotted prefix (``shop.list_orders`` ->
+    "list"; ``""`` for a name of no words, such as ``_``)."""
+    words = tokens(name.rsplit(".", 1)[-1])
+    return words[0] if words else ""
+
+
 def same_api(one: Tool, other: Tool) -> bool:
     """Whether two tools belong to one API: one namespace, and, in a catalogue whose tools are
     named ``<API>_<operation>`` (NESTFUL's ``Tripadvisor_Search_Hotels``, ``SEC_Filings``), one
@@ -243,8 +250,7 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
         # and filters a listing at most: a cancelled order's status is no social media post.
         said = {"status", "state"} & set(humanize(name).lower().split())
-        verb = humanize(target.name).lower().split()[:1]  # a tool named "_" has no words
-        if not said or not set(verb) & READS:
+        if not said or first_word(target.name) not in READS:
             return True
     if wanted is not None and plain_name(leaf) in _UNNAMED:
         return not _says(source, wanted, name)
