@@ -40,6 +40,7 @@ __all__ = [
     "Path",
     "SynthHooks",
     "SynthesisError",
+    "free_text",
     "is_filler",
     "synthesise",
 ]
@@ -55,11 +56,22 @@ _WORDS = ["alpha", "river", "orbit", "maple", "signal", "harbor", "ember", "quar
 _FILLER = re.compile(rf"^(?:{'|'.join(_WORDS)})-\d{{1,3}}$")
 
 
+def free_text(schema: Any) -> bool:
+    """Whether a schema asks for a string and constrains it no further (no list of values,
+    pattern, format, reference or combination): a value a caller may choose, such as a class name."""
+    if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":
+        return False
+    return not _CONSTRAINING & schema.keys()
+
+
+_CONSTRAINING = frozenset({"enum", "const", "pattern", "format", "$ref", "allOf", "anyOf", "oneOf", "not"})
+
+
 def is_filler(value: Any) -> bool:
     """Whether ``value`` is the placeholder synthesis writes for a string nothing says the sense
     of (``river-410``), or a list of them: a value no call hands on to another."""
-    if isinstance(value, list):
-        return bool(value) and all(is_filler(v) for v in value)
+    if isinstance(value, list):  # a flat list: no nesting to recurse into
+        return bool(value) and all(isinstance(v, str) and _FILLER.match(v) for v in value)
     return isinstance(value, str) and bool(_FILLER.match(value))
 
 
@@ -339,12 +351,7 @@ class _Generator:
         out: dict[str, Any] = {}
         title = schema.get("title")
         for key, sub in props.items():
-            if (
-                key in _CLASS_NAMES
-                and isinstance(title, str)
-                and isinstance(sub, Mapping)
-                and not _LISTED & sub.keys()
-            ):
+            if key in _CLASS_NAMES and isinstance(title, str) and free_text(sub):
                 sub = {**sub, "const": title}  # Airflow's TimeDelta is {"__type": "TimeDelta", ...}
             if key in required or self._include(sub, key, depth, (*path, key)):
                 out[key] = self.value(sub, key, depth + 1, (*path, key))
@@ -483,7 +490,6 @@ def _bounds(schema: Mapping[str, Any], integer: bool) -> tuple[float, float]:
 #: Properties that by convention hold the name of the class an object is (marshmallow's ``__type``,
 #: JSON-LD's ``@type``): an object whose schema has a title is named by it.
 _CLASS_NAMES = frozenset({"__type", "@type"})
-_LISTED = frozenset({"enum", "const"})
 
 
 def _unique(values: list[Any]) -> list[Any]:

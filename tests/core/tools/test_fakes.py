@@ -702,3 +702,21 @@ def test_an_object_is_named_by_its_class_where_a_property_holds_its_class_name()
     assert {synthesise(listed, random.Random(s))["__type"] for s in SEEDS} == {"delta"}  # the schema's own
     untitled = {k: v for k, v in delta.items() if k != "title"}
     assert len({synthesise(untitled, random.Random(s))["__type"] for s in SEEDS}) > 1
+
+
+def test_a_class_name_goes_only_into_a_free_text_property() -> None:
+    # A titled object's __type typed as a number, or with a pattern, took the title and no value fitted.
+    for own in ({"type": "integer"}, {"type": "string", "pattern": "^[a-z]+$"}):
+        schema = {
+            "title": "TimeDelta",
+            "type": "object",
+            "properties": {"__type": own},
+            "required": ["__type"],
+        }
+        assert _valid(schema, synthesise(schema, random.Random(1)))
+    from fms_dgt.core.tools.synth import is_filler
+
+    nested: Any = "river-1"
+    for _ in range(5000):  # a reply's list nested past any stack
+        nested = [nested]
+    assert not is_filler(nested)

@@ -45,6 +45,7 @@ from fms_dgt.core.tools.schema import (
     SCHEMA_MAP_KEYWORDS,
     normalise_schema,
 )
+from fms_dgt.core.tools.synth import free_text
 
 __all__ = ["REQUEST", "RESPONSE", "SchemaCompiler"]
 
@@ -259,6 +260,11 @@ class SchemaCompiler:
         if isinstance(own, dict) and ("enum" in own or "const" in own):
             listed = own["enum"] if isinstance(own.get("enum"), list) else [own.get("const")]
             values = [v for v in values if v in listed]
+        elif not free_text(own):
+            # a tag property reached through a $ref or an allOf parent, or typed as a number, may
+            # allow no such name: the branch is left as the spec wrote it (tagging it made
+            # petType: {$ref: PetType} with [cat, dog] a const "Cat" no value could satisfy)
+            return schema
         if not values:
             return schema
         tag = {"const": values[0]} if len(values) == 1 else {"enum": values}

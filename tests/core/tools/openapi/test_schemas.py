@@ -197,3 +197,44 @@ def test_a_discriminator_names_the_branch_each_object_takes(tmp_path: Path) -> N
         assert validator.is_valid(value)
         if "value" in value:
             assert value["__type"] == "Cron" and value["value"].count(" ") == 4  # a cron expression
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        {"$ref": "#/components/schemas/PetType"},  # an enum reached through a reference
+        {"type": "integer"},  # a tag typed as a number
+        {"type": "string", "pattern": "^[a-z]+$"},  # a name no component has
+    ],
+)
+def test_a_discriminator_tags_no_branch_whose_tag_property_may_not_take_the_name(
+    tmp_path: Path, tag: dict[str, Any]
+) -> None:
+    # Tagging these made the schema one no value satisfies: every simulated result failed.
+    def pet() -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"petType": tag, "name": {"type": "string"}},
+            "required": ["petType"],
+        }
+
+    union = {"oneOf": [{"$ref": "#/components/schemas/Cat"}, {"$ref": "#/components/schemas/Dog"}]}
+    body = {"application/json": {"schema": {**union, "discriminator": {"propertyName": "petType"}}}}
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "t", "version": "1"},
+        "paths": {
+            "/s": {
+                "get": {"operationId": "getPet", "responses": {"200": {"description": "ok", "content": body}}}
+            }
+        },
+        "components": {
+            "schemas": {"PetType": {"type": "string", "enum": ["cat", "dog"]}, "Cat": pet(), "Dog": pet()}
+        },
+    }
+    path = tmp_path / "pets.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    tools, _ = load(path)
+    assert '"const": "Cat"' not in json.dumps(tools["getPet"].output_parameters)  # no branch tagged
+    for seed in range(4):  # (the branches are alike, so a value fits both: oneOf cannot hold)
+        assert isinstance(mock_result(tools["getPet"], {}, random.Random(seed))[0]["petType"], str | int)
