@@ -158,7 +158,7 @@ def classify(
     if (
         found is not None
         and found.field == "resolution"
-        and _SCREENS.search(f"{parent} {topic} {description}")
+        and _SCREENS.search(f"{parent} {' '.join(tokens(topic))} {description}")
     ):
         found = _k("misc", "video_resolution")  # a video file's 1080p is no ticket's resolution
     if found is None and joined == "exponent":
@@ -209,9 +209,9 @@ _FILES = re.compile(
 _SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes", "contentlength"})
 #: Where a task runs and what runs it, in a workflow scheduler's words (Airflow's task instances
 #: said "queue signal-5, pool river-7, operator maple-3").
-_WORKFLOW = re.compile(r"\b(?:tasks?|dags?|jobs?|workflows?|pipelines?|triggers?|workers?|schedul\w*)\b")
+_WORKFLOW = re.compile(r"\b(?:tasks?|dags?|workflows?|pipelines?|triggers?|schedul\w*)\b")
 _CRON = re.compile(r"cron|schedul", re.I)
-_SCREENS = re.compile(r"video|image|photo|picture|screen|stream|live|camera|display|file", re.I)
+_SCREENS = re.compile(r"\b(?:video|image|photo|picture|screen|stream|live|camera|display|file)s?\b", re.I)
 _PIPELINES = re.compile(r"\bdags?\b|workflow|pipeline")
 _WORKFLOW_FIELDS = {
     "queue": "task_queue",

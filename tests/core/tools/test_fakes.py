@@ -96,6 +96,14 @@ def _object(**props: Any) -> dict[str, Any]:
         ("priority", {"kind": "string"}, Kind("misc", "priority_level")),
         ("resolution", {"topic": "resolve_ticket", "kind": "string"}, Kind("text", "resolution")),
         ("resolution", {"topic": "getVideo", "kind": "string"}, Kind("misc", "video_resolution")),
+        # whole words only: a delivery is no live stream, a job application's state no DAG run's
+        ("resolution", {"topic": "track_delivery_ticket", "kind": "string"}, Kind("text", "resolution")),
+        (
+            "state",
+            {"parent": "address", "topic": "create_job_application", "kind": "string"},
+            Kind("place", "region"),
+        ),
+        ("queue", {"topic": "print_job", "kind": "string"}, None),  # a printer's queue is no task's
         # a display name is the name: PeerTube made a playlist displayed as "Carl Ali"
         ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title")),
         ("displayName", {"parent": "account", "kind": "string"}, Kind("person", "full_name")),
