@@ -265,7 +265,13 @@ def within_bounds(given: Mapping[str, Any], plain: str, integer: bool, rng: rand
         (given[k] for e in _UPPER_ENDS if (k := plain + e) in given or (k := e + plain) in given), None
     )
     if _number(low) or _number(high):
-        bottom, top = (float(v) if isinstance(v, int | float) and _number(v) else None for v in (low, high))
+        try:
+            bottom, top = (
+                float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+                for v in (low, high)
+            )
+        except OverflowError:
+            return None  # an integer past any float (a 401-digit bound)
         lowest = bottom if bottom is not None else min(0.0, 2 * (top or 0.0))
         highest = top if top is not None else lowest + max(abs(lowest), 10.0)
         if lowest > highest or not math.isfinite(highest - lowest):
@@ -276,6 +282,7 @@ def within_bounds(given: Mapping[str, Any], plain: str, integer: bool, rng: rand
     last = _parse(high) if isinstance(high, str) and _ISO_DATE.match(high) else None
     if first is None and last is None:
         return None
+    example = str(low) if first is not None else str(high)  # the form of a bound that was read
     try:
         first = first or (last - timedelta(days=3) if last else None)
         last = last or (first + timedelta(days=3) if first else None)
@@ -284,12 +291,13 @@ def within_bounds(given: Mapping[str, Any], plain: str, integer: bool, rng: rand
     if first is None or last is None or first > last:
         return None
     moment = first + timedelta(minutes=15 * rng.randint(0, int((last - first).total_seconds() // 900)))
-    return _render_like(moment, low if isinstance(low, str) else str(high))
+    return _render_like(moment, example)
 
 
 def _parse(text: str) -> datetime | None:
+    """A moment as written (its offset dropped, so that moments of any form compare)."""
     try:
-        return datetime.fromisoformat(text.replace("Z", "")[:19])
+        return datetime.fromisoformat(text.replace("Z", "")[:19]).replace(tzinfo=None)
     except ValueError:
         return None
 

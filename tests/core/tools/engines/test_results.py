@@ -627,6 +627,12 @@ def test_bounds_at_the_edges_of_numbers_and_the_calendar_bound_nothing() -> None
     assert within_bounds({"startdategte": "9999-12-31T23:00:00Z"}, "startdate", False, rng) is None
     assert within_bounds({"startdatelte": "0001-01-01T00:00:00Z"}, "startdate", False, rng) is None
     assert within_bounds({"pricemin": "cheap"}, "price", False, rng) is None
+    assert within_bounds({"pricegte": 10**400}, "price", False, rng) is None  # was OverflowError
+    mixed = {"startdategte": "2024-01-01T00:00+05:00", "startdatelte": "2024-01-05"}  # was TypeError
+    assert str(within_bounds(mixed, "startdate", False, rng)).startswith("2024-01-0")
+    assert within_bounds(
+        {"startdategte": "yesterday", "startdatelte": "2024-01-05"}, "startdate", False, rng
+    ) in {"2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05"}  # written like the bound that was read
     assert within_bounds({"pricemin": 10, "pricemax": 20}, "price", False, rng) is not None  # (they are read)
 
 
