@@ -97,9 +97,9 @@ class Inputs:
         cannot be computed."""
         out: list[float] = []
         for name in self.order:
-            if is_setting(name):
-                continue  # the square root of 9 to a precision of 46 is 3, not of two numbers
             value = self.arguments[name]
+            if is_setting(name) and not isinstance(value, list):
+                continue  # the square root of 9 to a precision of 46 is 3; a list of digits is summed
             values = value if isinstance(value, list) else [value]
             out.extend(v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool))
         if len(out) < at_least:
@@ -311,11 +311,13 @@ def _percentage(inputs: Inputs) -> float:
 
 @register_implementation("tip", "calculate_tip", "tip_amount", "vat", "calculate_vat", "sales_tax")
 def _share(inputs: Inputs) -> float:
-    """A tip or a tax on an amount at a percentage (a rate of at most 1 is a fraction): glaive's
+    """A tip or a tax on an amount at a percentage (a rate below 1 is a fraction): glaive's
     calculate_vat of 171 at 36.03% answered "orbit-878"."""
     amount = inputs.measure("bill", "amount", "total", "price", "subtotal", "cost")
     rate = inputs.measure("percentage", "percent", "rate")
-    return round(amount * (rate if rate <= 1 else rate / 100), 2)
+    if amount < 0 or rate < 0:
+        raise NotComputable("a negative amount or rate")
+    return round(amount * (rate if rate < 1 else rate / 100), 2)
 
 
 @register_implementation(
@@ -324,7 +326,7 @@ def _share(inputs: Inputs) -> float:
 )  # fmt: skip
 def _payment(inputs: Inputs) -> float:
     """The monthly payment of a loan repaid in equal parts (an annuity): glaive's mortgage of
-    314,000 over 14 years at 16% was 37.51 a month. A rate of at most 1 is a fraction; a term is
+    314,000 over 14 years at 16% was 37.51 a month. A rate below 1 is a fraction; a term is
     in years unless its name says months."""
     principal = inputs.measure("principal", "amount")
     rate = inputs.measure("interest", "rate")
@@ -337,9 +339,9 @@ def _payment(inputs: Inputs) -> float:
     if not isinstance(term, int | float) or isinstance(term, bool):
         raise NotComputable("a term is a number")
     months = term if "months" in tokens(term_name) or "month" in tokens(term_name) else term * 12
-    monthly = (rate if rate <= 1 else rate / 100) / 12
-    if months <= 0 or principal <= 0:
-        raise NotComputable("no payments")
+    monthly = (rate if rate < 1 else rate / 100) / 12
+    if months < 1 or principal <= 0 or rate < 0:
+        raise NotComputable("no month to pay, nothing borrowed, or a negative rate")
     return round(
         principal / months if not monthly else principal * monthly / (1 - (1 + monthly) ** -months), 2
     )
@@ -481,8 +483,8 @@ for _source, _target in (
 def _formula(inputs: Inputs) -> float:
     """An arithmetic formula given as text (API-Bank's Calculator: ``(8 + 6) * 4`` is 56): numbers,
     ``+ - * / // % **`` (also written ``^``, ``x`` and the multiplication and division signs) and
-    parentheses, nothing else; at most 200 characters, and a power's exponent at most 64, so no
-    formula runs long."""
+    parentheses, nothing else; at most 200 characters. Every number is read as a float, so no
+    power runs long: one too large overflows, and is no result."""
     text = inputs.text().strip()
     if len(text) > 200:
         raise NotComputable("a formula longer than 200 characters")
@@ -515,8 +517,6 @@ def _evaluate(node: ast.AST, depth: int) -> float:
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         left, right = _evaluate(node.left, depth + 1), _evaluate(node.right, depth + 1)
-        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 1e6):
-            raise NotComputable("a power too large to compute")
         return float(_OPERATORS[type(node.op)](left, right))
     raise NotComputable(f"not arithmetic: {type(node).__name__}")
 

@@ -65,6 +65,9 @@ TWO = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "
         ("calculate_loan_payment", {"principal": 12000, "interest_rate": 0, "term_months": 24}, 500.0),
         ("evaluate_expression", {"expression": "2^10 - 3 x 4"}, 1012.0),
         ("calculator", {"formula": "-(2 + 3) % 4 + 7 // 2 / 2"}, 4.5),
+        ("calculator", {"formula": "2 ** 100"}, 1.26765060023e30),  # refused by a needless guard
+        ("calculate_tip", {"bill_amount": 80, "tip_percentage": 1}, 0.8),  # 1% is no 100%
+        ("sum", {"digits": [1, 2, 3]}, 6.0),  # a list named like a setting is operands
     ],
 )
 def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, Any], expected: Any) -> None:
@@ -95,6 +98,9 @@ def test_common_pure_tools_are_computed_exactly(name: str, arguments: dict[str, 
         ("Calculator", {"formula": "True + 1"}),
         ("Calculator", {"formula": "1 / 0"}),
         ("multiply", {"a": 1e308, "b": 10}),  # an infinite product was a NotComputable raised
+        ("calculate_tip", {"bill_amount": 10000, "tip_percentage": -50}),  # no negative tip
+        ("calculate_loan_payment", {"principal": 314000, "interest_rate": -1200, "term_months": 12}),
+        ("calculate_loan_payment", {"principal": 314000, "interest_rate": 5, "loan_term": 1e-300}),
     ],
 )
 def test_what_cannot_be_computed_exactly_is_not(name: str, arguments: dict[str, Any]) -> None:
