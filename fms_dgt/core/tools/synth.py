@@ -28,7 +28,7 @@ from typing import Any
 
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 from fms_dgt.core.tools.schema import CompiledValidator, get_validator
-from fms_dgt.core.tools.schema.choices import described_choices, described_default
+from fms_dgt.core.tools.schema.choices import described_choices, described_default, free_text
 from fms_dgt.errors import SynthesisError
 from fms_dgt.io import env_int
 
@@ -40,7 +40,6 @@ __all__ = [
     "Path",
     "SynthHooks",
     "SynthesisError",
-    "free_text",
     "is_filler",
     "synthesise",
 ]
@@ -54,17 +53,6 @@ MAX_VALUES = env_int("DGT_MAX_SYNTH_VALUES", 100_000)
 
 _WORDS = ["alpha", "river", "orbit", "maple", "signal", "harbor", "ember", "quartz", "meadow", "atlas"]
 _FILLER = re.compile(rf"^(?:{'|'.join(_WORDS)})-\d{{1,3}}$")
-
-
-def free_text(schema: Any) -> bool:
-    """Whether a schema asks for a string and constrains it no further (no list of values,
-    pattern, format, reference or combination): a value a caller may choose, such as a class name."""
-    if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":
-        return False
-    return not _CONSTRAINING & schema.keys()
-
-
-_CONSTRAINING = frozenset({"enum", "const", "pattern", "format", "$ref", "allOf", "anyOf", "oneOf", "not"})
 
 
 def is_filler(value: Any) -> bool:

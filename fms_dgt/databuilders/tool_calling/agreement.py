@@ -21,7 +21,7 @@ from typing import Any
 
 from fms_dgt.core.tools.engines.results import asks_fahrenheit
 
-__all__ = ["AGREEING", "agree", "distinctive", "same_weather"]
+__all__ = ["AGREEING", "agree", "alike", "distinctive", "same_weather"]
 
 #: The mock sources (``metadata["mock"]``) whose values were made up, so may be brought to agree.
 AGREEING = frozenset({"example", "synthesised", "shaped"})
@@ -296,3 +296,26 @@ def _sky_allowed(schema: Mapping[str, Any], key: str, said: str) -> str | None:
         return said
     kind = next((skies for skies in _SKIES if said.lower() in skies), ())
     return next((word for word in allowed if isinstance(word, str) and word.lower() in kind), None)
+
+
+_NUMBERED = re.compile(r"^[#A-Za-z]{0,4}[-_]?0*(\d+)$")
+
+
+def alike(one: Any, other: Any) -> bool:
+    """Whether two arguments' values name one thing: equal, or an id's number bare in one and
+    dressed in the other (``82642`` and ``"#W0082642"`` are one order); two dressed ids are one
+    only in one dress (``"pet-3"`` and ``"cat-3"`` are two)."""
+    if one == other:
+        return True
+    mine, theirs = _dress(one), _dress(other)
+    if mine is None or theirs is None or mine[1] != theirs[1]:
+        return False
+    return not (mine[0] and theirs[0]) or mine[0] == theirs[0]
+
+
+def _dress(value: Any) -> tuple[str, str] | None:
+    """An id's dress (``"#w"``, ``"ord-"``, ``""`` when bare) and number, None for another value."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    found = _NUMBERED.match(str(value))
+    return (str(value)[: found.start(1)].lower().rstrip("0"), found.group(1)) if found else None

@@ -43,6 +43,7 @@ from fms_dgt.core.tools.data_objects import split_qualified_name
 from fms_dgt.core.tools.wire import Message, NameCodec, WireFormat, get_wire_format
 from fms_dgt.core.tools.wire.hf import HFChat
 from fms_dgt.core.tools.wire.openai import OpenAIChat
+from fms_dgt.databuilders.tool_calling.agreement import alike
 from fms_dgt.errors import ToolDefinitionError, WireError
 from fms_dgt.export.layout import from_arrow_safe
 
@@ -244,22 +245,10 @@ def entity_conflicts(calls: Sequence[tuple[str, dict[str, Any]]], wired: Sequenc
             key = _entity_key(name)
             if name in from_results or key is None or isinstance(value, (dict, list)):
                 continue
-            if key in seen and _said(seen[key]) != _said(value):
+            if key in seen and not alike(seen[key], value):
                 clashes.append(name)
             seen.setdefault(key, value)
     return clashes
-
-
-_NUMBERED = re.compile(r"^[#A-Za-z]{0,4}[-_]?0*(\d+)$")
-
-
-def _said(value: Any) -> Any:
-    """An argument's value as compared: an id's number in whatever dress a schema asks for
-    (``82642``, ``"#W0082642"`` and ``"ord-82642"`` are one order), else the value itself."""
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return value
-    found = _NUMBERED.match(str(value))
-    return found.group(1) if found else value
 
 
 def _is_mapping(value: Any) -> bool:

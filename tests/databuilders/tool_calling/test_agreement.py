@@ -164,3 +164,10 @@ def test_a_stock_updated_reports_its_new_price_when_looked_up() -> None:
     assert agree(info, [order], {"symbol": "AAPL"})[0]["price"] == 380.85
     # and an id a call is given names no result that names none (a pet's owner is no pet)
     assert agree({"name": "Ann"}, [{"id": "pet-45868", "name": "Luna"}], {"petId": "pet-45868"})[1] == []
+
+
+def test_two_ids_in_two_dresses_are_two_things_and_a_bare_number_is_either() -> None:
+    from fms_dgt.databuilders.tool_calling.agreement import alike
+
+    assert alike(82642, "#W0082642") and alike("ord-82642", "ORD-82642")
+    assert not alike("pet-3", "cat-3") and not alike("USR1", "ORD01")  # were counted as one

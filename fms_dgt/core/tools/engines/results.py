@@ -489,9 +489,9 @@ _PAST = {
     "archive": "archived",
     "restore": "restored",
 }
-#: Statuses that say a call succeeded.
 #: Names of a listed result that holds what the call gave it (a log of the messages displayed).
 _LOGGED = frozenset({"log", "logs", "logged", "displayed", "line", "lines"})
+#: Statuses that say a call succeeded.
 _SUCCESS = frozenset(
     {"success", "succeeded", "successful", "ok", "done", "completed", "complete", "confirmed"}
     | {"active", "created", "accepted", "scheduled", "booked", "sent", "saved", "approved", "paid"}

@@ -45,7 +45,7 @@ from fms_dgt.core.tools.schema import (
     SCHEMA_MAP_KEYWORDS,
     normalise_schema,
 )
-from fms_dgt.core.tools.synth import free_text
+from fms_dgt.core.tools.schema.choices import free_text
 
 __all__ = ["REQUEST", "RESPONSE", "SchemaCompiler"]
 

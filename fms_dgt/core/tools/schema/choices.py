@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MAX_DESCRIBED", "described_choices", "described_default", "described_values"]
+__all__ = ["MAX_DESCRIBED", "described_choices", "described_default", "described_values", "free_text"]
 
 #: The most values read from one description; a longer list reads as open.
 MAX_DESCRIBED = 64
@@ -199,3 +199,14 @@ def described_default(description: str) -> tuple[Any] | None:
         except ValueError:
             pass
     return (word,)
+
+
+def free_text(schema: Any) -> bool:
+    """Whether a schema asks for a string and constrains it no further (no list of values,
+    pattern, format, reference or combination): a value a caller may choose, such as a class name."""
+    if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":
+        return False
+    return not _CONSTRAINING & schema.keys()
+
+
+_CONSTRAINING = frozenset({"enum", "const", "pattern", "format", "$ref", "allOf", "anyOf", "oneOf", "not"})
