@@ -125,9 +125,10 @@ class Planner:
         """The record's tool sample without edges that copy an item into a new one (see
         :func:`is_copy`) or that no call would take a value along (another API's status for
         this one's upload: :func:`~fms_dgt.databuilders.tool_calling.wiring.apart`). A sample
-        whose tools only such edges joined is drawn again, a few times at most, each from its
-        own seed, so the run stays reproducible; when every draw has a pair joined by unused
-        edges alone, the first is taken without its copies (its calls then share no value).
+        whose tools only such edges joined, or that holds one operation under two names (see
+        :func:`_twins`), is drawn again, a few times at most, each from its own seed, so the run
+        stays reproducible; when no draw will do, the first draw without copies is taken with
+        the edges its calls use (they share the values they can, or none; twins may stay).
 
         Returns:
             The sample, and whether every draw joined its tools by a copy alone (a tool whose
