@@ -107,6 +107,7 @@ from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
+from fms_dgt.core.tools._fake_texts import SUBJECT_FIELDS, refine
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
 __all__ = ["REMEMBERED", "SORT_WORDS", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
@@ -125,7 +126,17 @@ def classify(
         topic: the tool's name (``get_order`` makes a bare ``id`` an order id).
         fmt: the schema's ``format``.
         kind: the schema's JSON type (``integer`` makes ``day`` a day of the month).
+
+    A text's field carries what it is about when its words say (``title:video``, see
+    :mod:`~fms_dgt.core.tools._fake_texts`).
     """
+    found = _classify(name, description, parent, topic, fmt, kind)
+    if found is not None and found.family == "text" and found.field in SUBJECT_FIELDS:
+        return refine(found, name, description, parent, topic)
+    return found
+
+
+def _classify(name: str, description: str, parent: str, topic: str, fmt: str, kind: str) -> Kind | None:
     words = tokens(name)
     if len(words) > 2 and words[-1] == "of" and words[-2] in ("one", "all", "any"):
         words = words[:-2]  # PeerTube's tagsAllOf, categoryOneOf: the filter's values are tags
@@ -192,6 +203,8 @@ def classify(
 
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
+#: A description that says a name is a handle.
+_HANDLE = re.compile(r"\busername\b|\bhandle\b|used to (?:find|mention|interact)", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
 #: Names of what tells the present moment (``GetToday``, ``current_date``, ``now``).
 _NOW = re.compile(r"today|current(?:_?(?:date|time|datetime|day))|\bnow\b|(?<=[a-z])Now\b", re.I)
@@ -223,6 +236,7 @@ _WORKFLOW_FIELDS = {
     "defaultview": "dag_view",
     "state": "run_state",
     "classpath": "trigger_class",
+    "classname": "task_operator",  # a task's class_ref: its operator's class
     "kwargs": "json_settings",
     "templatefields": "template_field",
     "templatefield": "template_field",
@@ -253,7 +267,7 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
     if joined in ("value", "expression") and kind != "integer" and _CRON.search(f"{parent} {description}"):
         return _k("misc", "cron")  # Airflow's schedule_interval: {"__type": "CronExpression", "value": ...}
     if joined in ("description", "docmd") and kind in ("string", "") and _PIPELINES.search(context):
-        return _k("misc", "workflow_description")  # an Airflow DAG is no "stainless steel bottle"
+        return _k("text", "description:workflow")  # an Airflow DAG is no "stainless steel bottle"
     if joined in _WORKFLOW_FIELDS and kind in ("string", "") and _WORKFLOW.search(context):
         return _k("misc", _WORKFLOW_FIELDS[joined])  # a task's queue and pool, a DAG's operator
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):
@@ -314,7 +328,9 @@ def _by_head(
         return found
     if head == "title" and modifier and modifier[-1] in _WORK_TITLES:
         return _k("text", "work")
-    if (head in ("list", "array", "collection") or head.removesuffix("s") in _PICKS) and modifier:
+    if (
+        head in ("list", "array", "collection", "str", "string") or head.removesuffix("s") in _PICKS
+    ) and modifier:
         return _by_name(modifier, parent, topic, description, kind)
     if head in _MONEY_HEADS or (modifier and modifier[-1] in _MONEY_HEADS):
         return Kind("money", "price")
@@ -403,6 +419,10 @@ def _name_of(
     modifier: tuple[str, ...], topic: str, description: str, words: tuple[str, ...] = ()
 ) -> Kind | None:
     joined = "".join(modifier)
+    if _HANDLE.search(
+        description
+    ):  # PeerTube's channel name: "immutable name of the user, used to find or mention"
+        return Kind("person", "username", _role(words or modifier, "person"))
     if modifier and modifier[-1] in _WORK_TITLES | {"music"}:
         return _k("text", "work")
     if modifier and modifier[-1] in _VENUES:

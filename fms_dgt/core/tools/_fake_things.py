@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_kinds import Kind, tokens
+from fms_dgt.core.tools._fake_texts import texts_of
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools._fake_values import Scope
@@ -110,9 +111,10 @@ _TEXTS: dict[str, tuple[str, ...]] = {
 
 
 def _text(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
-    choices = _TEXTS.get(kind.field, data.TITLES)
+    field = kind.field.partition(":")[0]  # title:video, a video's title
+    choices = texts_of(kind.field) or _TEXTS.get(field, data.TITLES)
     yield scope.rng.choice(choices)
-    if kind.field in ("message", "description", "review"):
+    if field in ("message", "description", "review"):
         yield scope.faker.sentence()
     yield scope.rng.choice(data.KEYWORDS)
 
@@ -215,13 +217,6 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "priority_level": ("low", "medium", "high", "urgent"),
     "video_resolution": ("480p", "720p", "1080p", "1440p", "2160p"),
     "template_field": ("bash_command", "env", "sql", "params", "op_kwargs", "templates_dict"),
-    "workflow_description": (
-        "Nightly ETL of the day's orders into the warehouse.",
-        "Hourly refresh of the sales dashboard.",
-        "Weekly export of invoices to the finance bucket.",
-        "Daily backup of the customer database.",
-        "Retrains the churn model every Monday.",
-    ),
     "cron": ("0 6 * * *", "*/15 * * * *", "0 0 * * 1", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *"),
     "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
     "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),

@@ -195,6 +195,10 @@ def _travels(made: Kind | None, wanted: Kind | None, leaf: str) -> bool:
     bare ``name`` as a person (an Airflow link's name is no bank customer)."""
     if made is None or wanted is None:
         return False
+    # a text's subject (title:video) says what to draw, not whether it travels: a title is a title
+    made, wanted = (
+        k._replace(field=k.field.partition(":")[0]) if k.family == "text" else k for k in (made, wanted)
+    )
     if made.family == "text" and wanted.family == "text" and wanted.field == "query":
         return made.field == "title"  # a title searched for, not a message
     if made.family != wanted.family:

@@ -105,7 +105,7 @@ def _object(**props: Any) -> dict[str, Any]:
         ),
         ("queue", {"topic": "print_job", "kind": "string"}, None),  # a printer's queue is no task's
         # a display name is the name: PeerTube made a playlist displayed as "Carl Ali"
-        ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title")),
+        ("displayName", {"topic": "addPlaylist", "kind": "string"}, Kind("text", "title:playlist")),
         ("displayName", {"parent": "account", "kind": "string"}, Kind("person", "full_name")),
         ("display_name", {"topic": "createUser"}, Kind("person", "full_name")),
         # SEC's HtmlFileName was a title, searched for as a business review's query
@@ -117,15 +117,15 @@ def _object(**props: Any) -> dict[str, Any]:
         ("rate", {"kind": "number"}, None),  # a rate alone may be any rate
         ("tagsAllOf", {}, classify("tags")),  # PeerTube's filters: tagsAllOf were fillers
         ("favicon", {}, Kind("web", "image_url")),
-        ("biography", {}, Kind("text", "description")),
+        ("biography", {}, Kind("text", "description:profile")),
         ("name", {"topic": "LocalBusinessData"}, Kind("company", "name")),  # was a person's name
         # PeerTube's startTimestamp (format seconds) is seconds into a video, not 1794736800
         ("startTimestamp", {"fmt": "seconds", "kind": "integer"}, Kind("number", "seconds")),
         ("licences", {}, Kind("misc", "licence")),  # PeerTube's video licences were fillers
         # An Airflow DAG's description was "Stainless steel bottle that keeps drinks cold"; a
         # job's description stays a description
-        ("description", {"topic": "get_dag", "kind": "string"}, Kind("misc", "workflow_description")),
-        ("doc_md", {"topic": "get_dag_details", "kind": "string"}, Kind("misc", "workflow_description")),
+        ("description", {"topic": "get_dag", "kind": "string"}, Kind("text", "description:workflow")),
+        ("doc_md", {"topic": "get_dag_details", "kind": "string"}, Kind("text", "description:workflow")),
         ("description", {"topic": "search_job", "kind": "string"}, Kind("text", "description")),
         ("template_field", {"topic": "get_tasks", "kind": "string"}, Kind("misc", "template_field")),
         ("dag_id_pattern", {"topic": "get_dags", "kind": "string"}, Kind("misc", "dag_pattern")),
@@ -389,7 +389,7 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("new_appointment_doctor", "", "", "person", "full_name"),
         ("unit_in", "", "", "misc", "unit"),  # When2Call's si_unit_conversion had unit_in 'river-4'
         ("litecoin_block_hash", "", "", "misc", "token"),
-        ("game", "", "", "text", "work"),
+        ("game", "", "", "text", "work:game"),
         ("actors_images", "", "", "file", "image"),
         ("owner_response_timestamp", "", "", "date", "start"),
         ("provinceOrState", "", "", "place", "region"),
@@ -418,7 +418,7 @@ def test_a_scopes_faker_draws_do_not_depend_on_other_scopes_of_the_thread() -> N
         ("name", "The name of the smart device.", "", "misc", "device"),
         ("name", "The name of the playing field.", "", "text", "title"),  # a thing, not a person
         ("name", "The name of the patient.", "", "person", "full_name"),
-        ("name", "The name of the video.", "", "text", "work"),  # PeerTube: no "Dentist appointment"
+        ("name", "The name of the video.", "", "text", "work:video"),  # PeerTube: no "Dentist appointment"
         ("name", "The name of the profile.", "", "text", "title"),  # no file in "profile"
         ("name", "", "account", "person", "username"),  # PeerTube's account.name: no account number
         ("name", "The name of the competition.", "", "text", "title"),  # no pet in "competition"

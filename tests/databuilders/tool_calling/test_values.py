@@ -572,3 +572,16 @@ def test_type_lists_and_boolean_items_are_read_not_fallen_over() -> None:
     for seed in range(5):
         assert "a" in arguments(multiply, EntityContext(random.Random(seed)), random.Random(seed))
     assert not worded(classify("division_name"), {"type": ["integer", 3]})
+
+
+def test_a_titles_subject_does_not_stop_it_being_searched_for() -> None:
+    # A news article's title is drawn from news titles (title:news), and is still a title to search.
+    news = _io(
+        "GetNews",
+        "news",
+        outputs="title",
+        title={"type": "string", "description": "Title of the news article."},
+    )
+    context = EntityContext(random.Random(1))
+    assert not context.apart(news, "title", _io("SearchEngine", "apibank", inputs="query"), "query")
+    assert context.apart(news, "title", _io("AddMeeting", "apibank", inputs="location"), "location")

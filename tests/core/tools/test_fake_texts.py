@@ -1,0 +1,128 @@
+"""Texts drawn for what they are about (``_fake_texts``): the subject read from a property's name,
+the object holding it, its description and the tool's name."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fms_dgt.core.tools import _fake_data as data
+from fms_dgt.core.tools._fake_texts import texts_of
+from fms_dgt.core.tools.fakes import Kind, classify, fake
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "parent", "topic", "expected"),
+    [
+        # the property's own words: a video blacklisted, an Airflow timetable
+        ("blacklistedReason", "", "data", "getVideos", Kind("text", "reason:moderation")),
+        (
+            "timetable_description",
+            "Timetable/Schedule Interval description.",
+            "",
+            "get_dag",
+            Kind("text", "description:schedule"),
+        ),
+        # the object holding it; an envelope says nothing, so the tool's last noun decides
+        ("description", "", "channel", "getVideo", Kind("text", "description:channel")),
+        ("description", "", "data", "getVideoChannels", Kind("text", "description:channel")),
+        ("displayName", "", "data", "getPlaylists", Kind("text", "title:playlist")),
+        ("description", "", "sla_miss", "get_task_instances", Kind("text", "description:sla")),
+        # the description's first sentence, its last subject word first
+        ("displayName", "Video playlist display name", "", "addPlaylist", Kind("text", "title:playlist")),
+        (
+            "text",
+            "Text of the comment",
+            "",
+            "post_api_v1_videos_by_id_comment_threads",
+            Kind("text", "message:comment"),
+        ),
+        ("title", "Title of the news article.", "news", "GetNews", Kind("text", "title:news")),
+        ("title", "Title of the book.", "", "Goodreads_Get_Authors_Books", Kind("text", "title:work")),
+        # a word naming one kind of thing beats one that could name many (a DAG run's note)
+        (
+            "note",
+            "Contains manually entered notes by the user about the DagRun.",
+            "dag_runs",
+            "get_dag_runs",
+            Kind("text", "message:workflow"),
+        ),
+        (
+            "note",
+            "The custom note to set for this Task Instance.",
+            "",
+            "set_mapped_task_instance_note",
+            Kind("text", "message:workflow"),
+        ),
+        ("content", "The content of the note", "", "add_note", Kind("text", "message:note")),
+        ("content", "The content of the agenda.", "", "AddAgenda", Kind("text", "message:reminder")),
+        # a subject with no texts of that field keeps the field's own (a webhook's request body)
+        (
+            "body",
+            "The payload that was sent in the request body.",
+            "request",
+            "get_webhooks_by_webhookId_logs",
+            Kind("text", "message"),
+        ),
+        ("message", "The content of the message", "", "send_message", Kind("text", "message")),
+        # a transaction's description is its merchant
+        (
+            "description",
+            "A short description for this transaction. Usually the merchant name for purchases.",
+            "attributes",
+            "get_transactions",
+            Kind("company", "name"),
+        ),
+    ],
+)
+def test_a_text_is_drawn_for_what_it_is_about(
+    name: str, description: str, parent: str, topic: str, expected: Kind
+) -> None:
+    assert classify(name, description, parent, topic, "", "string") == expected
+
+
+def test_every_subject_text_is_drawn_from_its_own_list() -> None:
+    # PeerTube's blacklisted videos said "item arrived damaged"; Airflow's DAG runs "Happy birthday!"
+    cases = [
+        ("blacklistedReason", "", "getVideos", "reason:moderation"),
+        (
+            "note",
+            "Contains manually entered notes by the user about the DagRun.",
+            "get_dag_runs",
+            "message:workflow",
+        ),
+        ("timetable_description", "", "get_dag", "description:schedule"),
+    ]
+    for name, description, topic, field in cases:
+        own = texts_of(field)
+        assert own
+        for seed in range(20):
+            value = fake(
+                {"type": "string", "description": description}, random.Random(seed), name=name, topic=topic
+            )
+            assert value in own, (name, value)
+            assert value not in data.REASONS + data.MESSAGES + data.DESCRIPTIONS
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "parent", "topic"),
+    [
+        ("name", "immutable name of the user, used to find or mention its actor", "channel", "getVideo"),
+        ("name", "The username or handle of the account", "", "getAccountVideos"),
+        ("name", "username of the channel to create", "", "addVideoChannel"),
+    ],
+)
+def test_a_name_said_to_be_a_handle_is_a_username(
+    name: str, description: str, parent: str, topic: str
+) -> None:
+    # PeerTube's channel handles were "Team lunch" and account handles "The Glass Orchard"
+    assert classify(name, description, parent, topic, "", "string") == Kind("person", "username")
+
+
+def test_a_string_typed_moment_and_an_operators_class_read_as_what_they_are() -> None:
+    found = classify(
+        "current_time_str", "Current time in HH:MM AM/PM format.", "", "update_market_status", "", "string"
+    )
+    assert found is not None and found.family == "date"  # was a message ("Happy birthday!")
+    assert classify("class_name", "", "class_ref", "get_tasks", "", "string") == Kind("misc", "task_operator")
