@@ -107,7 +107,7 @@ from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
-from fms_dgt.core.tools._fake_texts import SUBJECT_FIELDS, refine
+from fms_dgt.core.tools._fake_texts import ENVELOPES, SUBJECT_FIELDS, refine
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
 __all__ = ["REMEMBERED", "SORT_WORDS", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
@@ -236,7 +236,8 @@ _WORKFLOW_FIELDS = {
     "defaultview": "dag_view",
     "state": "run_state",
     "classpath": "trigger_class",
-    "classname": "task_operator",  # a task's class_ref: its operator's class
+    "classname": "task_operator",
+    "fileloc": "dag_file",  # a task's class_ref: its operator's class
     "kwargs": "json_settings",
     "templatefields": "template_field",
     "templatefield": "template_field",
@@ -404,7 +405,7 @@ _NO_ENTITY = frozenset(
 
 
 def _entity_of(parent: str, topic: str, description: str) -> str:
-    if parent:
+    if parent and parent.lower() not in ENVELOPES:  # Up's data.id is a webhook's, not a "data-6094"
         return singular(tokens(parent)[-1]) if tokens(parent) else "item"
     match = _ID_IN_DESCRIPTION.search(description.lower())
     if match:

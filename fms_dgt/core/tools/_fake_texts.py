@@ -21,9 +21,10 @@ import re
 
 from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_names import Kind, tokens
+from fms_dgt.core.tools.enrichments._dataflow_words import ENVELOPES as _WRAPPERS
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
-__all__ = ["SUBJECT_FIELDS", "refine", "texts_of"]
+__all__ = ["ENVELOPES", "SUBJECT_FIELDS", "refine", "texts_of"]
 
 #: Text fields whose values depend on what they are about.
 SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work"})
@@ -55,6 +56,7 @@ _STRONG: dict[str, str] = {
         ("blacklist", "blacklisted", "blocklist", "block", "blocked", "ban", "banned", "abuse"), "moderation"
     ),
     "support": "support",
+    **dict.fromkeys(("source", "code", "script"), "code"),
 }
 #: Words that could name many kinds of thing: read only when no word above is found.
 _WEAK: dict[str, str] = {
@@ -63,22 +65,8 @@ _WEAK: dict[str, str] = {
     **dict.fromkeys(("event", "meeting", "appointment", "calendar"), "event"),
     **dict.fromkeys(("folder", "directory"), "folder"),
 }
-#: Objects that only wrap others: their names say nothing of what a text is about.
-_ENVELOPES = frozenset(
-    {
-        "data",
-        "attributes",
-        "items",
-        "item",
-        "results",
-        "result",
-        "records",
-        "entries",
-        "payload",
-        "value",
-        "values",
-    }
-)
+#: Objects that only wrap others: their names say nothing of what a text or an id is about.
+ENVELOPES = _WRAPPERS | {"attributes", "item", "result", "value", "values"}
 #: Words of a property's name that say which field it is, not what it is about.
 _FIELD_WORDS = frozenset(
     {
@@ -113,7 +101,7 @@ def refine(found: Kind, name: str, description: str, parent: str, topic: str) ->
 @functools.lru_cache(maxsize=8192)
 def _subject(field: str, name: str, parent: str, topic: str, description: str) -> str:
     own = [w for w in tokens(name) if w not in _FIELD_WORDS]
-    held = [] if parent.lower() in _ENVELOPES else tokens(parent)
+    held = [] if parent.lower() in ENVELOPES else tokens(parent)
     said = _WORD.findall(_FIRST_SENTENCE.match(description.lower()).group(0))  # type: ignore[union-attr]
     places = (own[::-1], held[::-1], said[::-1], list(tokens(topic))[::-1])
     for table in (_STRONG, _WEAK):
@@ -336,6 +324,15 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "Ideas for the offsite: a cooking class or a hike.",
         "Call the landlord about the boiler.",
         "Milk, eggs, coffee and lemons.",
+    ),
+    # A DAG file's source (Airflow's get_dag_source was "Cleared after the credentials were rotated.").
+    ("message", "code"): (
+        "from airflow import DAG\nfrom airflow.operators.bash import BashOperator\n\n"
+        'with DAG("orders_etl", schedule="0 6 * * *") as dag:\n'
+        '    BashOperator(task_id="load", bash_command="python load.py")\n',
+        "from airflow.decorators import dag, task\n\n\n"
+        '@dag(schedule="@daily", catchup=False)\ndef sales_report():\n'
+        "    @task\n    def build():\n        return 42\n\n    build()\n\n\nsales_report()\n",
     ),
     ("message", "support"): (
         "You can support this channel at https://donate.example.com/",

@@ -126,3 +126,20 @@ def test_a_string_typed_moment_and_an_operators_class_read_as_what_they_are() ->
     )
     assert found is not None and found.family == "date"  # was a message ("Happy birthday!")
     assert classify("class_name", "", "class_ref", "get_tasks", "", "string") == Kind("misc", "task_operator")
+
+
+def test_an_airflow_dags_source_and_file_are_code_and_a_dag_file() -> None:
+    # get_dag_source's content was "Cleared after the credentials were rotated.", a DAG's fileloc
+    # "/home/stephanie_mejia/documents/invoice_2026_11.txt"
+    assert classify("content", "", "", "get_dag_source", "", "string") == Kind("text", "message:code")
+    source = fake({"type": "string"}, random.Random(3), name="content", topic="get_dag_source")
+    assert "from airflow" in source
+    assert classify("fileloc", "", "", "get_dag", "", "string") == Kind("misc", "dag_file")
+    assert fake({"type": "string"}, random.Random(3), name="fileloc", topic="get_dag").endswith(".py")
+
+
+def test_an_id_in_an_envelope_is_the_id_of_what_the_tool_is_about() -> None:
+    # Up's webhooks were listed as data-10374 and deleted "for ID data-10374"
+    assert classify("id", "", "data", "get_webhooks", "", "string") == Kind("id", "webhook")
+    assert classify("id", "", "", "delete_webhooks_by_id", "", "string") == Kind("id", "webhook")
+    assert classify("id", "", "owner", "get_webhooks", "", "string") == Kind("id", "owner")

@@ -24,7 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fms_dgt.core.tools.enrichments._dataflow_words import ABBREVIATIONS, WORD, name_text, singular, words
+from fms_dgt.core.tools.enrichments._dataflow_words import (
+    ABBREVIATIONS,
+    ENVELOPES,
+    WORD,
+    name_text,
+    singular,
+    words,
+)
 
 __all__ = [
     "CHOICES",
@@ -146,9 +153,9 @@ _TEXT_HEADS = frozenset({"text", "query", "keyword", "keywords", "search", "phra
 #: Names that say what kind of value a parameter is but not of what (``name``, ``code``): they
 #: read with the entity where they sit (``location.name`` reads ``location name``).
 _BARE_LABELS = frozenset({"name", "title", "code", "label"})
-#: Names of an object or list that only wraps others (JSON:API's ``data``): one such name on
-#: both sides says nothing of whether they hold the same thing.
-_ENVELOPES = frozenset({"data", "items", "results", "records", "entries", "payload", "body"})
+#: One envelope's name on both sides (JSON:API's ``data``) says nothing of whether they hold the
+#: same thing.
+_ENVELOPES = ENVELOPES
 
 
 def bare_label(name: str) -> bool:

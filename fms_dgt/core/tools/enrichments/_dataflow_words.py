@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ABBREVIATIONS", "WORD", "name_text", "singular", "words"]
+__all__ = ["ABBREVIATIONS", "ENVELOPES", "WORD", "name_text", "singular", "words"]
 
 #: A word of a name: snake_case, camelCase, acronyms and digits split apart.
+#: Names of an object or list that only wraps others (JSON:API's ``data``): they say nothing of
+#: what they hold.
+ENVELOPES = frozenset({"data", "items", "results", "records", "entries", "payload", "body"})
 WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 #: Plurals that are their own singular, and stems whose plural in "ies" drops the "s" only.
 _SAME_PLURAL = frozenset({"series", "species"})
