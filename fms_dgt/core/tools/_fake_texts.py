@@ -57,6 +57,7 @@ _STRONG: dict[str, str] = {
     ),
     "support": "support",
     **dict.fromkeys(("source", "code", "script"), "code"),
+    "page": "page",
 }
 #: Words that could name many kinds of thing: read only when no word above is found.
 _WEAK: dict[str, str] = {
@@ -64,6 +65,7 @@ _WEAK: dict[str, str] = {
     **dict.fromkeys(("reminder", "agenda", "todo"), "reminder"),
     **dict.fromkeys(("event", "meeting", "appointment", "calendar"), "event"),
     **dict.fromkeys(("folder", "directory"), "folder"),
+    "account": "account",
 }
 #: Objects that only wrap others: their names say nothing of what a text or an id is about.
 ENVELOPES = _WRAPPERS | {"attributes", "item", "result", "value", "values"}
@@ -179,6 +181,22 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
     ),
     ("title", "folder"): ("Invoices", "Taxes 2026", "Contracts", "Receipts", "Photos", "Project Apollo"),
     ("title", "work"): data.WORK_TITLES,
+    # What a bank's customer calls an account (Up's displayName was "Weekly one-on-one").
+    ("title", "account"): (
+        "Spending",
+        "Savings",
+        "Rainy day fund",
+        "Holiday fund",
+        "Bills",
+        "Emergency fund",
+    ),
+    ("title", "page"): (
+        "Harbor Street Bakery",
+        "Northside Climbing Gym",
+        "The Daily Sketch",
+        "Green Thumb Gardening",
+        "Tidewater Coffee Roasters",
+    ),
     ("work", "video"): (
         "Sourdough bread from scratch",
         "Beginner yoga: a 20-minute morning flow",

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_words import singular as one
+from fms_dgt.databuilders.tool_calling._notes import implementation_notes
 
 __all__ = [
     "ACTION",
@@ -39,112 +40,6 @@ __all__ = [
 #: Kinds of purpose: fetch information (phrased freely), ask for a specific operation (the verb is
 #: kept), change something (approvals, "done" answers).
 GET, ASK, ACTION = "get", "ask", "action"
-
-# Sentences and clauses a person would never say when asking: defaults, fallbacks, notes, examples,
-# internals, limits, provider names. The same patterns drop them from purposes and find them in turns.
-# Beside each pattern, lower-case words every match of it holds (one of them at least): a text with
-# none of them holds no note, and a substring test costs far less than running the patterns over it.
-_NOTE_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (r"\bby default\b", ("default",)),
-    (r"\bdefaults? (?:to|is|value)\b", ("default",)),
-    (r"\bdefault\b(?=\s*(?:[).,;]|$))", ("default",)),
-    (r"\bfalls? back\b", ("fall",)),
-    (r"\bbelongs to\b", ("belongs to",)),
-    (r"\bapis?\b", ("api",)),
-    (
-        r"\bother \w+(?: \w+)? (?:get|gets|return|returns|receive|receives|use|uses|fall back|default)\b",
-        ("other ",),
-    ),
-    (r"\bnote\s*:", ("note",)),
-    (r"(?:^|[.!?]\s+)note that\b", ("note that",)),
-    (r"\bimportant\s*:", ("important",)),
-    (r"\be\.\s?g\.", ("g.",)),
-    (r"\bi\.\s?e\.", ("i.",)),
-    (r"\bfor (?:example|instance)\b", ("for example", "for instance")),
-    (r"\bexamples?\s*:", ("example",)),
-    (r"\binternal(?:ly)?\b", ("internal",)),
-    (r"\bimplementation\b", ("implementation",)),
-    (r"\bdeprecated\b", ("deprecated",)),
-    (r"\brapid\s?api\b", ("rapid",)),
-    (r"\btoolbench\b", ("toolbench",)),
-    (r"\bendpoint\b", ("endpoint",)),
-    (r"\brate[- ]limit", ("rate-", "rate ")),
-    (
-        r"\bthis (?:api|tool|function|method|endpoint)\b",
-        ("this api", "this tool", "this function", "this method", "this endpoint"),
-    ),
-    (r"\bthe (?:api|tool|endpoint)\b", ("the api", "the tool", "the endpoint")),
-    (r"\b(?:returns?|will return|raises?) (?:an? )?(?:error|exception)\b", ("error", "exception")),
-    (r"\bthe agent (?:needs|should|must|will|can|has)\b", ("the agent ",)),
-    (r"\bexplicit (?:user )?confirmation\b", ("confirmation",)),
-    (r"\bonly (?:be )?(?:call|called|use|used) (?:it |this )?(?:once|if|when)\b", ("only ",)),
-    (r"\bcan only be called\b", ("can only be called",)),
-    (r"\bbe careful\b", ("be careful",)),
-    (r"\b(?:if|when) (?:the )?\w+ (?:is|are) not (?:found|given|provided|specified|set)\b", (" not ",)),
-    (r"\bhttps?://", ("://",)),
-    (r"(?:^|\s)/[\w{}:.-]+/[\w{}:./-]+", ("/",)),
-    (r"%[YmdHMS]", ("%",)),
-    (r"\bin (?:\.\w+|json|xml|html|csv|mp3) format\b", (" format",)),
-    (r"\bafter approximately\b", ("after approximately",)),
-    (r"\bfor approx\b", ("for approx",)),
-    (
-        r"\bthe (?:input|output|response|result) (?:is|will be)\b",
-        ("input ", "output ", "response ", "result "),
-    ),
-    (r"\bmocked\b|\bmock (?:data|results?|responses?)\b", ("mock",)),
-    (r"\bsimulated\b", ("simulated",)),
-    (
-        r"\b(?:since|until) the (?:server|service|process|program|app|application|system|session) "
-        r"(?:started|was started|launched|began|restarted|stops|ends|exits|restarts)\b",
-        ("since the ", "until the "),
-    ),
-)
-_NOTE_PATTERNS = tuple(pattern for pattern, _ in _NOTE_RULES)
-_NOTE_WORDS = tuple(dict.fromkeys(word for _, words in _NOTE_RULES for word in words))
-
-
-def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """One regex of every pattern. Those that start at a word boundary share it, so the engine
-    tries their words only where a word starts, not at every character (3x faster on a request)."""
-    words = [p.removeprefix(r"\b") for p in patterns if p.startswith(r"\b")]
-    others = [p for p in patterns if not p.startswith(r"\b")]
-    shared = [r"\b(?:" + "|".join(f"(?:{p})" for p in words) + ")"] if words else []
-    parts = [*shared, *(f"(?:{p})" for p in others)]
-    return re.compile("|".join(parts), re.IGNORECASE)
-
-
-_NOTES = _alternation(_NOTE_PATTERNS)
-
-
-@lru_cache(maxsize=256)
-def _some_notes(rules: tuple[int, ...]) -> re.Pattern[str]:
-    """The alternation of some of the patterns, in their order. It finds what the whole one finds
-    in a text where the others cannot match: an alternative that never matches takes no part."""
-    return _alternation(tuple(_NOTE_PATTERNS[i] for i in rules))
-
-
-def implementation_notes(text: str) -> list[str]:
-    """The implementation-note phrases found in ``text`` (empty when it reads as a request)."""
-    notes = _notes_for(text)
-    return [] if notes is None else [m.group(0).strip() for m in notes.finditer(text)]
-
-
-def _notes_for(text: str) -> re.Pattern[str] | None:
-    """The patterns that can match ``text`` (None: not one). Only ASCII text is sorted by its
-    words: there, matching without case is matching the lower-cased text, whereas elsewhere case
-    folding pairs more letters (a dotless i with i, a long s with s), and every pattern is tried."""
-    if not text.isascii():
-        return _NOTES
-    lowered = text.lower()
-    found = tuple(word for word in _NOTE_WORDS if word in lowered)
-    return _notes_with(found) if found else None
-
-
-@lru_cache(maxsize=256)
-def _notes_with(found: tuple[str, ...]) -> re.Pattern[str]:
-    """The patterns one of whose words is among ``found``, worked out once per set of words."""
-    return _some_notes(tuple(i for i, (_, words) in enumerate(_NOTE_RULES) if any(w in found for w in words)))
-
 
 # ---------------------------------------------------------------------------------------------- verbs
 
@@ -176,7 +71,7 @@ _ACTION_VERBS = word_set(
     "login logout authenticate connect disconnect compress resize crop lock unlock turn toggle adjust "
     "mark archive restore backup sync import export print sell trade withdraw deposit borrow lend rent "
     "hire call email message contact invest write reply respond request confirm tag return upgrade "
-    "downgrade activate deactivate"
+    "downgrade activate deactivate categorize categorise attach detach associate disassociate mute unmute"
 )
 _VERBS = _GET_VERBS | _ASK_VERBS | _ACTION_VERBS
 _IRREGULAR_PAST = {
@@ -565,10 +460,15 @@ _YOU_SOUNDS = (
 
 
 def join_words(items: list[str], conjunction: str = "and") -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
+    """``a``, ``a and b``, ``a, b and c``; an item's closing full stop goes (a sentence said as a
+    value: "the description is Weekly export of invoices., the fileloc is ...")."""
+    items = [_STOP.sub("", item) for item in items]
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+_STOP = re.compile(r"(?<=[^\W_])\.$")
 
 
 def plain_name(name: str) -> str:

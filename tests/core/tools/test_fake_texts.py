@@ -66,6 +66,21 @@ from fms_dgt.core.tools.fakes import Kind, classify, fake
             Kind("text", "message"),
         ),
         ("message", "The content of the message", "", "send_message", Kind("text", "message")),
+        # an account's name in a bank's app; a social network's page
+        (
+            "displayName",
+            "The name associated with the account in the Up application.",
+            "attributes",
+            "get_accounts_by_id",
+            Kind("text", "title:account"),
+        ),
+        (
+            "page_name",
+            "Page name associated with the account.",
+            "",
+            "Instagram_Info",
+            Kind("text", "title:page"),
+        ),
         # a transaction's description is its merchant
         (
             "description",

@@ -11,8 +11,8 @@ from databuilders.tool_calling.plans import TOOLSETS, corpus_tools
 
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.registry import ToolRegistry
+from fms_dgt.databuilders.tool_calling._notes import _NOTE_PATTERNS
 from fms_dgt.databuilders.tool_calling.wording import (
-    _NOTE_PATTERNS,
     ACTION,
     ASK,
     GET,
@@ -62,6 +62,7 @@ PURPOSES = [
     ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
     ("Reorder a playlist", "reorder", "a playlist", ACTION),  # a verb the lexicon lacks, before "a"
+    ("Categorize transaction", "categorize", "transaction", ACTION),  # Up: not "fetch the categorize ..."
     # A second verb agrees with the first: "performed a full grid search and retrieves" read badly.
     (
         "Performs a full grid search and retrieves the ranking of a place.",
@@ -312,3 +313,13 @@ def test_a_name_that_changes_a_thing_otherwise_than_its_description_says_wins() 
         purpose_of(Tool("get_user", "b", description="Updates the cache and returns a user.")).verb
         == "update"
     )
+
+
+def test_a_sentence_said_as_one_of_several_values_loses_its_full_stop() -> None:
+    # Airflow's DAG: "the description is Weekly export of invoices to the finance bucket., the
+    # fileloc is ..."
+    facts = ["the description is Weekly export of invoices.", "the owner is airflow"]
+    assert join_words(facts) == "the description is Weekly export of invoices and the owner is airflow"
+    assert join_words(["a sentence."]) == "a sentence"
+    assert join_words(["wait...", "Apple Inc.", "b"]) == "wait..., Apple Inc and b"
+    assert join_words(["v2.", "x"]) == "v2 and x"
