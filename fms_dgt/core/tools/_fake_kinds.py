@@ -236,8 +236,7 @@ _WORKFLOW_FIELDS = {
     "defaultview": "dag_view",
     "state": "run_state",
     "classpath": "trigger_class",
-    "classname": "task_operator",
-    "fileloc": "dag_file",  # a task's class_ref: its operator's class
+    "classname": "task_operator",  # a task's class_ref: its operator's class
     "kwargs": "json_settings",
     "templatefields": "template_field",
     "templatefield": "template_field",
@@ -269,6 +268,8 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         return _k("misc", "cron")  # Airflow's schedule_interval: {"__type": "CronExpression", "value": ...}
     if joined in ("description", "docmd") and kind in ("string", "") and _PIPELINES.search(context):
         return _k("text", "description:workflow")  # an Airflow DAG is no "stainless steel bottle"
+    if joined == "fileloc" and kind in ("string", "") and _WORKFLOW.search(context):
+        return _k("file", "dag_file")  # where a DAG's file is, not a user's invoice
     if joined in _WORKFLOW_FIELDS and kind in ("string", "") and _WORKFLOW.search(context):
         return _k("misc", _WORKFLOW_FIELDS[joined])  # a task's queue and pool, a DAG's operator
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):

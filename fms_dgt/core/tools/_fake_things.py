@@ -63,6 +63,8 @@ def _file(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
         user = scope.person("").username
         yield f"/home/{user}/{folder}/{document}"
         yield f"{folder}/{document}"
+    elif field == "dag_file":
+        yield scope.rng.choice(("/opt/airflow/dags/orders_etl.py", "/opt/airflow/dags/sales_report.py"))
     elif field == "folder":
         yield scope.remembered(kind, lambda: scope.rng.choice(data.FOLDERS))
     elif field == "extension":
@@ -217,11 +219,6 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "priority_level": ("low", "medium", "high", "urgent"),
     "video_resolution": ("480p", "720p", "1080p", "1440p", "2160p"),
     "template_field": ("bash_command", "env", "sql", "params", "op_kwargs", "templates_dict"),
-    "dag_file": (
-        "/opt/airflow/dags/orders_etl.py",
-        "/opt/airflow/dags/sales_report.py",
-        "/opt/airflow/dags/backup.py",
-    ),
     "cron": ("0 6 * * *", "*/15 * * * *", "0 0 * * 1", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *"),
     "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
     "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),

@@ -20,6 +20,7 @@ from typing import Any
 
 from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_kinds import Kind, remembers, tokens
+from fms_dgt.core.tools._fake_moulds import fill_digits
 from fms_dgt.core.tools._fake_things import THINGS, money_range, number_in
 
 __all__ = ["ANCHOR", "Person", "Scope", "Site", "examples_in"]
@@ -252,7 +253,7 @@ class Scope:
             digits = str(self.ident(kind.field, kind.role).number)
             for example in examples_in(str(schema.get("description") or "")):
                 if any(c.isdigit() for c in example):
-                    yield _fill_digits(example, digits)
+                    yield fill_digits(example, digits)
         yield from _RENDER.get(kind.family, _nothing)(self, kind, schema, name)
 
 
@@ -296,20 +297,6 @@ def _entity_key(kind: Kind) -> str:
     if kind.family == "id":
         return f"id.{kind.field}@{kind.role}"
     return kind.key
-
-
-def _fill_digits(example: str, digits: str) -> str:
-    """``#W0000000`` filled with ``48213`` -> ``#W0048213`` (the example's shape, our number)."""
-    slots = sum(c.isdigit() for c in example)
-    digits = digits[-slots:].rjust(slots, "0") if slots else ""
-    out, used = [], 0
-    for c in example:
-        if c.isdigit():
-            out.append(digits[used])
-            used += 1
-        else:
-            out.append(c)
-    return "".join(out)
 
 
 def _nothing(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:

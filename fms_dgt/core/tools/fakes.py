@@ -49,6 +49,7 @@ from fms_dgt.core.tools._fake_kinds import (
     remembers,
     tokens,
 )
+from fms_dgt.core.tools._fake_moulds import moment_like, reshaped
 from fms_dgt.core.tools._fake_values import Scope, examples_in
 from fms_dgt.core.tools.synth import MISSING, Path, SynthesisError, SynthHooks, synthesise
 
@@ -231,6 +232,8 @@ class FakeHooks(SynthHooks):
         example = self.example(schema)
         if identifier is not None and example is not MISSING and scope.names_another(identifier, example):
             example = MISSING  # the spec's one example for two entities: this one gets its own id
+        if example is not MISSING and kind is not None and kind.family in ("id", "date"):
+            example = self._moulded(kind, example, schema, name)
         if example is MISSING and (kind is None or kind.family in _HINTED):
             example = self.hinted(schema)
         if example is not MISSING:
@@ -240,6 +243,21 @@ class FakeHooks(SynthHooks):
         if kind is None:
             return MISSING
         return first_fit(scope.candidates(kind, schema, name), schema)
+
+    def _moulded(self, kind: Kind, example: Any, schema: Mapping[str, Any], name: str) -> Any:
+        """The record's own id or moment in the shape of the spec's one example (every PeerTube
+        playlist was ``2y84q2MQUMWPbiEcxNXMgC`` and every video published at one second): an
+        integer id is the entity's number; the example itself when nothing of its shape fits."""
+        if isinstance(example, bool) or not isinstance(example, (str, int)):
+            return example
+        own: int | str | None = None
+        if kind.family == "date":
+            if isinstance(example, str):
+                own = moment_like(example, self.scope.candidates(kind, schema, name))
+        else:
+            ident = self.scope.ident(kind.field, kind.role)
+            own = ident.number if isinstance(example, int) else reshaped(example, ident.number, ident.uuid)
+        return own if own is not None and fit(own, schema) else example
 
     def hinted(self, schema: Mapping[str, Any]) -> Any:
         """One of the example values the description gives (``such as 'Physics'``) that fits."""

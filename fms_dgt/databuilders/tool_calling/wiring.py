@@ -283,8 +283,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         return (
             made.family == "misc" and made.field != wanted.field and not {made.field, wanted.field} & _LOOSE
         )
-    if {made.field, wanted.field} & _LOOSE:
-        return False
+    if {made.field, wanted.field} & _LOOSE:  # but a file's place is no token (Airflow's fileloc)
+        return "file" in (made.family, wanted.family)
     if {made.field, wanted.field} & _CODED:  # a restaurant's open status category is no currency
         return True
     if {made.family, wanted.family} & _EXCLUSIVE:  # a product is no date, a dial code no CVV

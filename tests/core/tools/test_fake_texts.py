@@ -149,7 +149,7 @@ def test_an_airflow_dags_source_and_file_are_code_and_a_dag_file() -> None:
     assert classify("content", "", "", "get_dag_source", "", "string") == Kind("text", "message:code")
     source = fake({"type": "string"}, random.Random(3), name="content", topic="get_dag_source")
     assert "from airflow" in source
-    assert classify("fileloc", "", "", "get_dag", "", "string") == Kind("misc", "dag_file")
+    assert classify("fileloc", "", "", "get_dag", "", "string") == Kind("file", "dag_file")
     assert fake({"type": "string"}, random.Random(3), name="fileloc", topic="get_dag").endswith(".py")
 
 

@@ -1,0 +1,64 @@
+"""A spec's one example of an id or a moment lends its shape, not its value (``_fake_moulds``)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from fms_dgt.core.tools._fake_moulds import moment_like, reshaped
+from fms_dgt.core.tools.fakes import Scope, fake
+
+
+def _classes(text: str) -> str:
+    return re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", text)))
+
+
+def test_an_ids_random_looking_part_is_drawn_again_and_its_fixed_parts_stay() -> None:
+    token = "2y84q2MQUMWPbiEcxNXMgC"
+    made = reshaped(token, 48213, "entity-1")
+    assert made != token and _classes(made) == _classes(token)
+    assert reshaped(token, 48213, "entity-1") == made  # one entity, one id
+    assert reshaped(token, 48213, "entity-2") != made
+    assert reshaped("ORD-2024-0001", 48213, "e") == "ORD-0004-8213"  # a person's parts are kept
+    hexed = reshaped("a65bc12f-9383", 1, "e")
+    assert re.fullmatch(r"[0-9a-f]{8}-\d{4}", hexed) and hexed != "a65bc12f-9383"
+
+
+def test_a_moment_takes_the_shape_of_the_example() -> None:
+    assert (
+        moment_like("2025-10-15T13:51:39Z", ["2026-05-17", "2026-05-17T07:00:00Z"]) == "2026-05-17T07:00:00Z"
+    )
+    assert moment_like("15/10/2025", ["2026-05-17", "2026-05-17T07:00:00Z"]) is None
+
+
+_VIDEO = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer", "examples": [42]},
+        "shortUUID": {"type": "string", "examples": ["2y84q2MQUMWPbiEcxNXMgC"]},
+        "publishedAt": {"type": "string", "format": "date-time", "examples": ["2025-10-15T13:51:39Z"]},
+        "orderId": {"type": "string", "examples": ["ORD-2024-0001"]},
+    },
+    "required": ["id", "shortUUID", "publishedAt", "orderId"],
+}
+
+
+def test_every_record_has_its_own_ids_and_moments_where_the_spec_gives_one_example() -> None:
+    # PeerTube: every record's playlist was 42 and 2y84q2MQUMWPbiEcxNXMgC, published at one second
+    values = [fake(_VIDEO, random.Random(seed), topic="getVideo") for seed in range(12)]
+    for field in ("id", "shortUUID", "publishedAt", "orderId"):
+        seen = [v[field] for v in values]
+        assert len(set(seen)) >= 10, (field, seen)
+        assert _VIDEO["properties"][field]["examples"][0] not in seen  # type: ignore[index]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", v["publishedAt"]) for v in values)
+    # a shape the vocabulary lacks: the example is kept
+    created = {"type": "object", "properties": {"createdOn": {"type": "string", "examples": ["15/10/2025"]}}}
+    created["required"] = ["createdOn"]
+    assert fake(created, random.Random(1), topic="getVideo") == {"createdOn": "15/10/2025"}
+
+
+def test_one_entity_keeps_one_reshaped_id_within_a_record() -> None:
+    scope = Scope(random.Random(5))
+    first = fake(_VIDEO, scope.rng, topic="getVideo", scope=scope)
+    again = fake(_VIDEO, scope.rng, topic="getVideo", scope=scope)
+    assert first["shortUUID"] == again["shortUUID"] and first["id"] == again["id"]
