@@ -334,6 +334,9 @@ def _by_head(
         head in ("list", "array", "collection", "str", "string") or head.removesuffix("s") in _PICKS
     ) and modifier:
         return _by_name(modifier, parent, topic, description, kind)
+    counted = head if head not in ("count", "number", "total") or not modifier else modifier[-1]
+    if counted in _TALLIES and kind in ("integer", "number"):
+        return _k("number", "tally")  # COVID's totalDeaths were 17.79 (a price), a video's likes 42.5
     if head in _MONEY_HEADS or (modifier and modifier[-1] in _MONEY_HEADS):
         return Kind("money", "price")
     if head in ("email", "phone", "city", "country", "address", "url", "currency") and modifier:
@@ -353,6 +356,15 @@ def _by_head(
     return None
 
 
+#: Things counted by the many (a total of deaths, a video's likes): whole numbers, often large.
+_TALLIES = frozenset(
+    {
+        "deaths", "cases", "recoveries", "infections", "hospitalizations", "tests", "likes", "dislikes",
+        "views", "followers", "following", "subscribers", "downloads", "votes", "shares", "visits",
+        "visitors", "members", "employees", "students", "patients", "retweets", "plays", "clicks",
+        "impressions", "installs", "signups", "comments", "reviews", "ratings",
+    }
+)  # fmt: skip
 #: Last words of a name that say it is a moment (occurred_after: the events after it).
 _MOMENT_HEADS = frozenset(
     {"date", "time", "datetime", "timestamp", "at", "on", "day", "when", "occurred", "happened"}

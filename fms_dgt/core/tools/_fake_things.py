@@ -274,6 +274,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
 #: Natural ranges of numbers: (lowest, highest, step).
 _RANGES: dict[str, tuple[float, float, float]] = {
     "count": (1, 10, 1),
+    "tally": (3, 5000, 1),
     "quantity": (1, 5, 1),
     "party": (1, 4, 1),
     "children": (0, 3, 1),

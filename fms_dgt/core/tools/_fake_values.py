@@ -37,7 +37,9 @@ _DATE_SHAPE = re.compile(
     r"(?:YYYY|yyyy|MM|DD|dd|HH|hh|mm|SS|ss)(?:[-/.: T]*(?:YYYY|yyyy|MM|DD|dd|HH|hh|mm|SS|ss))+"
 )
 _EXAMPLE_CUE = re.compile(
-    r"\b(?:such as|e\.g\.|eg\.|for example|for instance|example:|examples:|like\b|i\.e\.)[:,]?\s*", re.I
+    r"\b(?:such as|e\.g\.|eg\.|for example|for instance|example:|examples:|like\b|i\.e\.|in this case)"
+    r"[:,]?\s*",
+    re.I,
 )
 _QUOTED = re.compile(r"['\"`]([^'\"`\n]{1,40})['\"`]")
 _ASSIGNED = re.compile(r"^[A-Za-z_]\w{0,20}=(?=\S)")

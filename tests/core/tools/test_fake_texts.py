@@ -158,3 +158,13 @@ def test_an_id_in_an_envelope_is_the_id_of_what_the_tool_is_about() -> None:
     assert classify("id", "", "data", "get_webhooks", "", "string") == Kind("id", "webhook")
     assert classify("id", "", "", "delete_webhooks_by_id", "", "string") == Kind("id", "webhook")
     assert classify("id", "", "owner", "get_webhooks", "", "string") == Kind("id", "owner")
+
+
+def test_things_counted_by_the_many_are_whole_numbers() -> None:
+    # NESTFUL's COVID statistics: "total deaths 17.79" (read as a price) and "new deaths 97.51"
+    for name in ("totalDeaths", "newDeaths", "newlyConfirmedCases", "likes", "followersCount"):
+        assert classify(name, "", "stats", "GetStats", "", "number") == Kind("number", "tally"), name
+    made = fake({"type": "number"}, random.Random(2), name="totalDeaths", topic="GetStats")
+    assert isinstance(made, int) and made >= 3
+    assert classify("comments", "", "", "getVideo", "", "array") != Kind("number", "tally")
+    assert classify("total_price", "", "", "get_order", "", "number") == Kind("money", "price")

@@ -686,6 +686,14 @@ def test_an_example_written_as_an_assignment_gives_its_value() -> None:
     from fms_dgt.core.tools._fake_values import examples_in
 
     assert examples_in("Query parameter, e.g.: q=Paris, US zip e.g: q=10001") == ("Paris",)
+    # NESTFUL's Alpha Vantage: "The function of your choice. (In this case CURRENCY_EXCHANGE_RATE)"
+    # was asked for "function maple-474"
+    said = "The function of your choice. (In this case CURRENCY_EXCHANGE_RATE)"
+    assert examples_in(said) == ("CURRENCY_EXCHANGE_RATE",)
+    assert (
+        fake({"type": "string", "description": said}, random.Random(1), name="function")
+        == "CURRENCY_EXCHANGE_RATE"
+    )
 
 
 def test_the_two_ends_of_a_distance_are_two_places() -> None:
