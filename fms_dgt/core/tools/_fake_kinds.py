@@ -426,7 +426,16 @@ def _entity_of(parent: str, topic: str, description: str) -> str:
         if word not in _NO_ENTITY:
             return singular(word)
     nouns = [w for w in tokens(topic) if w not in _VERBS and not w.isdigit() and len(w) > 1]  # not v1's v
+    if parent and nouns:
+        # An envelope holds what the path ends with: /transactions/{id}/relationships/tags holds
+        # tags (they were the transaction's own id), /webhooks/{id}/logs logs.
+        ends = [w for w in nouns if w not in _PATH_WORDS]
+        return singular(ends[-1] if ends else nouns[0])
     return singular(nouns[0]) if nouns else "item"
+
+
+#: Words of a path-like tool name that name no resource.
+_PATH_WORDS = frozenset({"by", "id", "ids", "relationships", "relationship", "api"})
 
 
 def _name_of(

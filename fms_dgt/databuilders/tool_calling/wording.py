@@ -334,7 +334,7 @@ def _purpose(name: str, description: str, parameters: frozenset[str]) -> Purpose
         verb = named  # the name is what is called: API-Bank's ModifyReminder is described "The API
         # for deleting a reminder item" (DeleteReminder's words); it modifies, it does not delete
 
-    obj = _definite(obj.strip())
+    obj = _determined(_definite(obj.strip()), verb)
     return Purpose(verb=verb, obj=obj, core=_parameter_tail(_core(obj), parameters), kind=kind)
 
 
@@ -358,6 +358,26 @@ def _parameter_tail(core: str, parameters: frozenset[str]) -> str:
     words = [w for w in re.split(r"[\s,]+", match.group(2).lower()) if w and w not in _FILLERS]
     named = sum(1 for w in words if w in parameters or w.rstrip("s") in parameters)
     return match.group(1) if words and named * 3 >= len(words) * 2 else core
+
+
+def _determined(obj: str, verb: str) -> str:
+    """A bare singular noun with its article, as a person says it: OpenAPI's "Delete webhook"
+    deletes the webhook ("I've deleted webhook" read badly), "Create webhook" makes a webhook."""
+    words = obj.split()
+    if not 1 <= len(words) <= 3 or not all(w.isalpha() for w in words) or set(map(str.lower, words)) & _BARE:
+        return obj
+    last = words[-1].lower()
+    if last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        return obj  # "List webhooks"
+    return article(obj) if verb in _MAKES else f"the {obj}"
+
+
+#: Words that keep a phrase as written: determiners, particles ("Sign up"), pronouns, quantities,
+#: and nouns of no number ("Send money").
+_BARE = _DETERMINERS | word_set("in up out on off to for with by from of about into over it them more new")
+_BARE |= word_set("money cash data information info help advice feedback traffic content media mail")
+#: Verbs that make what they name: "Create webhook" makes a webhook, it acts on no webhook known.
+_MAKES = word_set("add create insert register make build book open post publish upload generate")
 
 
 def _definite(text: str) -> str:

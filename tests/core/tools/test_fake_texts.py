@@ -158,6 +158,10 @@ def test_an_id_in_an_envelope_is_the_id_of_what_the_tool_is_about() -> None:
     assert classify("id", "", "data", "get_webhooks", "", "string") == Kind("id", "webhook")
     assert classify("id", "", "", "delete_webhooks_by_id", "", "string") == Kind("id", "webhook")
     assert classify("id", "", "owner", "get_webhooks", "", "string") == Kind("id", "owner")
+    # what the path ends with: a transaction's tags are tags, a webhook's logs logs
+    tags = classify("id", "", "data", "post_transactions_by_transactionId_relationships_tags", "", "string")
+    assert tags == Kind("id", "tag")
+    assert classify("id", "", "data", "get_webhooks_by_webhookId_logs", "", "string") == Kind("id", "log")
 
 
 def test_things_counted_by_the_many_are_whole_numbers() -> None:

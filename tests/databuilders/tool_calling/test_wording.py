@@ -62,7 +62,16 @@ PURPOSES = [
     ("List of city for iso state and postcode.", "get", "the list of city for iso state and postcode", GET),
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
     ("Reorder a playlist", "reorder", "a playlist", ACTION),  # a verb the lexicon lacks, before "a"
-    ("Categorize transaction", "categorize", "transaction", ACTION),  # Up: not "fetch the categorize ..."
+    ("Categorize transaction", "categorize", "the transaction", ACTION),  # Up: not "fetch the categorize ..."
+    (
+        "Ping webhook",
+        "ping",
+        "the webhook",
+        ASK,
+    ),  # Up: "I pinged webhook" read badly; a bare noun gets its article
+    ("Create webhook", "create", "a webhook", ACTION),
+    ("List webhooks", "list", "webhooks", ASK),
+    ("Send money", "send", "money", ACTION),
     # A second verb agrees with the first: "performed a full grid search and retrieves" read badly.
     (
         "Performs a full grid search and retrieves the ranking of a place.",
@@ -75,7 +84,7 @@ PURPOSES = [
     (
         "The API for querying alarm clock, help user to check the alarm clock they have set.",
         "query",
-        "alarm clock",
+        "the alarm clock",
         ASK,
     ),
     # Up Banking's ping: a wrapped line is one sentence, a remark on it ("This is useful") no purpose.
@@ -212,9 +221,9 @@ def test_notes_are_the_patterns_notes_in_random_texts() -> None:
 
 
 def test_a_description_without_a_purpose_falls_back_to_the_name() -> None:
-    assert purpose_of(_tool("", name="QueryStock")).phrase() == "query stock"
+    assert purpose_of(_tool("", name="QueryStock")).phrase() == "query the stock"
     assert purpose_of(_tool("", name="sculptor_info.get")).phrase() == "get sculptor information"
-    assert purpose_of(_tool("Note: internal use only.", name="get_weather_api")).phrase() == "get weather"
+    assert purpose_of(_tool("Note: internal use only.", name="get_weather_api")).phrase() == "get the weather"
 
 
 def test_argument_tails_give_way_to_the_values() -> None:
