@@ -110,7 +110,17 @@ from fms_dgt.core.tools._fake_names import k as _k
 from fms_dgt.core.tools._fake_texts import ENVELOPES, SUBJECT_FIELDS, refine
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
-__all__ = ["REMEMBERED", "SORT_WORDS", "Kind", "canonical", "classify", "place_named", "remembers", "tokens"]
+__all__ = [
+    "REMEMBERED",
+    "SORT_WORDS",
+    "Kind",
+    "canonical",
+    "classify",
+    "place_named",
+    "remembers",
+    "tokens",
+    "topic_noun",
+]
 
 
 @functools.lru_cache(maxsize=16384)
@@ -425,17 +435,31 @@ def _entity_of(parent: str, topic: str, description: str) -> str:
         word = next(g for g in match.groups() if g)
         if word not in _NO_ENTITY:
             return singular(word)
-    nouns = [w for w in tokens(topic) if w not in _VERBS and not w.isdigit() and len(w) > 1]  # not v1's v
-    if parent and nouns:
+    if parent:
         # An envelope holds what the path ends with: /transactions/{id}/relationships/tags holds
         # tags (they were the transaction's own id), /webhooks/{id}/logs logs.
-        ends = [w for w in nouns if w not in _PATH_WORDS]
-        return singular(ends[-1] if ends else nouns[0])
+        return topic_noun(topic) or "item"
+    nouns = _nouns(topic)
     return singular(nouns[0]) if nouns else "item"
 
 
+def _nouns(topic: str) -> list[str]:
+    return [w for w in tokens(topic) if w not in _VERBS and not w.isdigit() and len(w) > 1]  # not v1's v
+
+
+@functools.lru_cache(maxsize=4096)
+def topic_noun(topic: str) -> str:
+    """What a tool named like a path returns, in the singular: ``getCategories`` a category,
+    ``post_transactions_by_transactionId_relationships_tags`` a tag; "" when its name has no noun."""
+    nouns = _nouns(topic)
+    ends = [w for w in nouns if w not in _PATH_WORDS]
+    return singular(ends[-1] if ends else nouns[0]) if nouns else ""
+
+
 #: Words of a path-like tool name that name no resource.
-_PATH_WORDS = frozenset({"by", "id", "ids", "relationships", "relationship", "api"})
+_PATH_WORDS = frozenset(
+    {"by", "id", "ids", "relationships", "relationship", "api", "data", "info", "details"}
+)
 
 
 def _name_of(

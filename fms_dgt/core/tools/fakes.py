@@ -48,8 +48,10 @@ from fms_dgt.core.tools._fake_kinds import (
     place_named,
     remembers,
     tokens,
+    topic_noun,
 )
 from fms_dgt.core.tools._fake_moulds import moment_like, reshaped
+from fms_dgt.core.tools._fake_texts import ENVELOPES
 from fms_dgt.core.tools._fake_values import Scope, examples_in
 from fms_dgt.core.tools.synth import MISSING, Path, SynthesisError, SynthHooks, synthesise
 
@@ -158,14 +160,15 @@ class FakeHooks(SynthHooks):
 
     def _classify(self, schema: Mapping[str, Any], name: str, path: Path) -> Kind | None:
         description, fmt = schema.get("description"), schema.get("format")
-        return classify(
-            name,
-            description if isinstance(description, str) else "",
-            _parent(path),
-            self.topic,
-            fmt if isinstance(fmt, str) else "",
-            json_type(schema),
-        )
+        said = description if isinstance(description, str) else ""
+        fmt, typed = fmt if isinstance(fmt, str) else "", json_type(schema)
+        found = classify(name, said, _parent(path), self.topic, fmt, typed)
+        if found is None and (not name or name.lower() in ENVELOPES) and typed in ("string", "integer"):
+            # a bare list's items are what the tool returns: PeerTube's getCategories answered
+            # ["river-887"], a placeholder for a category
+            noun = topic_noun(self.topic)
+            return classify(noun, said, "", self.topic, fmt, typed) if noun else None
+        return found
 
     def leaf(self, schema: Mapping[str, Any], name: str, path: Path) -> Any:
         """A value for a scalar node (see :class:`~fms_dgt.core.tools.synth.SynthHooks`)."""

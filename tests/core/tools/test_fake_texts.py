@@ -172,3 +172,14 @@ def test_things_counted_by_the_many_are_whole_numbers() -> None:
     assert isinstance(made, int) and made >= 3
     assert classify("comments", "", "", "getVideo", "", "array") != Kind("number", "tally")
     assert classify("total_price", "", "", "get_order", "", "number") == Kind("money", "price")
+
+
+def test_a_bare_lists_items_are_what_the_tool_returns() -> None:
+    # PeerTube's getCategories answered ["river-887"], getLicences a placeholder too
+    strings = {"type": "array", "items": {"type": "string"}, "minItems": 2}
+    categories = fake(strings, random.Random(3), topic="getCategories")
+    assert set(categories) <= set(data.CATEGORIES), categories
+    licences = fake(strings, random.Random(3), topic="getLicences")
+    assert all("Attribution" in x or "Domain" in x for x in licences), licences
+    wrapped = {"type": "object", "properties": {"data": strings}, "required": ["data"]}
+    assert set(fake(wrapped, random.Random(4), topic="get_tags")["data"]) <= set(data.TAGS)
