@@ -268,6 +268,11 @@ _ENDS = re.compile(r"\b(?:end|to|until|till|finish|check out|checkout|return|bef
 
 
 def _date_phrase(words: str, last: str, when: str, rng: random.Random) -> str:
+    field = words.rsplit(" ", 1)[0]
+    if last in _BOUNDS and " " in words and not _STARTS.match(field):
+        # a bound of another moment than the start says which: Airflow's end_date_gte beside
+        # start_date_gte read "from May 16 at 12:45 from May 16 at 12:45 up to ..."
+        return f"with {article(field)} {'up to' if last in ('lte', 'lt') else 'from'} {when}"
     if last in ("lte", "lt", "before", "until"):  # Airflow's start_date_lte: started by then, not "starting"
         return rng.choice((f"until {when}", f"up to {when}"))
     if _STARTS.search(words):

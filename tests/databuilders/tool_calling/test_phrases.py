@@ -335,6 +335,16 @@ def test_the_upper_bound_of_a_start_is_no_start() -> None:
         assert _said({"start_date_gte": "2027-01-29T19:30:00Z"}, seed=seed).startswith(("from ", "starting "))
 
 
+def test_a_bound_of_another_moment_than_the_start_says_which() -> None:
+    # Airflow: "list task instances from May 16 at 12:45 from May 16 at 12:45 up to May 16 at 13:45"
+    # (end_date_gte, start_date_gte, start_date_lte)
+    for seed in range(4):
+        assert _said({"end_date_gte": "2026-05-16T12:45:00Z"}, seed=seed).startswith("with an end date from ")
+        assert _said({"execution_date_lte": "2026-05-16T12:45:00Z"}, seed=seed).startswith(
+            "with an execution date up to "
+        )
+
+
 def test_a_credential_is_the_users_own() -> None:
     # When2Call's income statement was asked "with apikey 82f2817d...": a person says it is theirs.
     secret = "82f2817d8392ef7db3850cedc01df41f"
