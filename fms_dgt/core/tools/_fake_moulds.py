@@ -9,20 +9,24 @@ and the record its value:
 * an id keeps the example's fixed parts (``ORD-``, ``#W``) and takes the entity's own digits;
   a part that looks random (mixed letters and digits, mixed case, a hex run) is redrawn character
   by character in the same classes, from the entity itself, so one entity keeps one id;
-* a moment is the scope's own moment of that field, written in the example's shape.
+* a moment is the scope's own moment of that field, written in the example's shape;
+* a path or address keeps its words and draws its random-looking parts again (every PeerTube
+  video's embed, preview and thumbnail were one ``/videos/embed/a65bc12f-...``).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Iterable
 
-__all__ = ["fill_digits", "moment_like", "reshaped"]
+__all__ = ["fill_digits", "moment_like", "redrawn", "reshaped"]
 
 _SEGMENT = re.compile(r"[A-Za-z0-9]+")
 _HEX = re.compile(r"[0-9a-f]+")
 _DIGIT = re.compile(r"\d")
+_FRACTION = re.compile(r"(?<=:\d\d)\.\d+")
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
 
@@ -30,33 +34,40 @@ _LOWER = "abcdefghijklmnopqrstuvwxyz"
 def reshaped(example: str, number: int, seed: str) -> str:
     """``example`` with the entity's ``number`` in its digits and its random-looking parts drawn
     again from ``seed`` (the entity's own, so the same entity gets the same id)."""
-    rng = random.Random(seed)
-    digits = str(number)
+    return redrawn(example, seed) or fill_digits(example, str(number))
+
+
+def redrawn(example: str, seed: str) -> str | None:
+    """``example`` with its random-looking parts drawn again from ``seed`` (a path's
+    ``/videos/embed/a65bc12f-...``), or None when it has none (a path a person wrote)."""
     if not any(_random_looking(s) for s in _SEGMENT.findall(example)):
-        return fill_digits(example, digits)
+        return None
+    rng = random.Random(seed)
     return _SEGMENT.sub(
         lambda m: _redrawn(m.group(0), rng) if _random_looking(m.group(0)) else m.group(0), example
     )
 
 
 def moment_like(example: str, candidates: Iterable[object]) -> str | None:
-    """The first candidate written in the digits-and-separators shape of ``example``, or None."""
-    shape = _DIGIT.sub("#", example)
-    return next((c for c in candidates if isinstance(c, str) and _DIGIT.sub("#", c) == shape), None)
+    """The first candidate written in the digits-and-separators shape of ``example`` (a fraction
+    of a second aside: PeerTube's ``13:51:39.993Z``), or None."""
+    shape = _shape(example)
+    return next((c for c in candidates if isinstance(c, str) and _shape(c) == shape), None)
+
+
+def _shape(moment: str) -> str:
+    return _DIGIT.sub("#", _FRACTION.sub("", moment))
 
 
 def _random_looking(segment: str) -> bool:
-    """A part no person chose: ``2y84q2MQUMWPbiEcxNXMgC``, ``a65bc12f``; not ``ORD`` or ``2024``."""
+    """A part no person chose: ``2y84q2MQUMWPbiEcxNXMgC``, ``a65bc12f``; not ``ORD``, ``2024`` or
+    ``OpenAPITools`` (letters and digits mixed, or a case that changes every few letters)."""
     if len(segment) < 6:
         return False
-    classes = sum(
-        (
-            any(c.isdigit() for c in segment),
-            any(c.islower() for c in segment),
-            any(c.isupper() for c in segment),
-        )
-    )
-    return classes >= 2
+    if any(c.isdigit() for c in segment) and any(c.isalpha() for c in segment):
+        return True
+    switches = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(segment))
+    return switches * 3 >= len(segment)
 
 
 def _redrawn(segment: str, rng: random.Random) -> str:

@@ -50,7 +50,7 @@ from fms_dgt.core.tools._fake_kinds import (
     tokens,
     topic_noun,
 )
-from fms_dgt.core.tools._fake_moulds import moment_like, reshaped
+from fms_dgt.core.tools._fake_moulds import moment_like, redrawn, reshaped
 from fms_dgt.core.tools._fake_texts import ENVELOPES
 from fms_dgt.core.tools._fake_values import Scope, examples_in
 from fms_dgt.core.tools.synth import MISSING, Path, SynthesisError, SynthHooks, synthesise
@@ -235,7 +235,7 @@ class FakeHooks(SynthHooks):
         example = self.example(schema)
         if identifier is not None and example is not MISSING and scope.names_another(identifier, example):
             example = MISSING  # the spec's one example for two entities: this one gets its own id
-        if example is not MISSING and kind is not None and kind.family in ("id", "date"):
+        if example is not MISSING and kind is not None and kind.family in ("id", "date", "file", "web"):
             example = self._moulded(kind, example, schema, name)
         if example is MISSING and (kind is None or kind.family in _HINTED):
             example = self.hinted(schema)
@@ -248,15 +248,19 @@ class FakeHooks(SynthHooks):
         return first_fit(scope.candidates(kind, schema, name), schema)
 
     def _moulded(self, kind: Kind, example: Any, schema: Mapping[str, Any], name: str) -> Any:
-        """The record's own id or moment in the shape of the spec's one example (every PeerTube
-        playlist was ``2y84q2MQUMWPbiEcxNXMgC`` and every video published at one second): an
-        integer id is the entity's number; the example itself when nothing of its shape fits."""
+        """The record's own id, moment, path or address in the shape of the spec's one example
+        (every PeerTube playlist was ``2y84q2MQUMWPbiEcxNXMgC`` and every video published at one
+        second): an integer id is the entity's number; the example itself when nothing of its
+        shape fits (see :mod:`~fms_dgt.core.tools._fake_moulds`)."""
         if isinstance(example, bool) or not isinstance(example, (str, int)):
             return example
         own: int | str | None = None
         if kind.family == "date":
             if isinstance(example, str):
                 own = moment_like(example, self.scope.candidates(kind, schema, name))
+        elif kind.family in ("file", "web"):
+            if isinstance(example, str):
+                own = redrawn(example, str(self.scope.rng.getrandbits(64)))
         else:
             ident = self.scope.ident(kind.field, kind.role)
             own = ident.number if isinstance(example, int) else reshaped(example, ident.number, ident.uuid)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from fms_dgt.core.tools._fake_moulds import moment_like, reshaped
+from fms_dgt.core.tools._fake_moulds import moment_like, redrawn, reshaped
 from fms_dgt.core.tools.fakes import Scope, fake
 
 
@@ -24,11 +24,21 @@ def test_an_ids_random_looking_part_is_drawn_again_and_its_fixed_parts_stay() ->
     assert re.fullmatch(r"[0-9a-f]{8}-\d{4}", hexed) and hexed != "a65bc12f-9383"
 
 
+def test_a_paths_random_looking_parts_are_drawn_again_and_a_written_path_stays() -> None:
+    path = "/videos/embed/a65bc12f-9383-462e-81ae-8207e8b434ee"
+    made = redrawn(path, "1")
+    assert made is not None and made.startswith("/videos/embed/") and made != path
+    assert re.fullmatch(r"/videos/embed/[0-9a-f]{8}-\d{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", made), made
+    assert redrawn("/api/v1/videos/42", "1") is None
+    assert redrawn("https://github.com/OpenAPITools", "1") is None  # a name a person wrote
+
+
 def test_a_moment_takes_the_shape_of_the_example() -> None:
     assert (
         moment_like("2025-10-15T13:51:39Z", ["2026-05-17", "2026-05-17T07:00:00Z"]) == "2026-05-17T07:00:00Z"
     )
     assert moment_like("15/10/2025", ["2026-05-17", "2026-05-17T07:00:00Z"]) is None
+    assert moment_like("2025-10-15T13:51:39.993Z", ["2026-05-17T07:00:00Z"]) == "2026-05-17T07:00:00Z"
 
 
 _VIDEO = {
