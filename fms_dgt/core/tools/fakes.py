@@ -235,7 +235,11 @@ class FakeHooks(SynthHooks):
         example = self.example(schema)
         if identifier is not None and example is not MISSING and scope.names_another(identifier, example):
             example = MISSING  # the spec's one example for two entities: this one gets its own id
-        if example is not MISSING and kind is not None and kind.family in ("id", "date", "file", "web"):
+        if (
+            example is not MISSING
+            and kind is not None
+            and kind.family in ("id", "date", "file", "web", "number")
+        ):
             example = self._moulded(kind, example, schema, name)
         if example is MISSING and (kind is None or kind.family in _HINTED):
             example = self.hinted(schema)
@@ -248,7 +252,7 @@ class FakeHooks(SynthHooks):
         return first_fit(scope.candidates(kind, schema, name), schema)
 
     def _moulded(self, kind: Kind, example: Any, schema: Mapping[str, Any], name: str) -> Any:
-        """The record's own id, moment, path or address in the shape of the spec's one example
+        """The record's own id, moment, number, path or address in the shape of the spec's one example
         (every PeerTube playlist was ``2y84q2MQUMWPbiEcxNXMgC`` and every video published at one
         second): an integer id is the entity's number; the example itself when nothing of its
         shape fits (see :mod:`~fms_dgt.core.tools._fake_moulds`)."""
@@ -258,6 +262,9 @@ class FakeHooks(SynthHooks):
         if kind.family == "date":
             if isinstance(example, str):
                 own = moment_like(example, self.scope.candidates(kind, schema, name))
+        elif kind.family == "number":  # a count in its natural range (every video had 42 likes)
+            if isinstance(example, (int, float)):
+                own = next(iter(self.scope.candidates(kind, schema, name)), None)
         elif kind.family in ("file", "web"):
             if isinstance(example, str):
                 own = redrawn(example, str(self.scope.rng.getrandbits(64)))

@@ -48,15 +48,16 @@ _VIDEO = {
         "shortUUID": {"type": "string", "examples": ["2y84q2MQUMWPbiEcxNXMgC"]},
         "publishedAt": {"type": "string", "format": "date-time", "examples": ["2025-10-15T13:51:39Z"]},
         "orderId": {"type": "string", "examples": ["ORD-2024-0001"]},
+        "likes": {"type": "integer", "examples": [42]},
     },
-    "required": ["id", "shortUUID", "publishedAt", "orderId"],
+    "required": ["id", "shortUUID", "publishedAt", "orderId", "likes"],
 }
 
 
 def test_every_record_has_its_own_ids_and_moments_where_the_spec_gives_one_example() -> None:
     # PeerTube: every record's playlist was 42 and 2y84q2MQUMWPbiEcxNXMgC, published at one second
     values = [fake(_VIDEO, random.Random(seed), topic="getVideo") for seed in range(12)]
-    for field in ("id", "shortUUID", "publishedAt", "orderId"):
+    for field in ("id", "shortUUID", "publishedAt", "orderId", "likes"):
         seen = [v[field] for v in values]
         assert len(set(seen)) >= 10, (field, seen)
         assert _VIDEO["properties"][field]["examples"][0] not in seen  # type: ignore[index]
