@@ -27,7 +27,7 @@ from fms_dgt.core.tools.enrichments._dataflow_words import singular
 __all__ = ["ENVELOPES", "SUBJECT_FIELDS", "refine", "texts_of"]
 
 #: Text fields whose values depend on what they are about.
-SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work"})
+SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work", "tag"})
 
 #: Words that name one kind of thing.
 _STRONG: dict[str, str] = {
@@ -58,6 +58,7 @@ _STRONG: dict[str, str] = {
     "support": "support",
     **dict.fromkeys(("source", "code", "script"), "code"),
     "page": "page",
+    **dict.fromkeys(("pet", "animal"), "pet"),
 }
 #: Words that could name many kinds of thing: read only when no word above is found.
 _WEAK: dict[str, str] = {
@@ -96,6 +97,8 @@ def refine(found: Kind, name: str, description: str, parent: str, topic: str) ->
     name for a transaction's description; ``found`` itself when nothing says more."""
     if found.field in ("description", "message") and _MERCHANT.search(description):
         return Kind("company", "name")
+    if found.field == "tag" and "tag" not in f"{name} {parent}".lower():
+        return found  # a label of a code (PeerTube's privacy label "Public") is no thing's tag
     subject = _subject(found.field, name, parent, topic, description)
     return found._replace(field=f"{found.field}:{subject}") if subject else found
 
@@ -356,6 +359,11 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "You can support this channel at https://donate.example.com/",
         "Like what we make? Become a member at https://members.example.com/",
     ),
+    # A pet's tag is what it is (petstore's pets were tagged "finance" and "follow-up").
+    ("tag", "pet"): ("dog", "cat", "puppy", "kitten", "rescue", "senior", "indoor", "rabbit"),
+    ("tag", "video"): ("tutorial", "cooking", "diy", "travel", "music", "live", "beginners"),
+    ("tag", "workflow"): ("etl", "reporting", "finance", "daily", "ml", "backup"),
+    ("tag", "transaction"): ("Holiday", "Groceries", "Pizza Night", "Work Expenses", "Gifts"),
     ("reason", "moderation"): (
         "Spam",
         "Copyright claim from the rights holder",

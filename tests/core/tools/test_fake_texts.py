@@ -81,6 +81,10 @@ from fms_dgt.core.tools.fakes import Kind, classify, fake
             "Instagram_Info",
             Kind("text", "title:page"),
         ),
+        # a thing's tags are of that thing (petstore's pets were tagged "finance" and "follow-up")
+        ("tag", "", "", "createPet", Kind("text", "tag:pet")),
+        ("name", "", "tags", "get_dag", Kind("text", "tag:workflow")),
+        ("label", "", "privacy", "getVideo", Kind("text", "tag")),
         # a transaction's description is its merchant
         (
             "description",
