@@ -153,15 +153,6 @@ for _place in CITIES:
 for _alias, _name in (("nyc", "new york"), ("usa", "new york"), ("uk", "london"), ("sf", "san francisco")):
     PLACE_INDEX[_alias] = PLACE_INDEX[_name]
 
-CURRENCY_NAMES = {
-    "USD": "US Dollar",
-    "EUR": "Euro",
-    "GBP": "Pound Sterling",
-    "JPY": "Japanese Yen",
-    "CHF": "Swiss Franc",
-    "CAD": "Canadian Dollar",
-    "AUD": "Australian Dollar",
-}
 
 AIRLINES = ("TP", "BA", "AF", "LH", "UA", "DL", "AA", "KL", "EK", "NH", "QF", "IB", "LX", "AC")
 EMAIL_DOMAINS = ("example.com", "example.org", "example.net", "mail.example.com")

@@ -337,6 +337,8 @@ def _by_head(
             return _k("file", "document")  # SEC's HtmlFileName: a file, not a title
         if found is not None and found.field == "username" and shown != modifier:
             return found._replace(field="full_name")  # an account's display name is no handle
+        if found == ("money", "currency", ""):  # Alpha Vantage's To_Currency Name was "NZD"
+            return Kind("money", "currency_name", _role(words, "money"))
         return found
     if head == "title" and modifier and modifier[-1] in _WORK_TITLES:
         return _k("text", "work")

@@ -469,9 +469,13 @@ def _id(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Itera
 
 
 def _money(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
-    if kind.field == "currency":
+    if kind.field in ("currency", "currency_name"):
         code = scope.site("").place.currency if kind.role == "" else _other_currency(scope)
-        yield scope.remembered(kind, lambda: code)
+        code = scope.remembered(kind._replace(field="currency"), lambda: code)
+        if kind.field == "currency_name":  # the name of the record's currency of that role
+            yield data.faker_tables().currencies.get(code, code)
+            return
+        yield code
         yield code.lower()
         return
     integer = schema.get("type") == "integer"

@@ -280,6 +280,8 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         # (Another API's past moment never gets here: :func:`_travels` refused it.) Two of the
         # vocabulary's sundries are one thing only under one field: a music
         # player's status is no new account's password.
+        if made.field != wanted.field and {made.field, wanted.field} & _CODED:
+            return True  # a currency's name (Euro) is no currency code, nor a price one
         return (
             made.family == "misc" and made.field != wanted.field and not {made.field, wanted.field} & _LOOSE
         )

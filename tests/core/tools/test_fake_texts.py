@@ -187,3 +187,15 @@ def test_a_bare_lists_items_are_what_the_tool_returns() -> None:
     assert all("Attribution" in x or "Domain" in x for x in licences), licences
     wrapped = {"type": "object", "properties": {"data": strings}, "required": ["data"]}
     assert set(fake(wrapped, random.Random(4), topic="get_tags")["data"]) <= set(data.TAGS)
+
+
+def test_a_currencys_name_is_the_name_of_the_records_currency_of_that_side() -> None:
+    # Alpha Vantage's exchange rate from NZD to CHF gave "To_Currency Name": "NZD"
+    names = ("From_Currency Code", "From_Currency Name", "To_Currency Code", "To_Currency Name")
+    rate = {"type": "object", "properties": {n: {"type": "string"} for n in names}, "required": list(names)}
+    for seed in range(6):
+        made = fake(rate, random.Random(seed), topic="Alpha_Vantage_CURRENCY_EXCHANGE_RATE")
+        assert made["From_Currency Code"] != made["To_Currency Code"]
+        for side in ("From", "To"):
+            name, code = made[f"{side}_Currency Name"], made[f"{side}_Currency Code"]
+            assert name == data.faker_tables().currencies[code], made

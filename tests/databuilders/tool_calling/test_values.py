@@ -585,3 +585,12 @@ def test_a_titles_subject_does_not_stop_it_being_searched_for() -> None:
     context = EntityContext(random.Random(1))
     assert not context.apart(news, "title", _io("SearchEngine", "apibank", inputs="query"), "query")
     assert context.apart(news, "title", _io("AddMeeting", "apibank", inputs="location"), "location")
+
+
+def test_a_currencys_name_is_no_currency_code() -> None:
+    convert = _io("convert_currency", "fx", inputs="to_currency")
+    assert apart(
+        _io("get_rate", "fx", outputs="To_Currency Name"), "To_Currency Name", convert, "to_currency"
+    )
+    code = _io("get_rate", "fx", outputs="to_currency_code")
+    assert not apart(code, "to_currency_code", convert, "to_currency")
