@@ -17,6 +17,7 @@ steel bottle that keeps drinks cold for 24 hours" and its DAG runs noted "Happy 
 from __future__ import annotations
 
 import functools
+import random
 import re
 
 from fms_dgt.core.tools import _fake_data as data
@@ -24,7 +25,7 @@ from fms_dgt.core.tools._fake_names import Kind, tokens
 from fms_dgt.core.tools.enrichments._dataflow_words import ENVELOPES as _WRAPPERS
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
-__all__ = ["ENVELOPES", "SUBJECT_FIELDS", "refine", "texts_of"]
+__all__ = ["ENVELOPES", "SUBJECT_FIELDS", "drawn", "refine", "texts_of"]
 
 #: Text fields whose values depend on what they are about.
 SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work", "tag"})
@@ -119,13 +120,60 @@ def _subject(field: str, name: str, parent: str, topic: str, description: str) -
 
 
 def texts_of(field: str) -> tuple[str, ...] | None:
-    """The texts of a refined field (``title:video``), or None for a field with no subject."""
+    """The texts of a refined field (``title:video``), or None for a field with no subject. A
+    text may hold slots (``{dish} from scratch``): :func:`drawn` fills them."""
     base, _, subject = field.partition(":")
     return _TEXTS.get((base, subject)) if subject else None
 
 
+def drawn(texts: tuple[str, ...], rng: random.Random) -> str:
+    """One of ``texts``, its slots filled from :data:`_SLOTS` (a few templates make many texts,
+    so a run of thousands of records does not say one sentence hundreds of times)."""
+    text = rng.choice(texts)
+    return _SLOT.sub(lambda m: rng.choice(_SLOTS[m.group(1)]), text) if "{" in text else text
+
+
+#: What fills a slot of a text.
+_SLOTS: dict[str, tuple[str, ...]] = {
+    "redo": ("Re-ran", "Cleared", "Retried", "Resumed", "Re-triggered"),
+    "cause": (
+        "the upstream export was fixed",
+        "the credentials were rotated",
+        "the source file arrived late",
+        "the warehouse came back up",
+        "a worker ran out of disk",
+        "the API rate limit reset",
+        "the schema change was deployed",
+    ),
+    "dish": ("Sourdough bread", "Lemon tart", "Vegetable ramen", "Paneer curry", "Focaccia", "Shakshuka"),
+    "task": (
+        "fix a flat bike tyre",
+        "repot a monstera",
+        "descale a kettle",
+        "build a floating shelf",
+        "sharpen a kitchen knife",
+        "patch a hole in drywall",
+    ),
+    "place": ("the old harbour", "Lisbon's Alfama", "the Cotswolds", "Kyoto's back streets", "the Dolomites"),
+    "gear": ("camera", "microphone", "lens", "editing software", "tripod"),
+    "part": ("the intro", "the second half", "the last five minutes", "the part about the settings"),
+    "topic": (
+        "budget travel",
+        "home repair",
+        "sourdough",
+        "trail running",
+        "bike maintenance",
+        "houseplants",
+    ),
+}
+_SLOT = re.compile(r"\{(" + "|".join(_SLOTS) + r")\}")
+
+
 _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("title", "video"): (
+        "{dish} from scratch",
+        "How to {task}",
+        "Walking tour of {place}",
         "Sourdough bread from scratch",
         "Beginner yoga: a 20-minute morning flow",
         "Fixing a flat bike tyre at the roadside",
@@ -201,6 +249,9 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "Tidewater Coffee Roasters",
     ),
     ("work", "video"): (
+        "{dish} from scratch",
+        "How to {task}",
+        "Walking tour of {place}",
         "Sourdough bread from scratch",
         "Beginner yoga: a 20-minute morning flow",
         "Fixing a flat bike tyre at the roadside",
@@ -210,6 +261,8 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
     ),
     ("work", "game"): ("Stardew Valley", "Hollow Knight", "Celeste", "Minecraft", "Rocket League", "Tetris"),
     ("description", "video"): (
+        "We show how to {task}, step by step.",
+        "A slow walk through {place}, with no music.",
         "A step-by-step walkthrough filmed in our kitchen.",
         "Recorded live at the spring meetup; the slides are linked below.",
         "Everything you need to get started, in under ten minutes.",
@@ -217,6 +270,8 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "Questions from viewers are answered at the end.",
     ),
     ("description", "channel"): (
+        "Weekly videos about {topic}.",
+        "Tutorials and live sessions on {topic}.",
         "Weekly videos about cooking on a budget.",
         "Tutorials and live sessions from our community.",
         "Trail runs, race reports and gear reviews.",
@@ -305,6 +360,9 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "Forecasters expect temperatures to drop by the weekend.",
     ),
     ("message", "comment"): (
+        "Which {gear} did you use for this?",
+        "I got lost in {part}, could you go over it again?",
+        "Tried this at home and it worked first time!",
         "Great explanation, thanks for sharing!",
         "Which camera did you use for this?",
         "This saved me hours, thank you.",
@@ -320,6 +378,8 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
     ),
     ("message", "review"): data.REVIEWS,
     ("message", "workflow"): (
+        "{redo} after {cause}.",
+        "{redo} once {cause}.",
         "Re-ran after the upstream export was fixed.",
         "Marked failed by hand: the source file was empty.",
         "Backfill for the March outage.",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_kinds import Kind, tokens
-from fms_dgt.core.tools._fake_texts import texts_of
+from fms_dgt.core.tools._fake_texts import drawn, texts_of
 
 if TYPE_CHECKING:
     from fms_dgt.core.tools._fake_values import Scope
@@ -115,7 +115,7 @@ _TEXTS: dict[str, tuple[str, ...]] = {
 def _text(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
     field = kind.field.partition(":")[0]  # title:video, a video's title
     choices = texts_of(kind.field) or _TEXTS.get(field, data.TITLES)
-    yield scope.rng.choice(choices)
+    yield drawn(choices, scope.rng)
     if field in ("message", "description", "review"):
         yield scope.faker.sentence()
     yield scope.rng.choice(data.KEYWORDS)
