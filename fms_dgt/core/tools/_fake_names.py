@@ -63,7 +63,8 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("lastname", "lname", "surname", "familyname"), k("person", "last_name")),
     **dict.fromkeys(("fullname", "personname", "contactname", "customername"), k("person", "full_name")),
     **dict.fromkeys(
-        ("username", "login", "handle", "screenname", "nickname", "userhandle"), k("person", "username")
+        ("username", "login", "handle", "screenname", "nickname", "userhandle", "unixname"),
+        k("person", "username"),
     ),
     **dict.fromkeys(("email", "emailaddress", "mail", "emailid", "useremail"), k("person", "email")),
     **dict.fromkeys(

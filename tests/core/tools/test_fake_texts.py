@@ -155,6 +155,10 @@ def test_a_string_typed_moment_and_an_operators_class_read_as_what_they_are() ->
     )
     assert found is not None and found.family == "date"  # was a message ("Happy birthday!")
     assert classify("class_name", "", "class_ref", "get_tasks", "", "string") == Kind("misc", "task_operator")
+    # a task instance's unixname (the user it ran as) was "Alan Turing"
+    assert classify("unixname", "", "task_instances", "get_task_instances", "", "string") == Kind(
+        "person", "username"
+    )
 
 
 def test_an_airflow_dags_source_and_file_are_code_and_a_dag_file() -> None:
