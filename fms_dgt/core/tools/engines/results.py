@@ -30,7 +30,6 @@ engine gives the same results in any process.
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from collections.abc import Mapping
@@ -46,8 +45,18 @@ from fms_dgt.core.tools.engines._agreement import (
     total_covers_items,
     within_bounds,
 )
+from fms_dgt.core.tools.engines._verbs import (
+    LOGGED,
+    PAST,
+    QUANTITIES,
+    QUERIES,
+    QUERY_FILLER,
+    SUCCESS,
+    SUCCESS_FLAGS,
+    guessed_schema,
+)
+from fms_dgt.core.tools.engines._verbs import plain as _plain
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
-from fms_dgt.core.tools.enrichments._dataflow_words import singular
 from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, place_named, tokens
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
 
@@ -71,7 +80,6 @@ SIZE_ARGUMENTS = frozenset(
     | {"number", "num", "numitems", "results", "hours", "nights", "quantity"}
 )
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 _WORDS = re.compile(r"[a-z0-9]+")
 #: Plain names of the argument that holds what a search looks for.
 _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
@@ -83,7 +91,7 @@ _ERROR_NAMES = frozenset(
 _REDRAWS = 4
 #: File kinds a search finds by their name.
 _FOUND_FILES = frozenset({"document", "image", "photo", "data", "file", "audio", "video", "name"})
-# A plain name (see _plain) that names an identifier: id, petid, user_key, uuid, isbn...
+# A plain name (see plain) that names an identifier: id, petid, user_key, uuid, isbn...
 _IDENTIFIER_NAME = re.compile(r"(?:id|ids|key|uuid|guid|isbn|sku|token)$")
 # Plain names of categories: a call that asks for one lists only items of it.
 _CATEGORIES = frozenset(
@@ -239,7 +247,7 @@ def _key_for(tool: Tool, props: Mapping[str, Any]) -> str | None:
 def _result_key(tool: Tool) -> str:
     words = tokens(tool.name.rsplit(".", 1)[-1])
     last = words[-1] if words else ""
-    return last if last in _QUANTITIES else "result"
+    return last if last in QUANTITIES else "result"
 
 
 # ---------------------------------------------------------------- synthesis
@@ -272,11 +280,11 @@ class ResultHooks(FakeHooks):
         self.size: int | None = int(sizes[0]) if sizes else None
         words = tokens(tool.name.rsplit(".", 1)[-1])
         # What a call of a tool that acts (add_reminder, bookFlight) did, when it succeeded.
-        self.done = _PAST.get(words[0]) if words else None
-        self.looks = not self.done and bool(words) and words[0] in _QUERIES  # a lookup: any state
+        self.done = PAST.get(words[0]) if words else None
+        self.looks = not self.done and bool(words) and words[0] in QUERIES  # a lookup: any state
         asked = next((v for k, v in self.given.items() if k in _QUERY_NAMES and isinstance(v, str)), "")
         # The words a search looked for, as a file name's stem ("budget review" -> budget_review).
-        self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in _QUERY_FILLER][:3])
+        self.query = "_".join([w for w in _WORDS.findall(asked.lower()) if w not in QUERY_FILLER][:3])
         # The names given so far to the items of each list (by field and path without indexes).
         self._listed: dict[tuple[str, tuple[Any, ...]], set[str]] = {}
 
@@ -297,6 +305,8 @@ class ResultHooks(FakeHooks):
             empty = first_fit([""], schema)
             if empty is not MISSING:
                 return empty
+        if len(path) == 1 and schema.get("type") == "boolean" and self._says_success(plain):
+            return True  # add_contact's added_status was false, in a record that said it was added
         if len(path) == 1 and plain == "status" and not self.looks:  # ForgotPassword worked: not "failed"
             status = first_fit([s for s in _successes(self.done or "", schema) if s], schema)
             if status is not MISSING:
@@ -312,6 +322,17 @@ class ResultHooks(FakeHooks):
         if plain in _NAMES and _in_array(path):
             return self._unlisted(schema, name, path, plain)
         return super().leaf(schema, name, path)
+
+    def _says_success(self, plain: str) -> bool:
+        """Whether a yes-or-no named ``plain`` says the call worked: ``success``, ``ok``, any
+        ``*status``, or what the call did (``added``) when it is no lookup."""
+        if plain in SUCCESS_FLAGS or plain.endswith("status"):
+            return True
+        return (
+            bool(self.done)
+            and not self.looks
+            and plain in (self.done, f"{self.done}status", f"is{self.done}")
+        )
 
     def _unlisted(self, schema: Mapping[str, Any], name: str, path: Path, plain: str) -> Any:
         """A listed item's name or title that no earlier item of the list has: three events are
@@ -355,7 +376,7 @@ class ResultHooks(FakeHooks):
         if isinstance(asked, str | bool) and ("enum" in schema or plain in _CATEGORIES):
             return first_fit([asked], schema)
         allowed = self.given.get(plain + "s", self.given.get(plain + "es"))
-        if plain in _LOGGED:  # BFCL's display_log: the log holds the messages the call displayed
+        if plain in LOGGED:  # BFCL's display_log: the log holds the messages the call displayed
             texts = [v for v in self.given.values() if isinstance(v, list) and v and isinstance(v[0], str)]
             allowed = texts[0] if len(texts) == 1 else allowed
         if isinstance(allowed, list) and allowed and all(isinstance(v, str) for v in allowed):
@@ -392,8 +413,8 @@ def _successes(done: str, schema: Mapping[str, Any]) -> list[Any]:
     offered = [v for v in schema.get("enum") or () if isinstance(v, str)]
     if not offered:
         described = _WORDS.findall(str(schema.get("description") or "").lower())
-        return [*[w for w in described if w == done or w in _SUCCESS][:1], done]
-    good = [v for v in offered if v.lower() == done] + [v for v in offered if v.lower() in _SUCCESS]
+        return [*[w for w in described if w == done or w in SUCCESS][:1], done]
+    good = [v for v in offered if v.lower() == done] + [v for v in offered if v.lower() in SUCCESS]
     return good or [done]
 
 
@@ -431,147 +452,9 @@ def _scope(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Scop
     return scope
 
 
-# ---------------------------------------------------------------- tools without an output schema
-
-_PAST = {
-    "create": "created",
-    "add": "added",
-    "book": "booked",
-    "reserve": "reserved",
-    "schedule": "scheduled",
-    "register": "registered",
-    "send": "sent",
-    "post": "posted",
-    "submit": "submitted",
-    "update": "updated",
-    "set": "set",
-    "delete": "deleted",
-    "remove": "removed",
-    "cancel": "cancelled",
-    "upload": "uploaded",
-    "buy": "purchased",
-    "purchase": "purchased",
-    "order": "placed",
-    "pay": "paid",
-    "transfer": "completed",
-    "share": "shared",
-    "save": "saved",
-    "subscribe": "subscribed",
-    "invite": "invited",
-    "assign": "assigned",
-    "enable": "enabled",
-    "disable": "disabled",
-    "start": "started",
-    "stop": "stopped",
-    "play": "playing",
-    "open": "opened",
-    "close": "closed",
-    "edit": "updated",
-    "modify": "updated",
-    "move": "moved",
-    "copy": "copied",
-    "rename": "renamed",
-    "turn": "done",
-    "lock": "locked",
-    "unlock": "unlocked",
-    "fund": "completed",
-    "deposit": "completed",
-    "withdraw": "completed",
-    "place": "placed",
-    "make": "completed",
-    "resolve": "resolved",
-    "complete": "completed",
-    "confirm": "confirmed",
-    "approve": "approved",
-    "activate": "active",
-    "install": "installed",
-    "publish": "published",
-    "archive": "archived",
-    "restore": "restored",
-}
-#: Names of a listed result that holds what the call gave it (a log of the messages displayed).
-_LOGGED = frozenset({"log", "logs", "logged", "displayed", "line", "lines"})
-#: Statuses that say a call succeeded.
-_SUCCESS = frozenset(
-    {"success", "succeeded", "successful", "ok", "done", "completed", "complete", "confirmed"}
-    | {"active", "created", "accepted", "scheduled", "booked", "sent", "saved", "approved", "paid"}
-)
-_QUERIES = frozenset(
-    {"get", "fetch", "find", "search", "calculate", "compute", "list", "check", "convert", "estimate"}
-    | {"predict", "lookup", "look", "retrieve", "query", "count", "recommend", "suggest", "analyze"}
-    | {"analyse", "show", "view", "read", "translate", "generate", "identify", "detect", "validate"}
-)
-_LISTING = frozenset({"list", "search", "find", "recommend", "suggest"})
-_SMALL_WORDS = frozenset({"by", "for", "of", "the", "a", "an", "and", "to", "from", "in", "on", "with"})
-#: Words a tool's name holds that name no result ("get_weather_info" -> weather).
-_FILLER = _SMALL_WORDS | {"up", "info", "information", "details", "data", "api", "v1", "v2", "all"}
-_FILLER |= {"new", "my"}
-#: Words a found file's name leaves out ("flight to the conference" -> flight_conference).
-_QUERY_FILLER = _SMALL_WORDS | {"at"}
-#: Nouns whose value is a number (``calculate_area`` -> ``area``).
-_QUANTITIES = frozenset(
-    {"area", "sum", "total", "price", "cost", "distance", "volume", "probability", "rate", "score", "count"}
-    | {"bmi", "average", "mean", "speed", "temperature", "population", "duration", "percentage", "value"}
-    | {"amount", "balance", "length", "product", "difference", "quotient", "factorial", "result", "tax"}
-    | {"interest", "payment", "perimeter", "circumference", "density", "force", "energy", "power", "mass"}
-    | {"weight", "height", "velocity", "acceleration", "displacement", "revenue", "profit", "salary", "fee"}
-    | {"calories", "emi", "roi", "cagr", "median", "variance", "deviation", "ratio", "time", "age"}
-    | {"percentile", "discount", "tip", "gpa", "grade", "frequency", "pressure", "return", "yield"}
-)
-_WEATHER = {
-    "type": "object",
-    "properties": {
-        "temperature": {"type": "number", "minimum": -30, "maximum": 45},
-        "condition": {"enum": ["clear", "partly cloudy", "cloudy", "rain", "snow", "fog", "windy"]},
-        "humidity": {"type": "integer", "minimum": 5, "maximum": 100},
-    },
-    "required": ["temperature", "condition", "humidity"],
-}
-
-
 def _shaped(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Any:
-    words = [w for w in tokens(tool.name.rsplit(".", 1)[-1]) if not w.isdigit()]
-    verb = words[0] if words and (words[0] in _PAST or words[0] in _QUERIES) else ""
-    nouns = [w for w in words[1 if verb else 0 :] if w not in _FILLER and w not in _QUERIES]
-    if not verb and not arguments:
-        return {"status": "ok"}
-    schema = _guessed_schema(verb, nouns, arguments, tool)
-    return _synthesised(tool, schema, arguments, rng)
-
-
-def _guessed_schema(verb: str, nouns: list[str], arguments: Mapping[str, Any], tool: Tool) -> dict[str, Any]:
-    props: dict[str, Any] = {}
-    main = _main_argument(tool, arguments)
-    if main is not None:
-        props[main] = {}
-    if verb in _PAST:
-        noun = singular(nouns[-1]) if nouns else "request"
-        props["status"] = {"const": _PAST[verb]}
-        if not any(_plain(a) == f"{noun}id" for a in arguments):
-            props[f"{noun}_id"] = {"type": "string"}
-    else:
-        key = "_".join(nouns) or "result"
-        props[key] = _value_schema(verb, nouns)
-    return {"type": "object", "properties": props, "required": list(props)}
-
-
-def _main_argument(tool: Tool, arguments: Mapping[str, Any]) -> str | None:
-    required = tool.parameters.get("required")
-    for name in [*(required if isinstance(required, list) else []), *arguments]:
-        if name in arguments and not isinstance(arguments[name], (dict, list)):
-            return str(name)
-    return None
-
-
-def _value_schema(verb: str, nouns: list[str]) -> dict[str, Any]:
-    last = nouns[-1] if nouns else ""
-    if last in ("weather", "forecast"):
-        return _WEATHER
-    if last in _QUANTITIES or (not nouns and verb in ("calculate", "compute", "count", "estimate")):
-        return {"type": "number", "minimum": 0}
-    if verb in _LISTING or (last.endswith("s") and not last.endswith("ss") and len(last) > 3):
-        return {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 10}
-    return {"type": "string"}
+    schema = guessed_schema(tool, arguments)
+    return {"status": "ok"} if schema is None else _synthesised(tool, schema, arguments, rng)
 
 
 # ---------------------------------------------------------------- helpers
@@ -579,12 +462,6 @@ def _value_schema(verb: str, nouns: list[str]) -> dict[str, Any]:
 
 def _in_array(path: Path) -> bool:
     return any(type(part) is int for part in path)
-
-
-@functools.lru_cache(maxsize=4096)
-def _plain(name: str) -> str:
-    """A name without case or separators: ``pet_id``, ``petId`` and ``PetID`` are ``petid``."""
-    return _NOT_ALNUM.sub("", str(name).lower())
 
 
 def _whole(value: Any) -> bool:
