@@ -86,7 +86,16 @@ _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "search
 #: Plain names of the fields that name a listed item; and the draws tried for one unlisted yet.
 _NAMES = frozenset({"name", "title", "label", "displayname", "fullname", "username", "subject"})
 _ERROR_NAMES = frozenset(
-    {"error", "errormessage", "errormsg", "errortext", "errordetail", "errordetails", "failurereason"}
+    {
+        "error",
+        "errormessage",
+        "errormsg",
+        "errortext",
+        "errordetail",
+        "errordetails",
+        "failurereason",
+        "errorid",
+    }
 )
 _REDRAWS = 4
 #: File kinds a search finds by their name.

@@ -659,3 +659,34 @@ def test_a_log_holds_the_messages_the_call_gave() -> None:
     given = ["Hello / Bonjour!", "Engine started."]
     for seed in range(6):
         assert set(mock_result(tool, {"messages": given}, random.Random(seed))[0]["log"]) <= set(given)
+
+
+def test_a_yes_or_no_that_says_the_call_worked_says_yes() -> None:
+    # glaive's add_contact answered added_status false, a Spotify overview status false with an
+    # errorId, in records that passed both off as done
+    added = Tool(
+        "add_contact",
+        "g",
+        parameters={"type": "object", "properties": {"name": {"type": "string"}}},
+        output_parameters={"type": "object", "properties": {"added_status": {"type": "boolean"}}},
+    )
+    found = Tool(
+        "Spotify_Get_Artist_Overview",
+        "n",
+        parameters={"type": "object", "properties": {"id": {"type": "string"}}},
+        output_parameters={
+            "type": "object",
+            "properties": {
+                "status": {"type": "boolean"},
+                "errorId": {"type": "string"},
+                "verified": {"type": "boolean"},
+            },
+        },
+    )
+    verified = set()
+    for seed in range(12):
+        assert mock_result(added, {"name": "Ann"}, random.Random(seed))[0]["added_status"] is True
+        overview = mock_result(found, {"id": "x"}, random.Random(seed))[0]
+        assert overview["status"] is True and not overview.get("errorId")
+        verified.add(overview["verified"])
+    assert verified == {True, False}  # a yes-or-no that says nothing of the call stays free
