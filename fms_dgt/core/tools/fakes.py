@@ -371,13 +371,17 @@ def _index(path: Path) -> int:
 
 
 def _parent(path: Path) -> str:
-    """The name of the object or array that holds the value at ``path``."""
+    """The name of the object or array that holds the value at ``path``; past an envelope, what
+    holds it (JSON:API's ``relationships.account.data.id`` is an account's, not a transaction's)."""
     items = list(path)
     if items and isinstance(items[-1], int):
         items.pop()  # an array item: its name is the array's own
     if items:
         items.pop()
-    return next((p for p in reversed(items) if isinstance(p, str)), "")
+    names = [p for p in reversed(items) if isinstance(p, str)]
+    if names and names[0].lower() in ENVELOPES:
+        return next((n for n in names if n.lower() not in ENVELOPES and n != "relationships"), names[0])
+    return names[0] if names else ""
 
 
 def json_type(schema: Mapping[str, Any]) -> str:

@@ -35,6 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from fms_dgt.core.tools._fake_texts import ENVELOPES
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
@@ -322,7 +323,7 @@ class ResultHooks(FakeHooks):
                 return status
         at = tuple(str(p) for p in path)
         echoed = first_fit([self.set_at[at]], schema) if at in self.set_at else MISSING
-        if echoed is MISSING and not _in_array(path) and plain in self.given:
+        if echoed is MISSING and not _in_array(path) and plain in self.given and not _held_bare(plain, path):
             echoed = first_fit([self.given[plain]], schema)
         elif echoed is MISSING and _in_array(path):
             echoed = self._filtered(schema, plain)
@@ -467,6 +468,15 @@ def _shaped(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> Any
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _held_bare(plain: str, path: Path) -> bool:
+    """Whether a bare ``id`` or ``name`` at ``path`` is another thing's, inside an object that is
+    no envelope (getVideo(id=25084) gave its account, channel, category and licence that id)."""
+    return plain in _BARE_KEYS and any(str(p).lower() not in ENVELOPES for p in path[:-1])
+
+
+_BARE_KEYS = frozenset({"id", "uuid", "name", "label", "title", "key", "code", "type", "slug"})
 
 
 def _in_array(path: Path) -> bool:

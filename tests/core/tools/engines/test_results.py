@@ -690,3 +690,28 @@ def test_a_yes_or_no_that_says_the_call_worked_says_yes() -> None:
         assert overview["status"] is True and not overview.get("errorId")
         verified.add(overview["verified"])
     assert verified == {True, False}  # a yes-or-no that says nothing of the call stays free
+
+
+def test_a_things_id_is_not_given_to_the_things_it_holds() -> None:
+    # PeerTube's getVideo(id=25084) gave its account, channel and category the id 25084; Up's
+    # transaction named its account by the transaction's id
+    def obj(**props: Any) -> dict[str, Any]:
+        return {"type": "object", "properties": props, "required": list(props)}
+
+    integer = {"type": "integer"}
+    video = Tool(
+        "getVideo",
+        "peertube",
+        parameters=obj(id=integer),
+        output_parameters=obj(id=integer, account=obj(id=integer), channel=obj(id=integer)),
+    )
+    made = mock_result(video, {"id": 25084}, random.Random(1))[0]
+    assert made["id"] == 25084 and 25084 not in (made["account"]["id"], made["channel"]["id"])
+    text = {"type": "string"}
+    linked = obj(id=text, relationships=obj(account=obj(data=obj(id=text))))
+    transaction = Tool(
+        "get_transactions_by_id", "up", parameters=obj(id=text), output_parameters=obj(data=linked)
+    )
+    data = mock_result(transaction, {"id": "txn-123"}, random.Random(1))[0]["data"]
+    assert data["id"] == "txn-123"  # an envelope's id is the call's thing
+    assert data["relationships"]["account"]["data"]["id"].startswith("acc")
