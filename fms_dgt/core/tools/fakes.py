@@ -222,6 +222,11 @@ class FakeHooks(SynthHooks):
             if found is not MISSING:
                 return found
         if fresh and kind is not None:
+            example = self.example(schema) if kind.family == "id" else MISSING
+            if example is not MISSING:  # PeerTube's listed videos' shortUUIDs were shor-43928
+                moulded = self._moulded(kind, example, schema, name)
+                if moulded != example:
+                    return moulded
             found = first_fit(scope.candidates(kind, schema, name), schema)
             if found is not MISSING:
                 return found

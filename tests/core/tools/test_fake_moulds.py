@@ -73,3 +73,13 @@ def test_one_entity_keeps_one_reshaped_id_within_a_record() -> None:
     first = fake(_VIDEO, scope.rng, topic="getVideo", scope=scope)
     again = fake(_VIDEO, scope.rng, topic="getVideo", scope=scope)
     assert first["shortUUID"] == again["shortUUID"] and first["id"] == again["id"]
+
+
+def test_every_listed_item_has_its_own_id_in_the_examples_shape() -> None:
+    # PeerTube's listed videos had shortUUIDs shor-43928 after the first
+    listed = {"type": "array", "items": _VIDEO, "minItems": 4, "maxItems": 4}
+    items = fake(listed, random.Random(3), topic="getVideos")
+    shorts = [v["shortUUID"] for v in items]
+    assert len(set(shorts)) == 4 and all(_classes(s) == _classes("2y84q2MQUMWPbiEcxNXMgC") for s in shorts), (
+        shorts
+    )
