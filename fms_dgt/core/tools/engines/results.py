@@ -375,16 +375,20 @@ class ResultHooks(FakeHooks):
 
         A single value is a filter only when it is a category (an enum, or a name such as
         ``status``, ``city``, ``genre``): ``get_followers(username=...)`` lists other users.
-        Identifiers are left alone (the items are other entities); a number or moment asked
+        An identifier the items have under its own name is what holds them (Airflow's
+        ``get_task_instances(dag_id=...)`` listed task instances of other DAGs); a list of values
+        asked for gives each item one of them (``state=["failed"]``). A number or moment asked
         for as a bound bounds the items (``duration_lte``, ``min_rating``, ``start_date_gte``)."""
+        asked = self.given.get(plain)
         if _IDENTIFIER_NAME.search(plain):
-            return MISSING
+            return first_fit([asked], schema) if isinstance(asked, str | int) and plain != "id" else MISSING
         bounded = within_bounds(self.given, plain, schema.get("type") == "integer", self.scope.rng)
         if bounded is not None:
             return first_fit([bounded], schema)
-        asked = self.given.get(plain)
         if isinstance(asked, str | bool) and ("enum" in schema or plain in _CATEGORIES):
             return first_fit([asked], schema)
+        if isinstance(asked, list) and asked and all(isinstance(v, str | int) for v in asked):
+            return first_fit([self.scope.rng.choice(asked)], schema)
         allowed = self.given.get(plain + "s", self.given.get(plain + "es"))
         if plain in LOGGED:  # BFCL's display_log: the log holds the messages the call displayed
             texts = [v for v in self.given.values() if isinstance(v, list) and v and isinstance(v[0], str)]

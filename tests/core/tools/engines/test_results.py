@@ -715,3 +715,41 @@ def test_a_things_id_is_not_given_to_the_things_it_holds() -> None:
     data = mock_result(transaction, {"id": "txn-123"}, random.Random(1))[0]["data"]
     assert data["id"] == "txn-123"  # an envelope's id is the call's thing
     assert data["relationships"]["account"]["data"]["id"].startswith("acc")
+
+
+def test_listed_items_belong_to_what_the_call_named_and_take_the_states_it_asked_for() -> None:
+    # Airflow's get_task_instances(dag_id=...) listed task instances of other DAGs, and a listing
+    # of failed runs held successful ones
+    item = {
+        "type": "object",
+        "properties": {
+            "dag_id": {"type": "string"},
+            "task_id": {"type": "string"},
+            "state": {"type": "string"},
+        },
+        "required": ["dag_id", "task_id", "state"],
+    }
+    tool = Tool(
+        "get_task_instances",
+        "airflow",
+        parameters={
+            "type": "object",
+            "properties": {
+                "dag_id": {"type": "string"},
+                "state": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+        output_parameters={
+            "type": "object",
+            "properties": {"task_instances": {"type": "array", "items": item, "minItems": 3}},
+            "required": ["task_instances"],
+        },
+    )
+    for seed in range(5):
+        listed = mock_result(tool, {"dag_id": "dag-42", "state": ["failed", "queued"]}, random.Random(seed))[
+            0
+        ]
+        items = listed["task_instances"]
+        assert {i["dag_id"] for i in items} == {"dag-42"}
+        assert {i["state"] for i in items} <= {"failed", "queued"}
+        assert len({i["task_id"] for i in items}) == len(items)  # the items themselves are others
