@@ -171,9 +171,13 @@ def compute(name: str, parameters: Mapping[str, Any], arguments: Mapping[str, An
     if implementation is None:
         return NOT_COMPUTED
     try:
-        return _tidy(implementation(Inputs(parameters, arguments)))
+        result = _tidy(implementation(Inputs(parameters, arguments)))
     except (NotComputable, ArithmeticError, ValueError, TypeError, OverflowError):
         return NOT_COMPUTED  # (an infinite product, 1e308 * 10, is no result either)
+    places = next(
+        (v for n, v in arguments.items() if is_setting(n) and type(v) is int and 0 <= v <= 15), None
+    )
+    return round(result, places) if isinstance(result, float) and places is not None else result
 
 
 def _tidy(value: Any) -> Any:
@@ -558,3 +562,7 @@ def _days_between(inputs: Inputs) -> int:
         raise NotComputable("expected two dates")
     first, second = (date.fromisoformat(d[:10]) for d in dates)
     return abs((second - first).days)
+
+
+# Everyday tools (sale prices, profits, growth, squares, a list's highest number) register here.
+from fms_dgt.core.tools.engines import _everyday  # noqa: E402, F401

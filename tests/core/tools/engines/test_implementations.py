@@ -119,3 +119,29 @@ def test_a_registered_implementation_is_found_by_name_in_any_style() -> None:
     assert implementation_for("CelsiusToRankine") is _rankine
     assert implementation_for("calculate_celsius_to_rankine") is _rankine
     assert compute("celsius_to_rankine", {}, {"c": 0}) == 491.67
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        # glaive's sale price of 429.93 at 6.14% off was 217.61; a profit of selling at 142.70
+        # what cost 353.77 was 75.82; a CAGR from 99.23 to 78.38 was +47.37
+        ("calculate_sale_price", {"original_price": 429.93, "discount_percentage": 6.14}, 403.53),
+        ("calculate_profit", {"cost_price": 353.77, "selling_price": 142.7}, -211.07),
+        ("calculate_cagr", {"start_value": 99.23, "end_value": 78.38, "years": 3}, -7.56),
+        ("calculate_squared", {"number": 12.5}, 156.25),  # answered "orbit-919"
+        ("find_highest_number", {"numbers": [3, 9, 4]}, 9),  # answered ["high-92180"]
+        # a precision asked for is kept (a logarithm "to 1 place" was 2.25108045973)
+        ("logarithm", {"value": 9.5, "base": 2.7, "precision": 1}, 2.3),
+    ],
+)
+def test_everyday_tools_are_computed(name: str, arguments: dict[str, Any], expected: Any) -> None:
+    assert compute(name, {"type": "object", "properties": {}}, arguments) == expected
+
+
+def test_a_shuffled_list_holds_the_same_items_in_another_order_every_time_the_same() -> None:
+    given = {"list": ["a", "b", "c", "d"]}
+    once = compute("randomize_list", {}, given)
+    assert sorted(once) == given["list"] and once != given["list"]
+    assert compute("randomize_list", {}, given) == once
+    assert compute("calculate_cagr", {}, {"start_value": 0, "end_value": 5, "years": 2}) is NOT_COMPUTED

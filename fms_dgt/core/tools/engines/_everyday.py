@@ -1,0 +1,91 @@
+"""Exact results of everyday pure tools: a sale price, a profit, growth, a square, a list's
+highest number or its shuffle.
+
+They register with :func:`~fms_dgt.core.tools.engines.implementations.register_implementation`
+when :mod:`implementations` is imported (it imports this module last). Each was a random number
+in records that stated its inputs: glaive's sale price of 429.93 at 6.14% off was 217.61, a profit
+of selling at 142.70 what cost 353.77 was 75.82, ``calculate_squared`` answered ``orbit-919``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from fms_dgt.core.tools.engines.implementations import Inputs, NotComputable, register_implementation
+
+__all__: list[str] = []
+
+
+def _rate(inputs: Inputs, *names: str) -> float:
+    """A percentage (a rate below 1 is a fraction), never negative."""
+    rate = inputs.measure(*names)
+    if rate < 0:
+        raise NotComputable("a negative rate")
+    return rate if rate < 1 else rate / 100
+
+
+@register_implementation(
+    "sale_price", "calculate_sale_price", "discounted_price", "calculate_discounted_price", "discount_price",
+    "apply_discount", "price_after_discount",
+)  # fmt: skip
+def _sale_price(inputs: Inputs) -> float:
+    price = inputs.measure("price", "amount", "cost", "total")
+    off = _rate(inputs, "discount", "percentage", "percent", "off")
+    if price < 0 or off > 1:
+        raise NotComputable("a negative price or more than all of it off")
+    return round(price * (1 - off), 2)
+
+
+@register_implementation("profit", "calculate_profit", "net_profit")
+def _profit(inputs: Inputs) -> float:
+    sold = inputs.measure("selling", "sell", "sale", "revenue", "income")
+    cost = inputs.measure("cost", "buying", "purchase", "expenses", "expense")
+    return round(sold - cost, 2)
+
+
+@register_implementation("cagr", "calculate_cagr", "compound_annual_growth_rate")
+def _cagr(inputs: Inputs) -> float:
+    """The compound annual growth rate in percent: from 99.23 to 78.38 in 3 years is -7.56%."""
+    start = inputs.measure("start", "initial", "beginning", "begin", "present")
+    end = inputs.measure("end", "final", "ending", "future")
+    years = inputs.measure("years", "periods", "period", "time")
+    if start <= 0 or end < 0 or years <= 0:
+        raise NotComputable("growth needs a positive start and a positive number of years")
+    return round((float((end / start) ** (1 / years)) - 1) * 100, 2)
+
+
+@register_implementation("square", "squared", "square_number")
+def _square(inputs: Inputs) -> float:
+    return inputs.number(0, 1) ** 2
+
+
+@register_implementation("cube", "cubed", "cube_number")
+def _cube(inputs: Inputs) -> float:
+    return inputs.number(0, 1) ** 3
+
+
+@register_implementation("highest", "highest_number", "largest_number", "biggest_number", "max_number")
+def _highest(inputs: Inputs) -> float:
+    numbers = inputs.numbers(at_least=1)
+    return max(numbers)
+
+
+@register_implementation("lowest", "lowest_number", "smallest_number", "min_number")
+def _lowest(inputs: Inputs) -> float:
+    return min(inputs.numbers(at_least=1))
+
+
+@register_implementation("randomize_list", "shuffle", "shuffle_list", "randomize", "randomise_list")
+def _shuffled(inputs: Inputs) -> list[object]:
+    """The list given, in another order: the same order for the same list (results are
+    reproducible), never the list itself but for one item."""
+    lists = [v for v in (inputs.arguments[n] for n in inputs.order) if isinstance(v, list)]
+    if len(lists) != 1:
+        raise NotComputable("expected one list")
+    items = list(lists[0])
+    rng = random.Random(repr(items))
+    for _ in range(4):
+        rng.shuffle(items)
+        if items != lists[0] or len(items) < 2:
+            break
+    return items
