@@ -24,6 +24,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     humanize,
     join_words,
     past,
+    plural,
     singular,
     word_set,
 )
@@ -326,13 +327,27 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     own = f"{singular(noun).lower().replace(' ', '_')}_id"  # Airflow's tasks are named by task_id
     named = [_item_name(i, rng, style, heat, own=own) for i in items[:_MAX_ITEMS]]
     shown = join_words([n for n in named if n])
-    if not noun.endswith("s") and noun not in _MASS:  # not "2 list" or "3 watchlist"
+    if not noun.endswith("s") and noun not in _MASS and _COLLECTION.search(noun):  # not "2 watchlist"
         things = "items" if count > 1 else "item"
         noun = things if noun in ("list", "array", "collection") else f"{things} in the {noun}"
+    elif not noun.endswith("s") and noun not in _MASS:  # a list named by its thing: "2 regions"
+        noun = plural(noun) if count > 1 else noun
+    elif noun.endswith("news"):  # not "3 news"
+        noun = f"{noun} items" if count > 1 else f"{noun} item"
+    elif noun.endswith(("us", "ss", "is")):  # a status, a class, an analysis: "2 webpage statuses"
+        noun = plural(noun) if count > 1 else noun
     elif count == 1:
         noun = singular(noun)
     more = f", plus {count - _MAX_ITEMS} more" if count > _MAX_ITEMS else ""
     return f"{count} {noun}" + (f": {shown}{more}" if shown else "")
+
+
+#: Names of a list that hold things ("3 items in the watchlist"); other singular names are the
+#: things themselves ("1 place: Rome, Italy", not "1 item in the place").
+_COLLECTION = re.compile(
+    r"(?:list|array|collection|set|queue|history|log|basket|cart|feed|catalog|catalogue|inventory|"
+    r"portfolio|group|batch|bundle|library|playlist|album|folder)$"
+)
 
 
 def _item_name(

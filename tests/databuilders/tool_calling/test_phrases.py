@@ -315,6 +315,20 @@ def test_a_list_named_in_the_singular_counts_its_items() -> None:
         result_clause({"people": ["Ann", "Bo"]}, "results", random.Random(1))
         == "there are 2 people: Ann and Bo"
     )
+    # a list named by its thing counts that thing: "there is 1 item in the place: Rome, Italy"
+    assert (
+        result_clause({"place": ["Rome, Italy"]}, "results", random.Random(1))
+        == "there is 1 place: Rome, Italy"
+    )
+    assert result_clause({"region": ["England", "Kent"]}, "results", random.Random(1)) == (
+        "there are 2 regions: England and Kent"
+    )
+    assert result_clause({"webpage_status": ["up", "down"]}, "results", random.Random(1)).startswith(
+        "there are 2 webpage statuses"
+    )
+    assert result_clause({"news": ["A", "B", "C"]}, "results", random.Random(1)).startswith(
+        "there are 3 news items"
+    )
 
 
 def test_a_sentence_is_quoted_whatever_it_is_called() -> None:
