@@ -22,7 +22,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     GET,
     Purpose,
     humanize,
-    join_words,
+    join_facts,
     past,
     plural,
     singular,
@@ -162,7 +162,7 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
     rest = len(keys) - _MAX_FIELDS
     if rest > 0:
         parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
-    return join_words([p for p in parts if p])
+    return join_facts([p for p in parts if p])
 
 
 #: Field names (humanized) of a weather reading's sky, and of the place it is for.
@@ -211,7 +211,7 @@ def _field(
             if _simple(v) and _told(k, v)  # an object's own secret stays unsaid too
         ]
         # "the files: expires 22 July 2026", not "the files are expires 22 July 2026"
-        return f"the {words}: {join_words(inner)}" if inner else f"the {words} has {len(value)} details"
+        return f"the {words}: {join_facts(inner)}" if inner else f"the {words} has {len(value)} details"
     if isinstance(value, bool) and words.startswith("can "):  # BFCL's canDrive: not "the can drive is no"
         return f"it {'can' if value else 'cannot'} {words[4:]}"
     if words in _BYTES and type(value) is int and value >= 1000:
@@ -326,7 +326,7 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
     style = rng.randrange(4)  # the dates of one list are all written alike
     own = f"{singular(noun).lower().replace(' ', '_')}_id"  # Airflow's tasks are named by task_id
     named = [_item_name(i, rng, style, heat, own=own) for i in items[:_MAX_ITEMS]]
-    shown = join_words([n for n in named if n])
+    shown = join_facts([n for n in named if n])
     if not noun.endswith("s") and noun not in _MASS and _COLLECTION.search(noun):  # not "2 watchlist"
         things = "items" if count > 1 else "item"
         noun = things if noun in ("list", "array", "collection") else f"{things} in the {noun}"
@@ -482,7 +482,7 @@ def _done(value: Any) -> bool:
 def _led(opening: str, name: str, facts: list[str], rng: random.Random) -> str:
     """A record said by its name first: "I've added a pet: Daisy (tag personal, ID pet-3)"."""
     return rng.choice(
-        (f"{opening}: {name} ({', '.join(facts)}).", f"{opening}: {name}, with {join_words(facts)}.")
+        (f"{opening}: {name} ({', '.join(facts)}).", f"{opening}: {name}, with {join_facts(facts)}.")
     )
 
 

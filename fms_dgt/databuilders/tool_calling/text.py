@@ -302,11 +302,23 @@ def _joined(values: list[str]) -> str:
         return ""
     head, rest = (values[0], values[1:]) if _bare(values[0]) else ("", values)
     aside = [v for v in rest if v.startswith("(")]  # "(at most 2)" closes the list, unjoined
-    rest = [v for v in rest if not v.startswith("(")]
+    rest = _withs([v for v in rest if not v.startswith("(")])
     said = f": {head}" if head else ""
     if rest:
         said += " " + (" ".join(rest) if len(rest) <= 3 else f"{', '.join(rest[:-1])} and {rest[-1]}")
     return said + "".join(f" {v}" for v in aside)
+
+
+def _withs(phrases: list[str]) -> list[str]:
+    """Phrases that open with "with" one after another, said as one: "with the min price at 53.88
+    and the max price at 127.73", not "with the min price at 53.88 with the max price at ..."."""
+    groups: list[list[str]] = []
+    for phrase in phrases:
+        if groups and phrase.startswith("with ") and groups[-1][0].startswith("with "):
+            groups[-1].append(phrase[5:])
+        else:
+            groups.append([phrase])
+    return [join_words(group) for group in groups]
 
 
 def _bare(phrase: str) -> bool:

@@ -27,6 +27,7 @@ __all__ = [
     "described",
     "humanize",
     "implementation_notes",
+    "join_facts",
     "join_words",
     "label",
     "past",
@@ -480,12 +481,17 @@ _YOU_SOUNDS = (
 
 
 def join_words(items: list[str], conjunction: str = "and") -> str:
-    """``a``, ``a and b``, ``a, b and c``; an item's closing full stop goes (a sentence said as a
-    value: "the description is Weekly export of invoices., the fileloc is ...")."""
-    items = [_STOP.sub("", item) for item in items]
+    """``a``, ``a and b``, ``a, b and c``."""
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def join_facts(items: list[str]) -> str:
+    """Facts of an answer joined, each without its closing full stop (a sentence said as a value:
+    "the description is Weekly export of invoices., the fileloc is ..."). A request keeps its
+    values whole: they are what its calls use."""
+    return join_words([_STOP.sub("", item) for item in items])
 
 
 _STOP = re.compile(r"(?<=[^\W_])\.$")

@@ -569,3 +569,13 @@ def test_an_action_with_no_body_names_the_thing_as_the_record_named_it() -> None
     for seed in range(6):
         final = WRITER.write(other, random.Random(seed)).final
         assert "pet-1" in final and not re.search(r"I've (?:deleted|removed) (?:the pet )?Daisy", final)
+
+
+def test_phrases_that_open_with_with_are_said_as_one() -> None:
+    # NESTFUL: "with the min price at 53.88 with the max price at 127.73"
+    from fms_dgt.databuilders.tool_calling.text import _joined
+
+    said = _joined(["with the min price at 53.88", "with the max price at 127.73", "tagged work"])
+    assert said == " with the min price at 53.88 and the max price at 127.73 tagged work"
+    three = _joined(["with a", "with b", "with c"])
+    assert three == " with a, b and c"

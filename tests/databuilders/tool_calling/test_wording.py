@@ -19,6 +19,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     article,
     humanize,
     implementation_notes,
+    join_facts,
     join_words,
     label,
     past,
@@ -326,9 +327,10 @@ def test_a_name_that_changes_a_thing_otherwise_than_its_description_says_wins() 
 
 def test_a_sentence_said_as_one_of_several_values_loses_its_full_stop() -> None:
     # Airflow's DAG: "the description is Weekly export of invoices to the finance bucket., the
-    # fileloc is ..."
+    # fileloc is ..."; a request keeps its values whole (they are what its calls use)
     facts = ["the description is Weekly export of invoices.", "the owner is airflow"]
-    assert join_words(facts) == "the description is Weekly export of invoices and the owner is airflow"
-    assert join_words(["a sentence."]) == "a sentence"
-    assert join_words(["wait...", "Apple Inc.", "b"]) == "wait..., Apple Inc and b"
-    assert join_words(["v2.", "x"]) == "v2 and x"
+    assert join_facts(facts) == "the description is Weekly export of invoices and the owner is airflow"
+    assert join_facts(["a sentence."]) == "a sentence"
+    assert join_facts(["wait...", "Apple Inc.", "b"]) == "wait..., Apple Inc and b"
+    assert join_facts(["v2.", "x"]) == "v2 and x"
+    assert join_words(["Details to follow.", "x"]) == "Details to follow. and x"
