@@ -168,6 +168,10 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
 #: Field names (humanized) of a weather reading's sky, and of the place it is for.
 _SKY_WORDS = frozenset({"condition", "conditions", "weather", "sky", "summary", "description", "outlook"})
 _PLACE_WORDS = frozenset({"city", "location", "place", "city name", "location name"})
+#: A sky said as a noun: "with rain" (an adjective follows "and": "and partly cloudy").
+_SKY_NOUNS = re.compile(
+    r"\b(?:rain|showers?|snow|sleet|hail|fog|mist|drizzle|thunderstorms?|storms?|clouds)$"
+)
 
 
 def _weather(record: Mapping[str, Any], keys: list[Any], heat: str) -> tuple[str, set[Any]] | None:
@@ -182,11 +186,14 @@ def _weather(record: Mapping[str, Any], keys: list[Any], heat: str) -> tuple[str
         return None
     degrees, sky = heats[0], skies[0]
     unit = {"celsius": " °C", "fahrenheit": " °F"}.get(words[degrees], heat)
-    said = f"it's {scalar_words(record[degrees], 0)}{unit} and {plain(record[sky], 40).lower()}"
+    told = plain(record[sky], 40).lower()
+    joint = "with" if _SKY_NOUNS.search(told) else "and"  # "12.6 °C with rain", not "and rain"
+    said = f"it's {scalar_words(record[degrees], 0)}{unit} {joint} {told}"
     used = {degrees, sky}
     winds = [k for k in numbers if _wind_unit(words[k], record[k], heat)]
     if winds:
-        said += f", with wind at {scalar_words(record[winds[0]], 0)}{_wind_unit(words[winds[0]], 1, heat)}"
+        wind = f"wind at {scalar_words(record[winds[0]], 0)}{_wind_unit(words[winds[0]], 1, heat)}"
+        said += f" and {wind}" if joint == "with" else f", with {wind}"
         used.add(winds[0])
     places = [k for k in keys if words[k] in _PLACE_WORDS and isinstance(record[k], str)]
     if places:

@@ -62,11 +62,13 @@ def test_a_weather_reading_is_said_as_a_person_says_it() -> None:
     # "Today's forecast: city Mexico City, it's 19.3 °C and conditions showers."
     forecast = {"celsius": 19.3, "city": "Mexico City", "conditions": "showers"}
     said = result_clause(forecast, "x", random.Random(1), heat=" °C")
-    assert said == "it's 19.3 °C and showers in Mexico City", said
+    assert said == "it's 19.3 °C with showers in Mexico City", said  # a sky said as a noun: "with"
     current = {"condition": "clouds", "temperature": 74.7, "wind_speed": 33.2, "humidity": 80}
     said = result_clause(current, "x", random.Random(1), heat=" °F")
-    assert said == "it's 74.7 °F and clouds, with wind at 33.2 mph, humidity 80", said
-    assert "and clouds" not in result_clause(current, "x", random.Random(1))  # no unit asked: fields
+    assert said == "it's 74.7 °F with clouds and wind at 33.2 mph, humidity 80", said
+    assert "with clouds" not in result_clause(current, "x", random.Random(1))  # no unit asked: fields
+    partly = {"celsius": 9.1, "condition": "partly cloudy"}
+    assert result_clause(partly, "x", random.Random(1), heat=" °C") == "it's 9.1 °C and partly cloudy"
 
 
 def test_a_listed_item_wrapped_in_one_key_is_named_by_what_it_wraps() -> None:
