@@ -17,6 +17,7 @@ from fms_dgt.core.tools.fakes import tokens
 
 __all__ = [
     "asks_fahrenheit",
+    "flags_hold_their_details",
     "order_dates",
     "order_pairs",
     "set_values",
@@ -42,6 +43,8 @@ _LOW_HIGH = {
     "departure": "arrival",
     "open": "close",
     "first": "last",
+    "created": "updated",  # PeerTube's videos were updated before they were created
+    "execution": "end",  # an Airflow run ended before its execution date
 }
 
 
@@ -50,6 +53,34 @@ _TOTALS = frozenset(
     {"total", "count", "totalcount", "totalitems", "totalresults", "totalrecords", "results"}
     | {"totalentries", "totalelements", "totalhits", "totalrows", "numresults", "resultcount", "itemcount"}
 )
+
+
+def flags_hold_their_details(value: dict[str, Any], schema: Mapping[str, Any]) -> None:
+    """A flag that is off has no reason or date of its own: PeerTube's videos said ``blacklisted:
+    false`` with a ``blacklistedReason``. The detail goes (or is null) where the schema lets it."""
+    props = schema.get("properties")
+    if not isinstance(props, Mapping):
+        return
+    listed = schema.get("required")
+    required = listed if isinstance(listed, list) else []
+    for key in [k for k, v in value.items() if v is False]:
+        for detail in [k for k in value if k != key and _detail_of(key, k)]:
+            sub = props.get(detail)
+            if isinstance(sub, Mapping) and "null" in _types(sub):
+                value[detail] = None
+            elif detail not in required:
+                del value[detail]
+
+
+def _detail_of(flag: str, key: str) -> bool:
+    """Whether ``key`` is ``flag``'s reason or date (``blacklistedReason``, ``deleted_at``)."""
+    words, own = tokens(key), tokens(flag)
+    return len(words) == len(own) + 1 and words[: len(own)] == own and words[-1] in ("reason", "at", "date")
+
+
+def _types(schema: Mapping[str, Any]) -> list[Any]:
+    kinds = schema.get("type")
+    return kinds if isinstance(kinds, list) else [kinds]
 
 
 def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None:

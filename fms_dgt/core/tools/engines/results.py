@@ -39,6 +39,7 @@ from fms_dgt.core.tools._fake_texts import ENVELOPES
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
+    flags_hold_their_details,
     order_dates,
     order_pairs,
     set_values,
@@ -413,6 +414,7 @@ class ResultHooks(FakeHooks):
         value = super().finish(schema, value, name, path)
         if isinstance(value, dict):
             order_pairs(value)
+            flags_hold_their_details(value, schema)
             total_covers_items(value, schema)
             sky_fits_temperature(value, schema, self.given)
         elif isinstance(value, list) and value:

@@ -753,3 +753,31 @@ def test_listed_items_belong_to_what_the_call_named_and_take_the_states_it_asked
         assert {i["dag_id"] for i in items} == {"dag-42"}
         assert {i["state"] for i in items} <= {"failed", "queued"}
         assert len({i["task_id"] for i in items}) == len(items)  # the items themselves are others
+
+
+def test_a_flag_that_is_off_has_no_reason_and_nothing_is_updated_before_it_was_created() -> None:
+    # PeerTube's videos said blacklisted: false with a blacklistedReason, and were updated before
+    # they were created
+    out = {
+        "type": "object",
+        "properties": {
+            "blacklisted": {"type": "boolean"},
+            "blacklistedReason": {"type": ["string", "null"]},
+            "deleted": {"type": "boolean"},
+            "deletedAt": {"type": "string", "format": "date-time"},
+            "createdAt": {"type": "string", "format": "date-time"},
+            "updatedAt": {"type": "string", "format": "date-time"},
+        },
+        "required": ["blacklisted", "blacklistedReason", "deleted", "createdAt", "updatedAt"],
+    }
+    tool = Tool(
+        "getVideo", "peertube", parameters={"type": "object", "properties": {}}, output_parameters=out
+    )
+    flags = set()
+    for seed in range(16):
+        made = mock_result(tool, {}, random.Random(seed))[0]
+        flags.add(made["blacklisted"])
+        assert (made["blacklistedReason"] is None) == (not made["blacklisted"]), made
+        assert made["deleted"] or "deletedAt" not in made, made
+        assert made["createdAt"] <= made["updatedAt"], made
+    assert flags == {True, False}
