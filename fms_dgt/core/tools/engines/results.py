@@ -283,6 +283,12 @@ class ResultHooks(FakeHooks):
     ) -> None:
         super().__init__(scope, topic=tool.name, defaults=True, kinds=_plan(tool).leaves)
         self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
+        props = tool.parameters.get("properties")
+        # The inputs the call left out: what it did has none of them (an upload without a caption
+        # is not answered with one).
+        self.left_out = (
+            {_plain(k) for k in props if _plain(k) not in self.given} if isinstance(props, dict) else set()
+        )
         # Nested values the call set, by path and by path inside its body (``data.attributes.url``
         # of a JSON:API body is the created resource's ``data.attributes.url``).
         self.set_at = set_values(arguments)
@@ -406,7 +412,10 @@ class ResultHooks(FakeHooks):
         return int(own) if isinstance(own, int) and _whole(own) else self.size
 
     def include(self, schema: Mapping[str, Any], name: str, path: Path) -> bool | None:
-        """Every property near the top (a response lists its fields; items look alike)."""
+        """Every property near the top (a response lists its fields; items look alike), but an
+        input an action was not given."""
+        if len(path) == 1 and self.done and _plain(name) in self.left_out:
+            return False
         return True if len(path) <= 3 else None
 
     def finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:

@@ -781,3 +781,26 @@ def test_a_flag_that_is_off_has_no_reason_and_nothing_is_updated_before_it_was_c
         assert made["deleted"] or "deletedAt" not in made, made
         assert made["createdAt"] <= made["updatedAt"], made
     assert flags == {True, False}
+
+
+def test_an_action_answers_with_no_input_it_was_not_given() -> None:
+    # the demo's uploadPhoto without a caption answered with one, and the answer reported it
+    inputs = {
+        "type": "object",
+        "properties": {
+            "petId": {"type": "string"},
+            "file": {"type": "string"},
+            "caption": {"type": "string"},
+        },
+        "required": ["petId", "file"],
+    }
+    out = {"type": "object", "properties": {"filename": {"type": "string"}, "caption": {"type": "string"}}}
+    upload = Tool("uploadPhoto", "petstore", parameters=inputs, output_parameters=out)
+    for seed in range(6):
+        assert (
+            "caption" not in mock_result(upload, {"petId": "pet-1", "file": "a.png"}, random.Random(seed))[0]
+        )
+        given = {"petId": "pet-1", "file": "a.png", "caption": "Asleep on the sofa"}
+        assert mock_result(upload, given, random.Random(seed))[0]["caption"] == "Asleep on the sofa"
+    lookup = Tool("getPhoto", "petstore", parameters=inputs, output_parameters=out)
+    assert any("caption" in mock_result(lookup, {"petId": "pet-1"}, random.Random(s))[0] for s in range(6))
