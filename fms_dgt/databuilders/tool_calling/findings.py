@@ -221,6 +221,10 @@ def _field(
         return f"the {words}: {join_facts(inner)}" if inner else f"the {words} has {len(value)} details"
     if isinstance(value, bool) and words.startswith("can "):  # BFCL's canDrive: not "the can drive is no"
         return f"it {'can' if value else 'cannot'} {words[4:]}"
+    if isinstance(value, bool):  # "it is not blacklisted", "download enabled: yes"; not "the x is no"
+        if " " not in words and (words.endswith("ed") or words in _STATES):
+            return f"it is {'' if value else 'not '}{words}"
+        return f"{words}: {'yes' if value else 'no'}"
     if words in _BYTES and type(value) is int and value >= 1000:
         return f"{'' if compact else 'the '}{words} {'' if compact else _be(words) + ' '}{byte_words(value)}"
     head, _, tail = words.rpartition(" ")
@@ -236,6 +240,11 @@ def _field(
     return f"the {words} {_be(words)} {_short(value, rng, style, name=name)}{unit}"
 
 
+#: One-word yes-or-no names said as what a thing is ("it is live").
+_STATES = frozenset(
+    {"live", "active", "public", "private", "available", "open", "online", "visible", "nsfw", "valid"}
+    | {"ready", "free", "busy", "paid", "new", "default", "primary", "official", "premium", "pending"}
+)
 #: Names of a result's field that says the unit of its one number; and unit systems, which are not.
 _UNIT_KEYS = frozenset({"unit", "units", "uom"})
 _SYSTEMS = frozenset({"metric", "imperial", "standard", "si"})

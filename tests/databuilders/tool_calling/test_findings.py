@@ -142,3 +142,12 @@ def test_a_name_is_read_only_for_a_distinctive_id_and_said_safely() -> None:
     hostile = {"id": "pet-1", "name": "Rex\u202e{json}" + "a" * 500}
     said = name_of("pet-1", "pet", [hostile])
     assert said is not None and "\u202e" not in said and len(said) <= 81
+
+
+def test_a_yes_or_no_reads_as_what_the_thing_is() -> None:
+    # PeerTube: "the permanent live is yes", "with blacklisted no"
+    rng = random.Random(1)
+    assert "it is not blacklisted" in result_clause({"blacklisted": False, "name": "A"}, "x", rng)
+    assert "it is live" in result_clause({"isLive": True, "name": "A"}, "x", rng)
+    said = result_clause({"permanentLive": True, "name": "A"}, "x", rng)
+    assert "permanent live: yes" in said and "is yes" not in said
