@@ -204,6 +204,8 @@ def _classify(name: str, description: str, parent: str, topic: str, fmt: str, ki
     # it is a timestamp; a number named like a text is not that text.
     if numeric and (found is None or found.family != "date" or not set(words) & _EPOCH):
         return None
+    if found is not None and found.field == "timezone" and kind in ("integer", "number"):
+        return _k("number", "utc_offset")  # a time zone given as a number is hours from UTC, not 16.18
     if found == ("file", "document", "") and _IMAGES.search(topic):
         # The file of uploadPhoto is a photo (no receipt's scan), of uploadImage any image.
         return Kind("file", "photo" if _PHOTOS.search(topic) else "image")
@@ -346,6 +348,8 @@ def _by_head(
         head in ("list", "array", "collection", "str", "string") or head.removesuffix("s") in _PICKS
     ) and modifier:
         return _by_name(modifier, parent, topic, description, kind)
+    if head == "rate" and kind in ("integer", "number") and modifier and set(modifier) <= _RATES:
+        return _k("number", "rate")  # a tax rate of 357.74 was read as a price
     counted = head if head not in ("count", "number", "total") or not modifier else modifier[-1]
     if counted in _TALLIES and kind in ("integer", "number"):
         return _k("number", "tally")  # COVID's totalDeaths were 17.79 (a price), a video's likes 42.5
@@ -368,6 +372,11 @@ def _by_head(
     return None
 
 
+#: What a rate in percent is of (a heart rate or a frame rate is no percentage).
+_RATES = frozenset(
+    {"tax", "interest", "vat", "discount", "growth", "inflation", "commission", "tip", "return"}
+    | {"conversion", "annual", "mortgage", "loan", "savings", "sales", "income", "churn", "success"}
+)
 #: Things counted by the many (a total of deaths, a video's likes): whole numbers, often large.
 _TALLIES = frozenset(
     {

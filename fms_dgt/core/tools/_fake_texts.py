@@ -28,7 +28,7 @@ from fms_dgt.core.tools.enrichments._dataflow_words import singular
 __all__ = ["ENVELOPES", "SUBJECT_FIELDS", "drawn", "refine", "texts_of"]
 
 #: Text fields whose values depend on what they are about.
-SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work", "tag"})
+SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work", "tag", "genre"})
 
 #: Words that name one kind of thing.
 _STRONG: dict[str, str] = {
@@ -51,7 +51,9 @@ _STRONG: dict[str, str] = {
     **dict.fromkeys(("apartment", "hotel", "property", "rental", "accommodation"), "lodging"),
     **dict.fromkeys(("tour", "excursion"), "tour"),
     "product": "product",
-    **dict.fromkeys(("movie", "film", "book", "novel", "song", "album", "track"), "work"),
+    **dict.fromkeys(("book", "novel", "author"), "book"),
+    **dict.fromkeys(("movie", "film", "cinema"), "film"),
+    **dict.fromkeys(("song", "album", "track", "music", "playlist_song"), "music"),
     "game": "game",
     **dict.fromkeys(
         ("blacklist", "blacklisted", "blocklist", "block", "blocked", "ban", "banned", "abuse"), "moderation"
@@ -231,7 +233,18 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "Meet the team",
     ),
     ("title", "folder"): ("Invoices", "Taxes 2026", "Contracts", "Receipts", "Photos", "Project Apollo"),
-    ("title", "work"): data.WORK_TITLES,
+    **dict.fromkeys((("title", "book"), ("title", "film"), ("title", "music")), data.WORK_TITLES),
+    # A book's or a film's genre is no music's (glaive searched for books of genre "hip hop").
+    ("genre", "book"): (
+        "mystery",
+        "science fiction",
+        "fantasy",
+        "biography",
+        "historical fiction",
+        "thriller",
+    ),
+    ("genre", "film"): ("comedy", "drama", "thriller", "documentary", "animation", "science fiction"),
+    ("genre", "music"): data.GENRES,
     # What a bank's customer calls an account (Up's displayName was "Weekly one-on-one").
     ("title", "account"): (
         "Spending",

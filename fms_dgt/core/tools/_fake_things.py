@@ -275,6 +275,8 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
 _RANGES: dict[str, tuple[float, float, float]] = {
     "count": (1, 10, 1),
     "tally": (3, 5000, 1),
+    "rate": (1, 25, 0.25),
+    "utc_offset": (-10, 12, 1),
     "quantity": (1, 5, 1),
     "party": (1, 4, 1),
     "children": (0, 3, 1),

@@ -40,7 +40,7 @@ from fms_dgt.core.tools.fakes import Kind, classify, fake
             Kind("text", "message:comment"),
         ),
         ("title", "Title of the news article.", "news", "GetNews", Kind("text", "title:news")),
-        ("title", "Title of the book.", "", "Goodreads_Get_Authors_Books", Kind("text", "title:work")),
+        ("title", "Title of the book.", "", "Goodreads_Get_Authors_Books", Kind("text", "title:book")),
         # a word naming one kind of thing beats one that could name many (a DAG run's note)
         (
             "note",
@@ -82,6 +82,8 @@ from fms_dgt.core.tools.fakes import Kind, classify, fake
             "Instagram_Info",
             Kind("text", "title:page"),
         ),
+        ("genre", "The genre of the book", "", "search_for_books", Kind("text", "genre:book")),
+        ("genre", "The genre of the movie", "", "search_for_movies", Kind("text", "genre:film")),
         # a thing's tags are of that thing (petstore's pets were tagged "finance" and "follow-up")
         ("tag", "", "", "createPet", Kind("text", "tag:pet")),
         ("name", "", "tags", "get_dag", Kind("text", "tag:workflow")),
@@ -225,3 +227,14 @@ def test_a_few_templates_make_many_texts_and_every_slot_is_filled() -> None:
     assert not any("{" in m or "}" in m for m in made)
     for texts in _TEXTS.values():  # every slot a table names is one there is
         assert {slot for t in texts for slot in re.findall(r"\{(\w+)\}", t)} <= set(_SLOTS)
+
+
+def test_a_rate_of_a_known_thing_is_a_percentage_and_a_numeric_time_zone_an_offset() -> None:
+    # calculateTax's tax_rate was 357.74 (read as a price); MediaWatch's timezone 16.18
+    assert classify("tax_rate", "", "", "calculateTax", "", "number") == Kind("number", "rate")
+    assert classify("heart_rate", "", "", "log_workout", "", "integer") != Kind("number", "rate")
+    rate = fake({"type": "number"}, random.Random(1), name="interest_rate", topic="loan")
+    assert 1 <= rate <= 25
+    assert classify("timezone", "", "", "MediaWatch", "", "number") == Kind("number", "utc_offset")
+    offset = fake({"type": "integer"}, random.Random(1), name="timezone", topic="MediaWatch")
+    assert -12 <= offset <= 14
