@@ -272,9 +272,16 @@ def examples_in(description: str) -> tuple[str, ...]:
     bare = _BARE.match(_ASSIGNED.sub("", tail))  # "e.g.: q=Paris" gives Paris
     if bare is None or bare.group(1).lower().split()[0] in _NOT_EXAMPLES:
         return ()
-    return (bare.group(1).strip(),)
+    said = bare.group(1).strip()
+    if said.islower() and said.split()[-1] in _KIND_WORDS:
+        return ()  # "(e.g., city name)" says what kind of value, not one: Tripadvisor's query
+    return (said,)
 
 
+#: Last words of an example that name a kind of value, not a value ("city name", "zip code").
+_KIND_WORDS = frozenset(
+    {"name", "names", "code", "codes", "id", "ids", "number", "address", "value", "string"}
+)
 _NOT_EXAMPLES = frozenset(
     {"the", "a", "an", "this", "that", "it", "if", "when", "in", "to", "of", "you", "we"}
 )

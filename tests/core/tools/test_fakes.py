@@ -688,6 +688,9 @@ def test_an_example_written_as_an_assignment_gives_its_value() -> None:
     assert examples_in("Query parameter, e.g.: q=Paris, US zip e.g: q=10001") == ("Paris",)
     # NESTFUL's Alpha Vantage: "The function of your choice. (In this case CURRENCY_EXCHANGE_RATE)"
     # was asked for "function maple-474"
+    # Tripadvisor's "Search query for location (e.g., city name)" was asked for "city name"
+    assert examples_in("Search query for location (e.g., city name)") == ()
+    assert examples_in("The unit, e.g. cups") == ("cups",)
     said = "The function of your choice. (In this case CURRENCY_EXCHANGE_RATE)"
     assert examples_in(said) == ("CURRENCY_EXCHANGE_RATE",)
     assert (
