@@ -113,7 +113,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("address", "fulladdress", "homeaddress", "mailingaddress"), k("place", "address")),
     **dict.fromkeys(("lat", "latitude"), k("place", "latitude")),
     **dict.fromkeys(("lon", "lng", "long", "longitude"), k("place", "longitude")),
-    **dict.fromkeys(("timezone", "tz", "tzname"), k("place", "timezone")),
+    **dict.fromkeys(("timezone", "tz", "tzname", "tzid", "timezoneid"), k("place", "timezone")),
     **dict.fromkeys(("location", "place", "locationname", "where", "near", "loc"), k("place", "location")),
     **dict.fromkeys(("airport", "airportcode", "iata", "iatacode"), k("place", "airport")),
     **dict.fromkeys(

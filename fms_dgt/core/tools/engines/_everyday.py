@@ -1,5 +1,5 @@
 """Exact results of everyday pure tools: a sale price, a profit, growth, a square, a list's
-highest number or its shuffle.
+highest number or its shuffle, a random draw (the same for the same arguments).
 
 They register with :func:`~fms_dgt.core.tools.engines.implementations.register_implementation`
 when :mod:`implementations` is imported (it imports this module last). Each was a random number
@@ -89,3 +89,33 @@ def _shuffled(inputs: Inputs) -> list[object]:
         if items != lists[0] or len(items) < 2:
             break
     return items
+
+
+@register_implementation(
+    "random_number",
+    "get_random_number",
+    "generate_random_number",
+    "random_integer",
+    "random_int",
+    "randint",
+    "random",
+)
+def _random_number(inputs: Inputs) -> float:
+    """A number between the two bounds given, the same one for the same bounds (results are
+    reproducible): get_random_number answered ``rand-31450``."""
+    low, high = sorted(inputs.numbers(at_least=2)[:2])
+    rng = random.Random(repr((low, high)))
+    if low == int(low) and high == int(high):
+        return rng.randint(int(low), int(high))
+    return round(rng.uniform(low, high), 2)
+
+
+@register_implementation("normalvariate", "random_normalvariate", "gauss", "random_gauss", "normal_random")
+def _normal(inputs: Inputs) -> float:
+    """A draw from a normal distribution of the mean and deviation given (BFCL's
+    random_normalvariate answered ``harbor-470``); the same for the same arguments."""
+    mean = inputs.measure("mu", "mean", "average")
+    deviation = inputs.measure("sigma", "std", "deviation", "stddev", "sd")
+    if deviation < 0:
+        raise NotComputable("a negative deviation")
+    return round(random.Random(repr((mean, deviation))).gauss(mean, deviation), 4)

@@ -115,7 +115,7 @@ QUANTITIES = frozenset(
     | {"interest", "payment", "perimeter", "circumference", "density", "force", "energy", "power", "mass"}
     | {"weight", "height", "velocity", "acceleration", "displacement", "revenue", "profit", "salary", "fee"}
     | {"calories", "emi", "roi", "cagr", "median", "variance", "deviation", "ratio", "time", "age"}
-    | {"percentile", "discount", "tip", "gpa", "grade", "frequency", "pressure", "return", "yield"}
+    | {"percentile", "discount", "tip", "gpa", "grade", "frequency", "pressure", "return", "yield", "number"}
 )
 _WEATHER = {
     "type": "object",

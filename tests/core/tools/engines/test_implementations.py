@@ -145,3 +145,12 @@ def test_a_shuffled_list_holds_the_same_items_in_another_order_every_time_the_sa
     assert sorted(once) == given["list"] and once != given["list"]
     assert compute("randomize_list", {}, given) == once
     assert compute("calculate_cagr", {}, {"start_value": 0, "end_value": 5, "years": 2}) is NOT_COMPUTED
+
+
+def test_a_random_draw_lies_within_what_was_asked_and_repeats_for_the_same_arguments() -> None:
+    # get_random_number answered "rand-31450", random_normalvariate "harbor-470"
+    drawn = compute("get_random_number", {}, {"min": 5, "max": 9})
+    assert isinstance(drawn, int) and 5 <= drawn <= 9
+    assert compute("get_random_number", {}, {"min": 5, "max": 9}) == drawn
+    normal = compute("random_normalvariate", {}, {"mu": 10.0, "sigma": 2.0})
+    assert isinstance(normal, float) and 0 < normal < 20
