@@ -1,8 +1,8 @@
 """Exact results of everyday pure tools: a sale price, a profit, growth, a square, a list's
 highest number or its shuffle, a random draw (the same for the same arguments).
 
-They register with :func:`~fms_dgt.core.tools.engines.implementations.register_implementation`
-when :mod:`implementations` is imported (it imports this module last). Each was a random number
+They register in :mod:`_implementing`'s registry when :mod:`implementations` is imported (it
+imports this module). Each was a random number
 in records that stated its inputs: glaive's sale price of 429.93 at 6.14% off was 217.61, a profit
 of selling at 142.70 what cost 353.77 was 75.82, ``calculate_squared`` answered ``orbit-919``.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from fms_dgt.core.tools.engines.implementations import Inputs, NotComputable, register_implementation
+from fms_dgt.core.tools.engines._implementing import Inputs, NotComputable, register
 
 __all__: list[str] = []
 
@@ -24,7 +24,7 @@ def _rate(inputs: Inputs, *names: str) -> float:
     return rate if rate < 1 else rate / 100
 
 
-@register_implementation(
+@register(
     "sale_price", "calculate_sale_price", "discounted_price", "calculate_discounted_price", "discount_price",
     "apply_discount", "price_after_discount",
 )  # fmt: skip
@@ -36,14 +36,14 @@ def _sale_price(inputs: Inputs) -> float:
     return round(price * (1 - off), 2)
 
 
-@register_implementation("profit", "calculate_profit", "net_profit")
+@register("profit", "calculate_profit", "net_profit")
 def _profit(inputs: Inputs) -> float:
     sold = inputs.measure("selling", "sell", "sale", "revenue", "income")
     cost = inputs.measure("cost", "buying", "purchase", "expenses", "expense")
     return round(sold - cost, 2)
 
 
-@register_implementation("cagr", "calculate_cagr", "compound_annual_growth_rate")
+@register("cagr", "calculate_cagr", "compound_annual_growth_rate")
 def _cagr(inputs: Inputs) -> float:
     """The compound annual growth rate in percent: from 99.23 to 78.38 in 3 years is -7.56%."""
     start = inputs.measure("start", "initial", "beginning", "begin", "present")
@@ -54,28 +54,28 @@ def _cagr(inputs: Inputs) -> float:
     return round((float((end / start) ** (1 / years)) - 1) * 100, 2)
 
 
-@register_implementation("square", "squared", "square_number")
+@register("square", "squared", "square_number")
 def _square(inputs: Inputs) -> float:
     return inputs.number(0, 1) ** 2
 
 
-@register_implementation("cube", "cubed", "cube_number")
+@register("cube", "cubed", "cube_number")
 def _cube(inputs: Inputs) -> float:
     return inputs.number(0, 1) ** 3
 
 
-@register_implementation("highest", "highest_number", "largest_number", "biggest_number", "max_number")
+@register("highest", "highest_number", "largest_number", "biggest_number", "max_number")
 def _highest(inputs: Inputs) -> float:
     numbers = inputs.numbers(at_least=1)
     return max(numbers)
 
 
-@register_implementation("lowest", "lowest_number", "smallest_number", "min_number")
+@register("lowest", "lowest_number", "smallest_number", "min_number")
 def _lowest(inputs: Inputs) -> float:
     return min(inputs.numbers(at_least=1))
 
 
-@register_implementation("randomize_list", "shuffle", "shuffle_list", "randomize", "randomise_list")
+@register("randomize_list", "shuffle", "shuffle_list", "randomize", "randomise_list")
 def _shuffled(inputs: Inputs) -> list[object]:
     """The list given, in another order: the same order for the same list (results are
     reproducible), never the list itself but for one item."""
@@ -91,7 +91,7 @@ def _shuffled(inputs: Inputs) -> list[object]:
     return items
 
 
-@register_implementation(
+@register(
     "random_number",
     "get_random_number",
     "generate_random_number",
@@ -110,7 +110,7 @@ def _random_number(inputs: Inputs) -> float:
     return round(rng.uniform(low, high), 2)
 
 
-@register_implementation("normalvariate", "random_normalvariate", "gauss", "random_gauss", "normal_random")
+@register("normalvariate", "random_normalvariate", "gauss", "random_gauss", "normal_random")
 def _normal(inputs: Inputs) -> float:
     """A draw from a normal distribution of the mean and deviation given (BFCL's
     random_normalvariate answered ``harbor-470``); the same for the same arguments."""
