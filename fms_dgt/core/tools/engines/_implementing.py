@@ -25,11 +25,12 @@ class _NotComputed:
         return "NOT_COMPUTED"
 
 
-#: What :func:`compute` returns when no implementation applies.
+#: What :func:`~fms_dgt.core.tools.engines.implementations.compute` returns when no
+#: implementation applies.
 NOT_COMPUTED: Any = _NotComputed()
 Implementation = Callable[["Inputs"], Any]
+#: Implementations by tool name (words run together: ``addnumbers``).
 REGISTRY: dict[str, Implementation] = {}
-# Words that may open or close a tool's name around the operation itself.
 
 _SETTINGS = frozenset(
     {"precision", "accuracy", "decimals", "decimalplaces", "digits", "places", "ndigits", "roundto"}

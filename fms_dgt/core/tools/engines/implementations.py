@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 
+# Words that may open or close a tool's name around the operation itself.
 _NOISE = frozenset({"calculate", "compute", "get", "find", "math", "do", "perform", "of", "the", "two"})
 _NOISE |= {
     "numbers",
