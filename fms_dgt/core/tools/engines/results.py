@@ -334,6 +334,11 @@ class ResultHooks(FakeHooks):
             echoed = first_fit([self.given[plain]], schema)
         elif echoed is MISSING and _in_array(path):
             echoed = self._filtered(schema, plain)
+        if echoed is MISSING and plain in _BARE_KEYS and len(path) > 1 and not _in_array(path):
+            # the object named by an argument is that one: Province(provinceId="NB") answered
+            # for province "MB"
+            own = self.given.get(_plain(str(path[-2])) + plain)
+            echoed = first_fit([own], schema) if own is not None else MISSING
         if echoed is not MISSING:
             return echoed
         if plain in _NAMES and _in_array(path):

@@ -804,3 +804,19 @@ def test_an_action_answers_with_no_input_it_was_not_given() -> None:
         assert mock_result(upload, given, random.Random(seed))[0]["caption"] == "Asleep on the sofa"
     lookup = Tool("getPhoto", "petstore", parameters=inputs, output_parameters=out)
     assert any("caption" in mock_result(lookup, {"petId": "pet-1"}, random.Random(s))[0] for s in range(6))
+
+
+def test_the_object_an_argument_names_is_that_one() -> None:
+    # Canada holidays: Province(provinceId="NB") answered for province "MB"
+    def obj(**props: Any) -> dict[str, Any]:
+        return {"type": "object", "properties": props, "required": list(props)}
+
+    text = {"type": "string"}
+    tool = Tool(
+        "Province",
+        "holidays",
+        parameters=obj(provinceId=text),
+        output_parameters=obj(province=obj(id=text, name=text)),
+    )
+    for seed in range(4):
+        assert mock_result(tool, {"provinceId": "NB"}, random.Random(seed))[0]["province"]["id"] == "NB"
