@@ -245,6 +245,8 @@ def _split(text: str, third_person: bool) -> tuple[str, str, str]:
     if base is None or rest.lower().startswith("of "):  # "List of cities" names a thing
         obj = text if first.lower() in _DETERMINERS else f"the {_lower_first(text)}"
         return "get", _lower_first(obj), GET
+    if base in ("represent", "model"):  # SureVoIP's "Represents a customer" fetches one
+        return "get", rest, GET
     if base == "return" and not (third_person or first.lower().endswith("s")):
         return "return", rest, ACTION  # "Return some items of an order" is a return, not a lookup
     if not rest.strip():

@@ -64,6 +64,7 @@ PURPOSES = [
     ("Fetches the trending challenges from the TikTok API.", "fetch", "the trending challenges", GET),
     ("Reorder a playlist", "reorder", "a playlist", ACTION),  # a verb the lexicon lacks, before "a"
     ("Categorize transaction", "categorize", "the transaction", ACTION),  # Up: not "fetch the categorize ..."
+    ("Represents an announcement audio file", "get", "an announcement audio file", GET),  # "I've represented"
     (
         "Ping webhook",
         "ping",
