@@ -26,6 +26,7 @@ from fms_dgt.databuilders.tool_calling.wording import (
     past,
     plural,
     singular,
+    unstopped,
     word_set,
 )
 
@@ -79,7 +80,7 @@ def named_record(
     if not others or _measured(value, others) is not None:
         return None
     style = rng.randrange(4) if style is None else style
-    facts = [_field(str(k), value[k], rng, True, heat, style) for k in others[:3]]
+    facts = [unstopped(_field(str(k), value[k], rng, True, heat, style)) for k in others[:3]]
     rest = len(others) - 3
     if rest > 0:
         facts.append(f"{rest} more detail{'s' if rest > 1 else ''}")

@@ -35,6 +35,7 @@ __all__ = [
     "plural",
     "purpose_of",
     "singular",
+    "unstopped",
     "word_set",
 ]
 
@@ -493,7 +494,12 @@ def join_facts(items: list[str]) -> str:
     """Facts of an answer joined, each without its closing full stop (a sentence said as a value:
     "the description is Weekly export of invoices., the fileloc is ..."). A request keeps its
     values whole: they are what its calls use."""
-    return join_words([_STOP.sub("", item) for item in items])
+    return join_words([unstopped(item) for item in items])
+
+
+def unstopped(fact: str) -> str:
+    """``fact`` without its closing full stop (not an ellipsis's), to go before a comma."""
+    return _STOP.sub("", fact)
 
 
 _STOP = re.compile(r"(?<=[^\W_])\.$")

@@ -151,3 +151,14 @@ def test_a_yes_or_no_reads_as_what_the_thing_is() -> None:
     assert "it is live" in result_clause({"isLive": True, "name": "A"}, "x", rng)
     said = result_clause({"permanentLive": True, "name": "A"}, "x", rng)
     assert "permanent live: yes" in said and "is yes" not in said
+
+
+def test_a_named_records_facts_lose_their_full_stops() -> None:
+    # PeerTube: "Weekend recipes (description Our favourite tutorials., ID 97537, ...)"
+    from fms_dgt.databuilders.tool_calling.findings import named_record
+
+    named = named_record(
+        {"displayName": "Weekend recipes", "description": "Our favourite tutorials.", "id": 97537},
+        random.Random(1),
+    )
+    assert named is not None and all(not fact.endswith(".") for fact in named[1]), named
