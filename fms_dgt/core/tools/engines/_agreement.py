@@ -45,6 +45,9 @@ _LOW_HIGH = {
     "first": "last",
     "created": "updated",  # PeerTube's videos were updated before they were created
     "execution": "end",  # an Airflow run ended before its execution date
+    "new": "total",  # COVID's new deaths (2,163) were more than its total deaths (162)
+    "newly": "total",
+    "daily": "total",
 }
 
 

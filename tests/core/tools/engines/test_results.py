@@ -820,3 +820,14 @@ def test_the_object_an_argument_names_is_that_one() -> None:
     )
     for seed in range(4):
         assert mock_result(tool, {"provinceId": "NB"}, random.Random(seed))[0]["province"]["id"] == "NB"
+
+
+def test_what_is_new_is_at_most_the_total() -> None:
+    # NESTFUL's COVID statistics: newDeaths 2,163 and totalDeaths 162
+    names = ("newDeaths", "totalDeaths", "newlyConfirmedCases", "totalConfirmedCases")
+    out = {"type": "object", "properties": {n: {"type": "number"} for n in names}, "required": list(names)}
+    tool = Tool("GetStats", "n", parameters={"type": "object", "properties": {}}, output_parameters=out)
+    for seed in range(10):
+        stats = mock_result(tool, {}, random.Random(seed))[0]
+        assert stats["newDeaths"] <= stats["totalDeaths"], stats
+        assert stats["newlyConfirmedCases"] <= stats["totalConfirmedCases"], stats
