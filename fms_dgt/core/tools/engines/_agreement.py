@@ -48,6 +48,7 @@ _LOW_HIGH = {
     "new": "total",  # COVID's new deaths (2,163) were more than its total deaths (162)
     "newly": "total",
     "daily": "total",
+    "bid": "ask",  # Alpha Vantage's bid of 184.86 was above its ask of 180.24
 }
 
 

@@ -831,3 +831,8 @@ def test_what_is_new_is_at_most_the_total() -> None:
         stats = mock_result(tool, {}, random.Random(seed))[0]
         assert stats["newDeaths"] <= stats["totalDeaths"], stats
         assert stats["newlyConfirmedCases"] <= stats["totalConfirmedCases"], stats
+    quote = {n: {"type": "number"} for n in ("Bid Price", "Ask Price")}
+    rate = Tool("CURRENCY_EXCHANGE_RATE", "n", output_parameters={"type": "object", "properties": quote})
+    for seed in range(10):
+        said = mock_result(rate, {}, random.Random(seed))[0]
+        assert said["Bid Price"] <= said["Ask Price"], said
