@@ -206,6 +206,10 @@ def _classify(name: str, description: str, parent: str, topic: str, fmt: str, ki
         return None
     if found is not None and found.field == "timezone" and kind in ("integer", "number"):
         return _k("number", "utc_offset")  # a time zone given as a number is hours from UTC, not 16.18
+    if found == ("file", "path", "") and _PICTURED.search(f"{name} {parent}"):
+        return _k("file", "image_path")  # a channel's banner is an image, not meeting_notes_27.txt
+    if found is not None and found.family == "web" and re.search(r"rtmps?", name, re.I):
+        return _k("web", "rtmp_url")  # a live stream's ingest, not a blog article
     if found == ("file", "document", "") and _IMAGES.search(topic):
         # The file of uploadPhoto is a photo (no receipt's scan), of uploadImage any image.
         return Kind("file", "photo" if _PHOTOS.search(topic) else "image")
@@ -215,6 +219,7 @@ def _classify(name: str, description: str, parent: str, topic: str, fmt: str, ki
 
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
+_PICTURED = re.compile(r"banner|avatar|thumbnail|preview|image|photo|logo|icon|picture|poster", re.I)
 #: A description that says a name is a handle.
 _HANDLE = re.compile(r"\busername\b|\bhandle\b|used to (?:find|mention|interact)", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)

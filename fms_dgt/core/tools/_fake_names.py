@@ -220,7 +220,11 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("languagecode", "langcode", "locale"), k("misc", "language_code")),
     **dict.fromkeys(("password", "passcode", "passphrase"), k("misc", "password")),
     **dict.fromkeys(
-        ("token", "apikey", "accesstoken", "secret", "apitoken", "authtoken"), k("misc", "token")
+        (
+            *("token", "apikey", "accesstoken", "secret", "apitoken", "authtoken", "streamkey", "secretkey"),
+            *("accesskey", "privatekey", "signingkey", "webhooksecret"),
+        ),
+        k("misc", "token"),
     ),
     **dict.fromkeys(("weekday", "dayofweek", "dayname"), k("misc", "weekday")),
     **dict.fromkeys(("orderby", "sortby", "sort", "sortfield", "sortkey", "ordering"), k("misc", "sort")),

@@ -63,6 +63,8 @@ def _file(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
         user = scope.person("").username
         yield f"/home/{user}/{folder}/{document}"
         yield f"{folder}/{document}"
+    elif field == "image_path":
+        yield f"/static/images/{file_name(scope, 'image')}"
     elif field == "dag_file":
         yield scope.rng.choice(("/opt/airflow/dags/orders_etl.py", "/opt/airflow/dags/sales_report.py"))
     elif field == "folder":
@@ -79,6 +81,9 @@ def _web(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iter
         yield f"{rng.choice(('192.0.2', '198.51.100', '203.0.113'))}.{rng.randint(1, 254)}"
         return
     domain = f"{rng.choice(('www', 'shop', 'blog', 'docs', 'api'))}.example.com"
+    if kind.field == "rtmp_url":
+        yield f"{'rtmps' if 'rtmps' in name.lower() else 'rtmp'}://live.example.com/live"
+        return
     if kind.field == "domain":
         yield domain
         yield "example.com"

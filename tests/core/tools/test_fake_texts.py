@@ -238,3 +238,15 @@ def test_a_rate_of_a_known_thing_is_a_percentage_and_a_numeric_time_zone_an_offs
     assert classify("timezone", "", "", "MediaWatch", "", "number") == Kind("number", "utc_offset")
     offset = fake({"type": "integer"}, random.Random(1), name="timezone", topic="MediaWatch")
     assert -12 <= offset <= 14
+
+
+def test_a_streams_key_its_ingest_and_a_banners_path_are_what_they_are() -> None:
+    # PeerTube: streamKey "stre-35430", rtmpUrl a blog article, a banner's path meeting_notes_27.txt
+    assert classify("streamKey", "", "", "getLiveId", "", "string") == Kind("misc", "token")
+    assert classify("secretKey", "", "attributes", "get_webhooks", "", "string") == Kind("misc", "token")
+    assert fake({"type": "string"}, random.Random(1), name="rtmpUrl", topic="getLiveId").startswith("rtmp://")
+    banner = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    made = fake(
+        {"type": "object", "properties": {"banners": banner}, "required": ["banners"]}, random.Random(1)
+    )
+    assert made["banners"]["path"].endswith((".jpg", ".png", ".jpeg", ".gif", ".webp")), made
