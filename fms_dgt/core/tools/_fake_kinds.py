@@ -353,6 +353,13 @@ def _by_head(
         head in ("list", "array", "collection", "str", "string") or head.removesuffix("s") in _PICKS
     ) and modifier:
         return _by_name(modifier, parent, topic, description, kind)
+    one = singular(head)
+    if kind in ("string", "") and (
+        one in _VENUES or one == "cinema" or (one == "lot" and "parking" in modifier)
+    ):
+        return Kind("item", f"venue:{'parking lot' if one == 'lot' else one}")  # a museum was signal-683
+    if head == "algorithm" and _CIPHERS.search(f"{topic} {description}"):
+        return _k("misc", "cipher")  # encrypt_message's algorithm was signal-419
     if head == "rate" and kind in ("integer", "number") and modifier and set(modifier) <= _RATES:
         return _k("number", "rate")  # a tax rate of 357.74 was read as a price
     counted = head if head not in ("count", "number", "total") or not modifier else modifier[-1]
@@ -377,6 +384,7 @@ def _by_head(
     return None
 
 
+_CIPHERS = re.compile(r"encrypt|decrypt|cipher|hash|sign|crypt", re.I)
 #: What a rate in percent is of (a heart rate or a frame rate is no percentage).
 _RATES = frozenset(
     {"tax", "interest", "vat", "discount", "growth", "inflation", "commission", "tip", "return"}

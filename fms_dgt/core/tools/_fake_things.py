@@ -224,6 +224,7 @@ _MISC_CHOICES: dict[str, tuple[str, ...]] = {
     "priority_level": ("low", "medium", "high", "urgent"),
     "video_resolution": ("480p", "720p", "1080p", "1440p", "2160p"),
     "template_field": ("bash_command", "env", "sql", "params", "op_kwargs", "templates_dict"),
+    "cipher": ("AES-256-GCM", "ChaCha20-Poly1305", "RSA-OAEP", "SHA-256"),
     "cron": ("0 6 * * *", "*/15 * * * *", "0 0 * * 1", "30 2 * * *", "0 9 * * 1-5", "0 0 1 * *"),
     "ingredient": ("tomatoes", "garlic", "basil", "chicken breast", "rice", "spinach", "lemon", "onion"),
     "symptom": ("fever", "cough", "headache", "sore throat", "fatigue", "nausea", "dizziness"),

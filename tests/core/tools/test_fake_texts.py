@@ -250,3 +250,13 @@ def test_a_streams_key_its_ingest_and_a_banners_path_are_what_they_are() -> None
         {"type": "object", "properties": {"banners": banner}, "required": ["banners"]}, random.Random(1)
     )
     assert made["banners"]["path"].endswith((".jpg", ".png", ".jpeg", ".gif", ".webp")), made
+
+
+def test_a_place_to_go_and_a_cipher_are_named_as_such() -> None:
+    # glaive's search_museums took museum "signal-683", encrypt_message's algorithm "signal-419"
+    assert classify("museum", "", "", "search_museums", "", "string") == Kind("item", "venue:museum")
+    lot = classify("nearest_parking_lot", "", "", "find_parking", "", "string")
+    assert lot == Kind("item", "venue:parking lot")
+    assert fake({"type": "string"}, random.Random(2), name="nearest_parking_lot").endswith("Parking Lot")
+    assert classify("algorithm", "", "", "encrypt_message", "", "string") == Kind("misc", "cipher")
+    assert classify("algorithm", "", "", "sort_list", "", "string") is None
