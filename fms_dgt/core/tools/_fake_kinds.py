@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from fms_dgt.core.tools import _fake_data as data
+from fms_dgt.core.tools._fake_heads import CIPHERS, HANDLE, MOMENT_HEADS, PATH_WORDS, PICTURED, RATES, TALLIES
 from fms_dgt.core.tools._fake_names import (
     AS_TEXT as _AS_TEXT,
 )
@@ -206,7 +207,7 @@ def _classify(name: str, description: str, parent: str, topic: str, fmt: str, ki
         return None
     if found is not None and found.field == "timezone" and kind in ("integer", "number"):
         return _k("number", "utc_offset")  # a time zone given as a number is hours from UTC, not 16.18
-    if found == ("file", "path", "") and _PICTURED.search(f"{name} {parent}"):
+    if found == ("file", "path", "") and PICTURED.search(f"{name} {parent}"):
         return _k("file", "image_path")  # a channel's banner is an image, not meeting_notes_27.txt
     if found is not None and found.family == "web" and re.search(r"rtmps?", name, re.I):
         return _k("web", "rtmp_url")  # a live stream's ingest, not a blog article
@@ -219,10 +220,8 @@ def _classify(name: str, description: str, parent: str, topic: str, fmt: str, ki
 
 
 _IMAGES = re.compile(r"photo|image|picture|avatar|screenshot", re.I)
-_PICTURED = re.compile(r"banner|avatar|thumbnail|preview|image|photo|logo|icon|picture|poster", re.I)
-#: A description that says a name is a handle.
-_HANDLE = re.compile(r"\busername\b|\bhandle\b|used to (?:find|mention|interact)", re.I)
 _PHOTOS = re.compile(r"photo|picture|avatar|selfie|portrait", re.I)
+
 #: Names of what tells the present moment (``GetToday``, ``current_date``, ``now``).
 _NOW = re.compile(r"today|current(?:_?(?:date|time|datetime|day))|\bnow\b|(?<=[a-z])Now\b", re.I)
 _HINT_PATTERNS = tuple((re.compile(rf"\b{re.escape(hint)}"), kind) for hint, kind in _NAME_HINTS)
@@ -331,7 +330,7 @@ def _by_head(
     if not core:  # a name of no words ("1", "_"): nothing to read
         return None
     head, modifier = core[-1], core[:-1]
-    if head in _MOMENT_HEADS and (modifier or head != "day"):
+    if head in MOMENT_HEADS and (modifier or head != "day"):
         return Kind("date", _date_field(words))
     if head in _ENTITY_HEADS and modifier:
         return _entity_id(modifier, words)
@@ -358,12 +357,12 @@ def _by_head(
         one in _VENUES or one == "cinema" or (one == "lot" and "parking" in modifier)
     ):
         return Kind("item", f"venue:{'parking lot' if one == 'lot' else one}")  # a museum was signal-683
-    if head == "algorithm" and _CIPHERS.search(f"{topic} {description}"):
+    if head == "algorithm" and CIPHERS.search(f"{topic} {description}"):
         return _k("misc", "cipher")  # encrypt_message's algorithm was signal-419
-    if head == "rate" and kind in ("integer", "number") and modifier and set(modifier) <= _RATES:
+    if head == "rate" and kind in ("integer", "number") and modifier and set(modifier) <= RATES:
         return _k("number", "rate")  # a tax rate of 357.74 was read as a price
     counted = head if head not in ("count", "number", "total") or not modifier else modifier[-1]
-    if counted in _TALLIES and kind in ("integer", "number"):
+    if counted in TALLIES and kind in ("integer", "number"):
         return _k("number", "tally")  # COVID's totalDeaths were 17.79 (a price), a video's likes 42.5
     if head in _MONEY_HEADS or (modifier and modifier[-1] in _MONEY_HEADS):
         return Kind("money", "price")
@@ -382,27 +381,6 @@ def _by_head(
     if found is not None and found.family in ("text", "item", "file", "misc", "web") and modifier:
         return found  # translated_text, meeting_topic, filtered_stocks (tickers), bio_links (URLs)
     return None
-
-
-_CIPHERS = re.compile(r"encrypt|decrypt|cipher|hash|sign|crypt", re.I)
-#: What a rate in percent is of (a heart rate or a frame rate is no percentage).
-_RATES = frozenset(
-    {"tax", "interest", "vat", "discount", "growth", "inflation", "commission", "tip", "return"}
-    | {"conversion", "annual", "mortgage", "loan", "savings", "sales", "income", "churn", "success"}
-)
-#: Things counted by the many (a total of deaths, a video's likes): whole numbers, often large.
-_TALLIES = frozenset(
-    {
-        "deaths", "cases", "recoveries", "infections", "hospitalizations", "tests", "likes", "dislikes",
-        "views", "followers", "following", "subscribers", "downloads", "votes", "shares", "visits",
-        "visitors", "members", "employees", "students", "patients", "retweets", "plays", "clicks",
-        "impressions", "installs", "signups", "comments", "reviews", "ratings",
-    }
-)  # fmt: skip
-#: Last words of a name that say it is a moment (occurred_after: the events after it).
-_MOMENT_HEADS = frozenset(
-    {"date", "time", "datetime", "timestamp", "at", "on", "day", "when", "occurred", "happened"}
-)
 
 
 def _date_field(words: tuple[str, ...]) -> str:
@@ -476,21 +454,15 @@ def topic_noun(topic: str) -> str:
     """What a tool named like a path returns, in the singular: ``getCategories`` a category,
     ``post_transactions_by_transactionId_relationships_tags`` a tag; "" when its name has no noun."""
     nouns = _nouns(topic)
-    ends = [w for w in nouns if w not in _PATH_WORDS]
+    ends = [w for w in nouns if w not in PATH_WORDS]
     return singular(ends[-1] if ends else nouns[0]) if nouns else ""
-
-
-#: Words of a path-like tool name that name no resource.
-_PATH_WORDS = frozenset(
-    {"by", "id", "ids", "relationships", "relationship", "api", "data", "info", "details"}
-)
 
 
 def _name_of(
     modifier: tuple[str, ...], topic: str, description: str, words: tuple[str, ...] = ()
 ) -> Kind | None:
     joined = "".join(modifier)
-    if _HANDLE.search(
+    if HANDLE.search(
         description
     ):  # PeerTube's channel name: "immutable name of the user, used to find or mention"
         return Kind("person", "username", _role(words or modifier, "person"))
