@@ -171,20 +171,23 @@ _SLOTS: dict[str, tuple[str, ...]] = {
 _SLOT = re.compile(r"\{(" + "|".join(_SLOTS) + r")\}")
 
 
+#: What a video is called, as its uploader would call it.
+_VIDEO_TITLES = (
+    "{dish} from scratch",
+    "How to {task}",
+    "Walking tour of {place}",
+    "Sourdough bread from scratch",
+    "Beginner yoga: a 20-minute morning flow",
+    "Fixing a flat bike tyre at the roadside",
+    "Walking tour of the old harbour",
+    "Live session: acoustic covers",
+    "One year with a solar roof",
+    "Three easy weeknight curries",
+    "Restoring a 1970s desk lamp",
+)
+
 _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("title", "video"): (
-        "{dish} from scratch",
-        "How to {task}",
-        "Walking tour of {place}",
-        "Sourdough bread from scratch",
-        "Beginner yoga: a 20-minute morning flow",
-        "Fixing a flat bike tyre at the roadside",
-        "Walking tour of the old harbour",
-        "Live session: acoustic covers",
-        "One year with a solar roof",
-        "Three easy weeknight curries",
-        "Restoring a 1970s desk lamp",
-    ),
+    ("title", "video"): _VIDEO_TITLES,
     ("title", "channel"): (
         "Kitchen Table Cooking",
         "Trail Running Diaries",
@@ -261,17 +264,7 @@ _TEXTS: dict[tuple[str, str], tuple[str, ...]] = {
         "Green Thumb Gardening",
         "Tidewater Coffee Roasters",
     ),
-    ("work", "video"): (
-        "{dish} from scratch",
-        "How to {task}",
-        "Walking tour of {place}",
-        "Sourdough bread from scratch",
-        "Beginner yoga: a 20-minute morning flow",
-        "Fixing a flat bike tyre at the roadside",
-        "Walking tour of the old harbour",
-        "Three easy weeknight curries",
-        "Restoring a 1970s desk lamp",
-    ),
+    ("work", "video"): _VIDEO_TITLES,  # a video named like a work is still a video
     ("work", "game"): ("Stardew Valley", "Hollow Knight", "Celeste", "Minecraft", "Rocket League", "Tetris"),
     ("description", "video"): (
         "We show how to {task}, step by step.",
