@@ -351,7 +351,10 @@ def _by_head(
     if (
         head in ("list", "array", "collection", "str", "string") or head.removesuffix("s") in _PICKS
     ) and modifier:
-        return _by_name(modifier, parent, topic, description, kind)
+        listed = _by_name(modifier, parent, topic, description, kind)
+        if listed is None and singular(modifier[-1]) in _SOCIAL_USERS | {"member", "participant", "attendee"}:
+            return Kind("person", "username", "other")  # glaive's user_list gave river-946
+        return listed
     one = singular(head)
     if kind in ("string", "") and (
         one in _VENUES or one == "cinema" or (one == "lot" and "parking" in modifier)

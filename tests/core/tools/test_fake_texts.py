@@ -260,3 +260,10 @@ def test_a_place_to_go_and_a_cipher_are_named_as_such() -> None:
     assert fake({"type": "string"}, random.Random(2), name="nearest_parking_lot").endswith("Parking Lot")
     assert classify("algorithm", "", "", "encrypt_message", "", "string") == Kind("misc", "cipher")
     assert classify("algorithm", "", "", "sort_list", "", "string") is None
+
+
+def test_a_list_of_users_lists_usernames() -> None:
+    # glaive's list_users answered {"user_list": ["river-946"]}
+    assert classify("user_list", "", "", "list_users", "", "array") == Kind("person", "username", "other")
+    found = classify("member_list", "", "", "list_members", "", "array")  # members were people already
+    assert found is not None and found.family == "person"
