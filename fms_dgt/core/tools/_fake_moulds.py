@@ -24,6 +24,8 @@ from collections.abc import Iterable
 __all__ = ["fill_digits", "moment_like", "redrawn", "reshaped"]
 
 _SEGMENT = re.compile(r"[A-Za-z0-9]+")
+#: The longest example drawn again, character by character.
+_LONGEST = 256
 _HEX = re.compile(r"[0-9a-f]+")
 _DIGIT = re.compile(r"\d")
 _FRACTION = re.compile(r"(?<=:\d\d)\.\d+")
@@ -40,8 +42,8 @@ def reshaped(example: str, number: int, seed: str) -> str:
 def redrawn(example: str, seed: str) -> str | None:
     """``example`` with its random-looking parts drawn again from ``seed`` (a path's
     ``/videos/embed/a65bc12f-...``), or None when it has none (a path a person wrote)."""
-    if not any(_random_looking(s) for s in _SEGMENT.findall(example)):
-        return None
+    if len(example) > _LONGEST or not any(_random_looking(s) for s in _SEGMENT.findall(example)):
+        return None  # (a spec's megabyte of an example is no id: it stays as the spec gave it)
     rng = random.Random(seed)
     return _SEGMENT.sub(
         lambda m: _redrawn(m.group(0), rng) if _random_looking(m.group(0)) else m.group(0), example

@@ -83,3 +83,10 @@ def test_every_listed_item_has_its_own_id_in_the_examples_shape() -> None:
     assert len(set(shorts)) == 4 and all(_classes(s) == _classes("2y84q2MQUMWPbiEcxNXMgC") for s in shorts), (
         shorts
     )
+
+
+def test_a_huge_example_is_not_drawn_again_character_by_character() -> None:
+    # a hostile spec's example of a megabyte: drawing it again cost a second per value
+    huge = "a1" * 500_000
+    assert redrawn(huge, "1") is None
+    assert len(reshaped(huge, 48213, "1")) == len(huge)  # its digits filled: linear, no draws
