@@ -67,19 +67,18 @@ def flags_hold_their_details(value: dict[str, Any], schema: Mapping[str, Any]) -
         return
     listed = schema.get("required")
     required = listed if isinstance(listed, list) else []
+    details: dict[tuple[str, ...], list[str]] = {}  # by the flag's words: one pass, not one per flag
+    for key in value:
+        words = tokens(key)
+        if len(words) > 1 and words[-1] in ("reason", "at", "date"):
+            details.setdefault(words[:-1], []).append(key)
     for key in [k for k, v in value.items() if v is False]:
-        for detail in [k for k in value if k != key and _detail_of(key, k)]:
+        for detail in details.get(tokens(key), ()):
             sub = props.get(detail)
             if isinstance(sub, Mapping) and "null" in _types(sub):
                 value[detail] = None
             elif detail not in required:
                 del value[detail]
-
-
-def _detail_of(flag: str, key: str) -> bool:
-    """Whether ``key`` is ``flag``'s reason or date (``blacklistedReason``, ``deleted_at``)."""
-    words, own = tokens(key), tokens(flag)
-    return len(words) == len(own) + 1 and words[: len(own)] == own and words[-1] in ("reason", "at", "date")
 
 
 def _types(schema: Mapping[str, Any]) -> list[Any]:

@@ -836,3 +836,14 @@ def test_what_is_new_is_at_most_the_total() -> None:
     for seed in range(10):
         said = mock_result(rate, {}, random.Random(seed))[0]
         assert said["Bid Price"] <= said["Ask Price"], said
+
+
+def test_flags_and_their_details_are_read_in_one_pass() -> None:
+    # a hostile schema of 20,000 flags, each with its reason: every reason goes, in one pass
+    from fms_dgt.core.tools.engines._agreement import flags_hold_their_details
+
+    value: dict[str, Any] = {f"f{i}": False for i in range(20_000)}
+    value.update({f"f{i}Reason": "x" for i in range(20_000)})
+    schema = {"type": "object", "properties": {k: {"type": ["string", "null"]} for k in value}}
+    flags_hold_their_details(value, schema)
+    assert all(value[f"f{i}Reason"] is None for i in range(20_000))
