@@ -140,6 +140,9 @@ _CODED = frozenset({"currency", "country_code", "language_code", "airport", "tim
 #: Output names that say only that they are a result (the whole result is ``""``).
 _UNNAMED = frozenset({"", "result", "results", "answer", "value", "output", "out", "res", "ret", "response"})
 _WORD = re.compile(r"[a-z]{3,}")
+#: Tools whose dates are to come, and lookups of what was recorded on a date (which has to be past).
+_FORECASTS = re.compile(r"forecast|predict|upcoming|future", re.I)
+_RECORDED = re.compile(r"stock|share price|quote|histor|exchange rate|statement|balance|closing price", re.I)
 
 
 def first_word(name: str) -> str:
@@ -250,6 +253,13 @@ def apart(source: Tool, output: str, target: Tool, name: str) -> bool:
         return True  # a quotient is no division's name (When2Call's divide fed district details)
     if wanted is not None and wanted.family == "number" and worded(made, found):
         return True  # nor is a words' value a number: a price alert's message was a paper weight
+    if (
+        made is not None
+        and made.family == "date"
+        and _FORECASTS.search(source.name)
+        and _RECORDED.search(f"{target.name} {target.description}")
+    ):
+        return True  # a forecast's day is to come: no stock price was quoted on it (the demo's QueryStock)
     if made is not None and made.field in ("status", "run_state"):
         # How a call went is no name of anything (a funded account's 'cancelled' as a museum),
         # and filters a listing at most: a cancelled order's status is no social media post.

@@ -594,3 +594,20 @@ def test_a_currencys_name_is_no_currency_code() -> None:
     )
     code = _io("get_rate", "fx", outputs="to_currency_code")
     assert not apart(code, "to_currency_code", convert, "to_currency")
+
+
+def test_a_forecasts_day_is_no_date_a_price_was_recorded_on() -> None:
+    # the demo asked for a stock's price on the first day of a weather forecast (14 of 200 records)
+    days = {
+        "type": "array",
+        "items": {"type": "object", "properties": {"date": {"type": "string", "format": "date"}}},
+    }
+    forecast = _io("get_forecast", "weather_api", outputs="days", days=days)
+    stock = Tool(
+        "QueryStock",
+        "api_bank",
+        description="Query the stock price of a given stock code on a date.",
+        parameters={"type": "object", "properties": {"date": {"type": "string"}}},
+    )
+    assert apart(forecast, "days[].date", stock, "date")
+    assert not apart(forecast, "days[].date", _io("list_events", "calendar", inputs="date"), "date")
