@@ -465,9 +465,8 @@ def _name_of(
     modifier: tuple[str, ...], topic: str, description: str, words: tuple[str, ...] = ()
 ) -> Kind | None:
     joined = "".join(modifier)
-    if HANDLE.search(
-        description
-    ):  # PeerTube's channel name: "immutable name of the user, used to find or mention"
+    # PeerTube's channel name: "immutable name of the user, used to find or mention"
+    if HANDLE.search(description):
         return Kind("person", "username", _role(words or modifier, "person"))
     if modifier and modifier[-1] in _WORK_TITLES | {"music"}:
         return _k("text", "work")

@@ -24,6 +24,17 @@ class Kind(NamedTuple):
         """``family.field@role``: one entity value of a record."""
         return _key(self)
 
+    @property
+    def base(self) -> str:
+        """The field without what it is about: ``title`` of ``title:video``, ``venue`` of
+        ``venue:museum``."""
+        return self.field.partition(":")[0]
+
+    @property
+    def subject(self) -> str:
+        """What the field is about: ``video`` of ``title:video``; ``""`` when it does not say."""
+        return self.field.partition(":")[2]
+
 
 @functools.lru_cache(maxsize=8192)
 def _key(kind: Kind) -> str:
@@ -56,6 +67,9 @@ def k(family: str, field: str) -> Kind:
     """``Kind(family, field)`` with no role."""
     return Kind(family, field)
 
+
+#: Names (words joined) of an argument that says how exactly to compute: how many places.
+SETTINGS = ("precision", "accuracy", "decimals", "decimalplaces", "ndigits", "roundto")
 
 # Whole names (words joined) that say everything at once.
 EXACT: dict[str, Kind] = {
@@ -302,10 +316,7 @@ EXACT: dict[str, Kind] = {
     **dict.fromkeys(("rating", "stars", "score", "minrating"), k("number", "rating")),
     **dict.fromkeys(("priority", "prioritylevel", "severity", "urgency"), k("number", "priority")),
     # How exactly to compute: a square root "with a precision of 46" was no request a person makes.
-    **dict.fromkeys(
-        ("precision", "accuracy", "decimals", "decimalplaces", "ndigits", "roundto"),
-        k("number", "places"),
-    ),
+    **dict.fromkeys(SETTINGS, k("number", "places")),
     **dict.fromkeys(("percent", "percentage", "discount"), k("number", "percent")),
     **dict.fromkeys(
         ("temperature", "temp", "feelslike", "tempmin", "tempmax", "mintemp", "maxtemp", "celsius"),

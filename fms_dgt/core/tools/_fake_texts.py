@@ -53,7 +53,7 @@ _STRONG: dict[str, str] = {
     "product": "product",
     **dict.fromkeys(("book", "novel", "author"), "book"),
     **dict.fromkeys(("movie", "film", "cinema"), "film"),
-    **dict.fromkeys(("song", "album", "track", "music", "playlist_song"), "music"),
+    **dict.fromkeys(("song", "album", "track", "music"), "music"),
     "game": "game",
     **dict.fromkeys(
         ("blacklist", "blacklisted", "blocklist", "block", "blocked", "ban", "banned", "abuse"), "moderation"
@@ -121,11 +121,10 @@ def _subject(field: str, name: str, parent: str, topic: str, description: str) -
     return ""
 
 
-def texts_of(field: str) -> tuple[str, ...] | None:
-    """The texts of a refined field (``title:video``), or None for a field with no subject. A
+def texts_of(kind: Kind) -> tuple[str, ...] | None:
+    """The texts of a refined kind (``title:video``), or None for a field with no subject. A
     text may hold slots (``{dish} from scratch``): :func:`drawn` fills them."""
-    base, _, subject = field.partition(":")
-    return _TEXTS.get((base, subject)) if subject else None
+    return _TEXTS.get((kind.base, kind.subject)) if kind.subject else None
 
 
 def drawn(texts: tuple[str, ...], rng: random.Random) -> str:

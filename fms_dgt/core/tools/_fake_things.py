@@ -118,8 +118,8 @@ _TEXTS: dict[str, tuple[str, ...]] = {
 
 
 def _text(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
-    field = kind.field.partition(":")[0]  # title:video, a video's title
-    choices = texts_of(kind.field) or _TEXTS.get(field, data.TITLES)
+    field = kind.base  # title of title:video, a video's title
+    choices = texts_of(kind) or _TEXTS.get(field, data.TITLES)
     yield drawn(choices, scope.rng)
     if field in ("message", "description", "review"):
         yield scope.faker.sentence()
@@ -128,8 +128,8 @@ def _text(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
 
 def _item(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Iterator[Any]:
     field = kind.field
-    if field.startswith("venue:"):
-        yield scope.remembered(kind, lambda: _venue(scope, field.partition(":")[2]))
+    if kind.base == "venue":
+        yield scope.remembered(kind, lambda: _venue(scope, kind.subject))
     else:
         yield scope.remembered(kind, lambda: _ITEMS[field](scope))
 

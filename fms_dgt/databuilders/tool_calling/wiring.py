@@ -199,9 +199,7 @@ def _travels(made: Kind | None, wanted: Kind | None, leaf: str) -> bool:
     if made is None or wanted is None:
         return False
     # a text's subject (title:video) says what to draw, not whether it travels: a title is a title
-    made, wanted = (
-        k._replace(field=k.field.partition(":")[0]) if k.family == "text" else k for k in (made, wanted)
-    )
+    made, wanted = (k._replace(field=k.base) if k.family == "text" else k for k in (made, wanted))
     if made.family == "text" and wanted.family == "text" and wanted.field == "query":
         return made.field == "title"  # a title searched for, not a message
     if made.family != wanted.family:

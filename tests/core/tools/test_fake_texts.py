@@ -126,7 +126,7 @@ def test_every_subject_text_is_drawn_from_its_own_list() -> None:
         ("timetable_description", "", "get_dag", "description:schedule"),
     ]
     for name, description, topic, field in cases:
-        own = texts_of(field)
+        own = texts_of(Kind("text", field))
         assert own
         for seed in range(20):
             value = fake(
@@ -219,7 +219,7 @@ def test_a_currencys_name_is_the_name_of_the_records_currency_of_that_side() -> 
 
 def test_a_few_templates_make_many_texts_and_every_slot_is_filled() -> None:
     # 60 DAG run notes of one run said five sentences; templates with slots say many more
-    notes = texts_of("message:workflow")
+    notes = texts_of(Kind("text", "message:workflow"))
     assert notes is not None
     rng = random.Random(7)
     made = {drawn(notes, rng) for _ in range(300)}

@@ -13,7 +13,8 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from fms_dgt.core.tools.fakes import tokens
+from fms_dgt.core.tools.engines._verbs import plain as _plain
+from fms_dgt.core.tools.fakes import tokens, types_of
 
 __all__ = [
     "asks_fahrenheit",
@@ -27,7 +28,6 @@ __all__ = [
 ]
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
 
 _LOW_HIGH = {
@@ -75,15 +75,10 @@ def flags_hold_their_details(value: dict[str, Any], schema: Mapping[str, Any]) -
     for key in [k for k, v in value.items() if v is False]:
         for detail in details.get(tokens(key), ()):
             sub = props.get(detail)
-            if isinstance(sub, Mapping) and "null" in _types(sub):
+            if "null" in (types_of(sub) or ()):
                 value[detail] = None
             elif detail not in required:
                 del value[detail]
-
-
-def _types(schema: Mapping[str, Any]) -> list[Any]:
-    kinds = schema.get("type")
-    return kinds if isinstance(kinds, list) else [kinds]
 
 
 def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None:
@@ -341,9 +336,3 @@ def _render_like(moment: datetime, example: str) -> str:
         return moment.date().isoformat()
     rendered = moment.isoformat(timespec="seconds")
     return rendered + ("Z" if example.endswith("Z") else "")
-
-
-@functools.lru_cache(maxsize=4096)
-def _plain(name: str) -> str:
-    """A name without case or separators: ``pet_id``, ``petId`` and ``PetID`` are ``petid``."""
-    return _NOT_ALNUM.sub("", str(name).lower())

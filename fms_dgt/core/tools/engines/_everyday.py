@@ -1,5 +1,5 @@
 """Exact results of everyday pure tools: a sale price, a profit, growth, a square, a list's
-highest number or its shuffle, a random draw (the same for the same arguments).
+shuffle, a random draw (the same for the same arguments).
 
 They register in :mod:`_implementing`'s registry when :mod:`implementations` is imported (it
 imports this module). Each was a random number
@@ -16,21 +16,13 @@ from fms_dgt.core.tools.engines._implementing import Inputs, NotComputable, regi
 __all__: list[str] = []
 
 
-def _rate(inputs: Inputs, *names: str) -> float:
-    """A percentage (a rate below 1 is a fraction), never negative."""
-    rate = inputs.measure(*names)
-    if rate < 0:
-        raise NotComputable("a negative rate")
-    return rate if rate < 1 else rate / 100
-
-
 @register(
     "sale_price", "calculate_sale_price", "discounted_price", "calculate_discounted_price", "discount_price",
     "apply_discount", "price_after_discount",
 )  # fmt: skip
 def _sale_price(inputs: Inputs) -> float:
     price = inputs.measure("price", "amount", "cost", "total")
-    off = _rate(inputs, "discount", "percentage", "percent", "off")
+    off = inputs.fraction("discount", "percentage", "percent", "off")
     if price < 0 or off > 1:
         raise NotComputable("a negative price or more than all of it off")
     return round(price * (1 - off), 2)
@@ -62,17 +54,6 @@ def _square(inputs: Inputs) -> float:
 @register("cube", "cubed", "cube_number")
 def _cube(inputs: Inputs) -> float:
     return inputs.number(0, 1) ** 3
-
-
-@register("highest", "highest_number", "largest_number", "biggest_number", "max_number")
-def _highest(inputs: Inputs) -> float:
-    numbers = inputs.numbers(at_least=1)
-    return max(numbers)
-
-
-@register("lowest", "lowest_number", "smallest_number", "min_number")
-def _lowest(inputs: Inputs) -> float:
-    return min(inputs.numbers(at_least=1))
 
 
 @register("randomize_list", "shuffle", "shuffle_list", "randomize", "randomise_list")

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fms_dgt.core.tools._fake_kinds import tokens
+from fms_dgt.core.tools._fake_names import SETTINGS
 
 __all__ = ["NOT_COMPUTED", "REGISTRY", "Implementation", "Inputs", "NotComputable", "is_setting", "register"]
 
@@ -32,9 +33,9 @@ Implementation = Callable[["Inputs"], Any]
 #: Implementations by tool name (words run together: ``addnumbers``).
 REGISTRY: dict[str, Implementation] = {}
 
-_SETTINGS = frozenset(
-    {"precision", "accuracy", "decimals", "decimalplaces", "digits", "places", "ndigits", "roundto"}
-)
+#: Arguments that say how to compute, not what (their words run together); ``digits`` and
+#: ``places`` too, though a value of theirs is no number of places to draw (a list of digits).
+_SETTINGS = frozenset(SETTINGS) | {"digits", "places"}
 
 
 def is_setting(name: str) -> bool:
@@ -81,6 +82,14 @@ class Inputs:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise NotComputable(f"{' or '.join(names)} is not a number")
         return float(value)
+
+    def fraction(self, *names: str) -> float:
+        """A percentage given by the first argument named one of ``names``, as a fraction (a
+        rate below 1 already is one: 0.16 and 16 are both 16%); a negative one is no rate."""
+        rate = self.measure(*names)
+        if rate < 0:
+            raise NotComputable("a negative rate")
+        return rate if rate < 1 else rate / 100
 
     def named(self, *names: str) -> Any:
         """The first argument whose words include one of ``names``."""

@@ -66,7 +66,6 @@ _NOISE |= {
 }
 
 
-#: Arguments that say how to compute, not what (their words run together).
 def register_implementation(*names: str) -> Callable[[Implementation], Implementation]:
     """Register an implementation under tool names (any case style: ``addNumbers``, ``add_numbers``)."""
 
@@ -172,12 +171,12 @@ def _modulo(inputs: Inputs) -> float:
     return math.fmod(inputs.number(0, 2), divisor)
 
 
-@register_implementation("max", "maximum", "largest")
+@register_implementation("max", "maximum", "largest", "highest", "biggest")
 def _max(inputs: Inputs) -> float:
     return max(inputs.numbers())
 
 
-@register_implementation("min", "minimum", "smallest")
+@register_implementation("min", "minimum", "smallest", "lowest")
 def _min(inputs: Inputs) -> float:
     return min(inputs.numbers())
 
@@ -249,10 +248,10 @@ def _share(inputs: Inputs) -> float:
     """A tip or a tax on an amount at a percentage (a rate below 1 is a fraction): glaive's
     calculate_vat of 171 at 36.03% answered "orbit-878"."""
     amount = inputs.measure("bill", "amount", "total", "price", "subtotal", "cost")
-    rate = inputs.measure("percentage", "percent", "rate")
-    if amount < 0 or rate < 0:
-        raise NotComputable("a negative amount or rate")
-    return round(amount * (rate if rate < 1 else rate / 100), 2)
+    rate = inputs.fraction("percentage", "percent", "rate")
+    if amount < 0:
+        raise NotComputable("a negative amount")
+    return round(amount * rate, 2)
 
 
 @register_implementation(
@@ -264,7 +263,7 @@ def _payment(inputs: Inputs) -> float:
     314,000 over 14 years at 16% was 37.51 a month. A rate below 1 is a fraction; a term is
     in years unless its name says months."""
     principal = inputs.measure("principal", "amount")
-    rate = inputs.measure("interest", "rate")
+    monthly = inputs.fraction("interest", "rate") / 12
     term_name = next(
         (n for n in inputs.order if set(tokens(n)) & {"term", "years", "months", "duration"}), ""
     )
@@ -274,9 +273,8 @@ def _payment(inputs: Inputs) -> float:
     if not isinstance(term, int | float) or isinstance(term, bool):
         raise NotComputable("a term is a number")
     months = term if "months" in tokens(term_name) or "month" in tokens(term_name) else term * 12
-    monthly = (rate if rate < 1 else rate / 100) / 12
-    if months < 1 or principal <= 0 or rate < 0:
-        raise NotComputable("no month to pay, nothing borrowed, or a negative rate")
+    if months < 1 or principal <= 0:
+        raise NotComputable("no month to pay, or nothing borrowed")
     return round(
         principal / months if not monthly else principal * monthly / (1 - (1 + monthly) ** -months), 2
     )

@@ -230,14 +230,12 @@ class SchemaCompiler:
         if not isinstance(prop, str) or not prop:
             return
         mapping = found.get("mapping") if isinstance(found.get("mapping"), dict) else {}
-        pairs: dict[
-            str, list[str]
-        ] = {}  # by the reference each value names (one pass: a spec may map thousands)
+        # The values by the reference each names, in one pass (a spec may map thousands).
+        pairs: dict[str, list[str]] = {}
         for value, to in mapping.items():
             if isinstance(to, str):
-                pairs.setdefault(to if "#" in to or "/" in to else f"#/components/schemas/{to}", []).append(
-                    str(value)
-                )
+                ref = to if "#" in to or "/" in to else f"#/components/schemas/{to}"
+                pairs.setdefault(ref, []).append(str(value))
         for key in ("oneOf", "anyOf"):
             raw, done = node.get(key), out.get(key)
             if isinstance(raw, list) and isinstance(done, list) and len(raw) == len(done):
