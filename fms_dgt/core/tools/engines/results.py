@@ -346,15 +346,13 @@ class ResultHooks(FakeHooks):
         return super().leaf(schema, name, path)
 
     def _says_success(self, plain: str) -> bool:
-        """Whether a yes-or-no named ``plain`` says the call worked: ``success``, ``ok``, any
-        ``*status``, or what the call did (``added``) when it is no lookup."""
-        if plain in SUCCESS_FLAGS or plain.endswith("status"):
+        """Whether a yes-or-no named ``plain`` says the call worked: ``success``, ``ok``, a bare
+        ``status``; for an action also any ``*status`` and what it did (``added``). A lookup's
+        ``online_status`` or ``door_lock_status`` is a state found, either way."""
+        if plain in SUCCESS_FLAGS or plain == "status":
             return True
-        return (
-            bool(self.done)
-            and not self.looks
-            and plain in (self.done, f"{self.done}status", f"is{self.done}")
-        )
+        acted = bool(self.done) and not self.looks
+        return acted and (plain.endswith("status") or plain in (self.done, f"is{self.done}"))
 
     def _unlisted(self, schema: Mapping[str, Any], name: str, path: Path, plain: str) -> Any:
         """A listed item's name or title that no earlier item of the list has: three events are

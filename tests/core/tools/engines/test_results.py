@@ -690,6 +690,17 @@ def test_a_yes_or_no_that_says_the_call_worked_says_yes() -> None:
         assert overview["status"] is True and not overview.get("errorId")
         verified.add(overview["verified"])
     assert verified == {True, False}  # a yes-or-no that says nothing of the call stays free
+    # a lookup's state found is either: a door's lock status is no sign the lookup worked
+    door = Tool(
+        "get_door_status",
+        "car",
+        parameters={"type": "object", "properties": {}},
+        output_parameters={"type": "object", "properties": {"lock_status": {"type": "boolean"}}},
+    )
+    assert {mock_result(door, {}, random.Random(seed))[0]["lock_status"] for seed in range(12)} == {
+        True,
+        False,
+    }
 
 
 def test_a_things_id_is_not_given_to_the_things_it_holds() -> None:
