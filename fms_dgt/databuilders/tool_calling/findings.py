@@ -360,10 +360,11 @@ def _items(items: list[Any], noun: str, rng: random.Random, heat: str = "") -> s
 
 
 #: Names of a list that hold things ("3 items in the watchlist"); other singular names are the
-#: things themselves ("1 place: Rome, Italy", not "1 item in the place").
+#: things themselves ("1 place: Rome, Italy", not "1 item in the place"). Whole words but for a
+#: list (a watchlist): an asset, an offset or a blog holds nothing.
 _COLLECTION = re.compile(
-    r"(?:list|array|collection|set|queue|history|log|basket|cart|feed|catalog|catalogue|inventory|"
-    r"portfolio|group|batch|bundle|library|playlist|album|folder)$"
+    r"(?:list|(?:^|\s)(?:array|collection|set|queue|history|log|basket|cart|feed|catalog|catalogue|"
+    r"inventory|portfolio|group|batch|bundle|library|album|folder))$"
 )
 
 

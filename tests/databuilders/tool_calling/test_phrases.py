@@ -329,6 +329,10 @@ def test_a_list_named_in_the_singular_counts_its_items() -> None:
     assert result_clause({"news": ["A", "B", "C"]}, "results", random.Random(1)).startswith(
         "there are 3 news items"
     )
+    assert result_clause({"asset": ["A", "B"]}, "results", random.Random(1)).startswith("there are 2 assets")
+    assert result_clause({"order_history": ["A", "B"]}, "results", random.Random(1)).startswith(
+        "there are 2 items in the order history"
+    )
 
 
 def test_a_sentence_is_quoted_whatever_it_is_called() -> None:
