@@ -56,13 +56,17 @@ def _cube(inputs: Inputs) -> float:
     return inputs.number(0, 1) ** 3
 
 
+#: The longest list shuffled (its whole text seeds the shuffle).
+_LONGEST = 10_000
+
+
 @register("randomize_list", "shuffle", "shuffle_list", "randomize", "randomise_list")
 def _shuffled(inputs: Inputs) -> list[object]:
     """The list given, in another order: the same order for the same list (results are
     reproducible), never the list itself but for one item."""
     lists = [v for v in (inputs.arguments[n] for n in inputs.order) if isinstance(v, list)]
-    if len(lists) != 1:
-        raise NotComputable("expected one list")
+    if len(lists) != 1 or len(lists[0]) > _LONGEST:
+        raise NotComputable("expected one list of at most 10,000 items")  # a wired reply may hold millions
     items = list(lists[0])
     rng = random.Random(repr(items))
     for _ in range(4):

@@ -145,6 +145,8 @@ def test_a_shuffled_list_holds_the_same_items_in_another_order_every_time_the_sa
     assert sorted(once) == given["list"] and once != given["list"]
     assert compute("randomize_list", {}, given) == once
     assert compute("calculate_cagr", {}, {"start_value": 0, "end_value": 5, "years": 2}) is NOT_COMPUTED
+    # a list wired from a hostile reply of a million items is not turned to text and shuffled
+    assert compute("randomize_list", {}, {"list": list(range(1_000_000))}) is NOT_COMPUTED
 
 
 def test_a_random_draw_lies_within_what_was_asked_and_repeats_for_the_same_arguments() -> None:

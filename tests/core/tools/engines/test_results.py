@@ -849,8 +849,8 @@ def test_what_is_new_is_at_most_the_total() -> None:
         assert said["Bid Price"] <= said["Ask Price"], said
 
 
-def test_flags_and_their_details_are_read_in_one_pass() -> None:
-    # a hostile schema of 20,000 flags, each with its reason: every reason goes, in one pass
+def test_every_reason_of_many_flags_that_are_off_goes() -> None:
+    # a hostile schema of 20,000 flags, each with its reason (read in one pass, not one per flag)
     from fms_dgt.core.tools.engines._agreement import flags_hold_their_details
 
     value: dict[str, Any] = {f"f{i}": False for i in range(20_000)}
