@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CIPHERS", "HANDLE", "MOMENT_HEADS", "PATH_WORDS", "PICTURED", "RATES", "TALLIES"]
+from fms_dgt.core.tools.enrichments._dataflow_words import ENVELOPES as _WRAPPERS
+
+__all__ = ["CIPHERS", "ENVELOPES", "HANDLE", "MOMENT_HEADS", "PATH_WORDS", "PICTURED", "RATES", "TALLIES"]
 
 #: An encryption's context: its algorithm is a cipher.
 CIPHERS = re.compile(r"encrypt|decrypt|cipher|hash|sign|crypt", re.I)
@@ -35,3 +37,5 @@ PATH_WORDS = frozenset({"by", "id", "ids", "relationships", "relationship", "api
 PICTURED = re.compile(r"banner|avatar|thumbnail|preview|image|photo|logo|icon|picture|poster", re.I)
 #: A description that says a name is a handle.
 HANDLE = re.compile(r"\busername\b|\bhandle\b|used to (?:find|mention|interact)", re.I)
+#: Objects that only wrap others: their names say nothing of what a text or an id is about.
+ENVELOPES = _WRAPPERS | {"attributes", "item", "result", "value", "values"}

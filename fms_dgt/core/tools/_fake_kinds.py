@@ -15,7 +15,16 @@ from datetime import datetime
 from typing import Any
 
 from fms_dgt.core.tools import _fake_data as data
-from fms_dgt.core.tools._fake_heads import CIPHERS, HANDLE, MOMENT_HEADS, PATH_WORDS, PICTURED, RATES, TALLIES
+from fms_dgt.core.tools._fake_heads import (
+    CIPHERS,
+    ENVELOPES,
+    HANDLE,
+    MOMENT_HEADS,
+    PATH_WORDS,
+    PICTURED,
+    RATES,
+    TALLIES,
+)
 from fms_dgt.core.tools._fake_names import (
     AS_TEXT as _AS_TEXT,
 )
@@ -108,7 +117,7 @@ from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
-from fms_dgt.core.tools._fake_texts import ENVELOPES, SUBJECT_FIELDS, refine
+from fms_dgt.core.tools._fake_texts import SUBJECT_FIELDS, refine
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
 __all__ = [

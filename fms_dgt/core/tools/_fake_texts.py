@@ -21,11 +21,11 @@ import random
 import re
 
 from fms_dgt.core.tools import _fake_data as data
+from fms_dgt.core.tools._fake_heads import ENVELOPES
 from fms_dgt.core.tools._fake_names import Kind, tokens
-from fms_dgt.core.tools.enrichments._dataflow_words import ENVELOPES as _WRAPPERS
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
-__all__ = ["ENVELOPES", "SUBJECT_FIELDS", "drawn", "refine", "texts_of"]
+__all__ = ["SUBJECT_FIELDS", "drawn", "refine", "texts_of"]
 
 #: Text fields whose values depend on what they are about.
 SUBJECT_FIELDS = frozenset({"title", "description", "message", "reason", "work", "tag", "genre"})
@@ -71,8 +71,6 @@ _WEAK: dict[str, str] = {
     **dict.fromkeys(("folder", "directory"), "folder"),
     "account": "account",
 }
-#: Objects that only wrap others: their names say nothing of what a text or an id is about.
-ENVELOPES = _WRAPPERS | {"attributes", "item", "result", "value", "values"}
 #: Words of a property's name that say which field it is, not what it is about.
 _FIELD_WORDS = frozenset(
     {

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fms_dgt.core.tools._fake_data import private_faker
+from fms_dgt.core.tools._fake_heads import ENVELOPES
 from fms_dgt.core.tools._fake_kinds import (
     REMEMBERED,
     SORT_WORDS,
@@ -51,7 +52,6 @@ from fms_dgt.core.tools._fake_kinds import (
     topic_noun,
 )
 from fms_dgt.core.tools._fake_moulds import moment_like, redrawn, reshaped
-from fms_dgt.core.tools._fake_texts import ENVELOPES
 from fms_dgt.core.tools._fake_values import Scope, examples_in
 from fms_dgt.core.tools.synth import MISSING, Path, SynthesisError, SynthHooks, synthesise
 

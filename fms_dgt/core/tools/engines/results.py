@@ -35,7 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fms_dgt.core.tools._fake_texts import ENVELOPES
+from fms_dgt.core.tools._fake_heads import ENVELOPES
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
