@@ -14,7 +14,7 @@ the figure measured from the file (not the run's own summary) and PASS or FAIL:
 * 0 final answers holding a JSON object;
 * at least 98% distinct user turns;
 * at least 1,000 records/s: measured on the local executor at the default concurrency (8) and on
-  worker processes (``--executor processes``: one process per core, 2 records in flight in each,
+  worker processes (``--executor processes``: one process per core, 1 record in flight in each,
   their defaults); the best of the two is judged, and both are printed.
 
 The demo's MCP server is ``data/mcp/demo_server.py`` (standard library). The same tools served by
@@ -317,7 +317,7 @@ def report(count: int, repeat: int, baseline_rev: str) -> int:
     rows = [
         ("--concurrency 8 (default)", default),
         ("--concurrency 1 [baseline]", one),
-        (f"--executor processes ({default_workers() + 1} processes, 2 in flight each)", procs),
+        (f"--executor processes ({default_workers() + 1} processes, 1 in flight each)", procs),
         ("  same, SDK server (sdk_demo_server.py), not judged", sdk),
     ]
     if before is not None:
