@@ -117,6 +117,7 @@ from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
+from fms_dgt.core.tools._fake_sorts import counted, sort_of
 from fms_dgt.core.tools._fake_texts import SUBJECT_FIELDS, refine
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
@@ -192,6 +193,12 @@ def _classify(name: str, description: str, parent: str, topic: str, fmt: str, ki
         and _SCREENS.search(f"{parent} {' '.join(tokens(topic))} {description}")
     ):
         found = _k("misc", "video_resolution")  # a video file's 1080p is no ticket's resolution
+    if found is None or found == ("money", "price", ""):  # Goodreads' totalEditions: a count
+        found = (
+            counted(words, description, kind, topic)
+            or found
+            or sort_of(words, parent, topic, description, kind)
+        )
     if found is None and joined == "exponent":
         found = _k("number", "exponent")  # 87.05 to the power 26.16 has 51 digits
     if found is None and joined == "base" and re.search(r"log", topic, re.I):
@@ -374,7 +381,10 @@ def _by_head(
     if head == "rate" and kind in ("integer", "number") and modifier and set(modifier) <= RATES:
         return _k("number", "rate")  # a tax rate of 357.74 was read as a price
     counted = head if head not in ("count", "number", "total") or not modifier else modifier[-1]
-    if counted in TALLIES and kind in ("integer", "number"):
+    if (counted in TALLIES or (counted != head and f"{counted}s" in TALLIES)) and kind in (
+        "integer",
+        "number",
+    ):
         return _k("number", "tally")  # COVID's totalDeaths were 17.79 (a price), a video's likes 42.5
     if head in _MONEY_HEADS or (modifier and modifier[-1] in _MONEY_HEADS):
         return Kind("money", "price")
@@ -410,8 +420,8 @@ def _date_field(words: tuple[str, ...]) -> str:
 
 def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
     joined = "".join(modifier)
-    if joined in ("phone", "mobile", "telephone", "contact"):
-        return Kind("person", "phone", _role(words, "person"))
+    if modifier[-1] in ("phone", "mobile", "telephone") or (joined == "contact" and words[-1] != "id"):
+        return Kind("person", "phone", _role(words, "person"))  # contact_phone_number was phon-29160
     if joined in ("card", "creditcard", "bank", "routing", "iban"):
         return Kind("account", "card" if "card" in joined else "number")
     if joined in ("zip", "postal", "post", "pin") and not (

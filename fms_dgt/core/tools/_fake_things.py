@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fms_dgt.core.tools import _fake_data as data
 from fms_dgt.core.tools._fake_kinds import Kind, tokens
+from fms_dgt.core.tools._fake_sorts import SORTS
 from fms_dgt.core.tools._fake_texts import drawn, texts_of
 
 if TYPE_CHECKING:
@@ -173,6 +174,10 @@ def _misc(scope: Scope, kind: Kind, schema: Mapping[str, Any], name: str) -> Ite
         yield f"{rng.randint(320_000, 1_999_999):010d}"
     elif field in _MISC_CHOICES:
         yield rng.choice(_MISC_CHOICES[field])
+    elif field.startswith("sort:") and field[5:] in SORTS:
+        yield rng.choice(SORTS[field[5:]])
+    elif field.startswith("sort="):  # a thing naming its own type: an artist's is "artist"
+        yield field[5:]
     elif field == "code":
         yield rng.choice(("SAVE", "WELCOME", "SPRING", "VIP")) + str(rng.choice((10, 15, 20, 25)))
         yield f"{rng.randint(0, 999_999):06d}"
@@ -308,6 +313,8 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "hours": (1, 8, 1),
     "distance": (1, 50, 0.5),
     "year": (2020, 2030, 1),
+    "year_past": (1960, 2025, 1),
+    "rank": (1, 100, 1),
     "height": (150, 195, 1),
     "weight": (50, 100, 0.1),
     "population": (10_000, 5_000_000, 1_000),

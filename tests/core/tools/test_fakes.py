@@ -60,10 +60,11 @@ def _object(**props: Any) -> dict[str, Any]:
         ("time", {"kind": "number"}, None),
         ("q", {}, Kind("text", "query")),
         ("zork", {}, None),
-        # A weather tool's condition is the sky's; an item's or a patient's is not.
+        # A weather tool's condition is the sky's; an item's is new or used, a patient's unknown.
+        ("condition", {"topic": "get_product"}, Kind("misc", "sort:condition:item")),
         ("condition", {"topic": "get_weather"}, Kind("misc", "weather")),
         ("conditions", {"description": "Current weather at the place"}, Kind("misc", "weather")),
-        ("condition", {"topic": "get_product"}, None),
+        ("condition", {"topic": "get_patient"}, None),
         # An uploaded file's size is bytes; a page's size is a count.
         ("size", {"topic": "uploadPhoto", "kind": "integer"}, Kind("number", "bytes")),
         ("size", {"topic": "list_shirts", "kind": "integer"}, Kind("number", "count")),
