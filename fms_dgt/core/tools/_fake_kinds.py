@@ -117,7 +117,7 @@ from fms_dgt.core.tools._fake_names import (
     WORK_TITLES as _WORK_TITLES,
 )
 from fms_dgt.core.tools._fake_names import k as _k
-from fms_dgt.core.tools._fake_sorts import counted, sort_of
+from fms_dgt.core.tools._fake_sorts import ORDINALS, counted, sort_of
 from fms_dgt.core.tools._fake_texts import SUBJECT_FIELDS, refine
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
@@ -420,6 +420,8 @@ def _date_field(words: tuple[str, ...]) -> str:
 
 def _entity_id(modifier: tuple[str, ...], words: tuple[str, ...]) -> Kind:
     joined = "".join(modifier)
+    if modifier[-1] in ORDINALS and words[-1] in ("number", "num", "no"):
+        return _k("number", ORDINALS[modifier[-1]])  # a task's try_number was 15529, no id
     if modifier[-1] in ("phone", "mobile", "telephone") or (joined == "contact" and words[-1] != "id"):
         return Kind("person", "phone", _role(words, "person"))  # contact_phone_number was phon-29160
     if joined in ("card", "creditcard", "bank", "routing", "iban"):

@@ -21,7 +21,7 @@ from fms_dgt.core.tools._fake_heads import TALLIES
 from fms_dgt.core.tools._fake_names import Kind
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
-__all__ = ["SORTS", "counted", "sort_of"]
+__all__ = ["ORDINALS", "SORTS", "counted", "sort_of"]
 
 #: A description that says its value is a count ("Total number of ratings the book has received").
 _COUNTED = re.compile(r"\b(?:number of|how many|count of)\b", re.I)
@@ -37,6 +37,15 @@ _PLAIN_TALLIES = frozenset(
 #: What makes a year one still to come (others, a book's or a filing's, are past ones).
 _COMING = frozenset({"expiry", "expiration", "target", "next", "due", "end", "graduation", "future"})
 
+#: Words before ``number`` or ``no`` that make it a small count or an ordinal, not an entity's id
+#: (an Airflow task's try_number was 15529), with the range it takes (see ``_fake_things``).
+ORDINALS = {
+    **dict.fromkeys(("try", "attempt", "retry", "chapter", "episode", "season", "round", "step"), "count"),
+    **dict.fromkeys(("race", "juz", "verse", "top", "dice", "lap", "level", "stage"), "count"),
+    **dict.fromkeys(("page", "pages"), "page"),
+    **dict.fromkeys(("adults", "adult", "guests", "people", "persons"), "party"),
+    **dict.fromkeys(("children", "kids", "child"), "children"),
+}
 #: Values of a sort of thing, by the last word of its name, or by ``word:modifier`` for the sorts
 #: a modifier changes (a climate's mode, a payment's method). Lower case, as APIs send them.
 SORTS: dict[str, tuple[str, ...]] = {

@@ -101,6 +101,10 @@ _FILLER = re.compile(r"^(?:alpha|river|orbit|maple|signal|harbor|ember|quartz|me
         ("X-Upload-Content-Type", "", "", "uploadResumableInit", "string", ("misc", "sort:type:mime")),
         ("provider", "", "offers", "TripadvisorSearchHotels", "string", ("company", "name")),
         ("contact_phone_number", "", "", "Instagram_Info", "string", ("person", "phone")),
+        # a number that counts or orders is no entity's id (an Airflow task's try_number was 15529)
+        ("try_number", "", "task_instances", "get_task_instances", "integer", ("number", "count")),
+        ("page_num", "", "", "search", "integer", ("number", "page")),
+        ("adults_number", "", "", "search_hotel", "integer", ("number", "party")),
     ],
 )
 def test_a_name_nothing_else_knew_reads_as_what_it_says(
