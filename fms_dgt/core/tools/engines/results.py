@@ -39,6 +39,7 @@ from fms_dgt.core.tools._fake_heads import ENVELOPES
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
+    duration_spans,
     flags_hold_their_details,
     order_dates,
     order_pairs,
@@ -426,6 +427,7 @@ class ResultHooks(FakeHooks):
         value = super().finish(schema, value, name, path)
         if isinstance(value, dict):
             order_pairs(value)
+            duration_spans(value, schema)
             flags_hold_their_details(value, schema)
             total_covers_items(value, schema)
             sky_fits_temperature(value, schema, self.given)
