@@ -147,6 +147,8 @@ def _stated_values(given: Any) -> list[str]:
     """The given values a request must say verbatim (numbers and plain text; dates and booleans are
     said in words)."""
     if isinstance(given, dict):
+        if set(given) == {"id", "type"}:  # a JSON:API identifier: its type is its id's noun, unsaid
+            return _stated_values(given["id"])
         return [v for item in given.values() for v in _stated_values(item)]
     if isinstance(given, list):
         return [v for item in given for v in _stated_values(item)]

@@ -200,6 +200,12 @@ def _phrase(name: str, value: Any, schema: Mapping[str, Any], rng: random.Random
     if isinstance(value, list):
         return _list_phrase(words, last, value, rng)
     if isinstance(value, dict):
+        named = _identifier(value)
+        if named is not None:  # Up's category {"id": "cate-60937", "type": "categories"}
+            return f"with the {singular(label(named[1]))} {named[0]}"
+        if name.lower() in _WRAPPERS:  # JSON:API's data.attributes: its values, not "the data attributes"
+            inner = schema.get("properties")
+            return join_words(value_phrases(inner if isinstance(inner, Mapping) else {}, value, rng))
         said = _pairs(value)
         return f"with {_label(words)} {said}" if said else ""
     if isinstance(value, (int, float)):
@@ -352,6 +358,13 @@ def _quoted(last: str, words: str, text: str, rng: random.Random) -> str:
 def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) -> str:
     if not items:
         return f"with no {words}"
+    named = [_identifier(i) for i in items]
+    kinds = {n[1] for n in named if n is not None}
+    if None not in named and len(kinds) == 1:  # Up's tags: "the tags tag-1 and tag-2", not "2 data: ID..."
+        noun = label(kinds.pop())
+        return (
+            f"with the {noun if len(items) > 1 else singular(noun)} {join_words([n[0] for n in named if n])}"
+        )
     if all(isinstance(i, dict) for i in items):
         said = "; ".join(p for p in (_pairs(i) for i in items) if p)
         return f"with {len(items)} {words if len(items) > 1 else singular(words)}: {said}"
@@ -363,6 +376,17 @@ def _list_phrase(words: str, last: str, items: list[Any], rng: random.Random) ->
     if _BARE.match(words.replace(" ", "")) or last in _PLAIN_LISTS:
         return rng.choice((f"for {said}", f"of {said}", f"using {said}"))
     return rng.choice((f"for the {words} {said}", f"with {words} {said}"))
+
+
+#: Objects that only wrap a request's values (JSON:API's ``data`` and ``attributes``, a body).
+_WRAPPERS = frozenset({"data", "attributes", "body", "payload", "request", "params"})
+
+
+def _identifier(value: Any) -> tuple[str, str] | None:
+    """A JSON:API resource identifier, ``{"id": "tag-1", "type": "tags"}``: its id and its type."""
+    if not isinstance(value, dict) or set(value) != {"id", "type"} or not isinstance(value["type"], str):
+        return None
+    return (str(value["id"]), value["type"]) if _scalar(value["id"]) and value["type"] else None
 
 
 def _item_words(item: Any, style: int) -> str:

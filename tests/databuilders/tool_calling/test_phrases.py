@@ -52,6 +52,23 @@ def test_lists_are_joined_and_records_are_pairs() -> None:
     assert "first name Alan" in said and not json_dump(said)
 
 
+def test_json_api_wrappers_and_identifiers_read_as_what_they_hold() -> None:
+    # Up's requests said "3 data: ID tag-1, type tags; ..." and "the data attributes description ..."
+    tags = {
+        "data": [{"id": "tag-1", "type": "tags"}, {"id": "tag-2", "type": "tags"}],
+        "transactionId": "txn-4",
+    }
+    said = _said(tags)
+    assert "the tags tag-1 and tag-2" in said and "data" not in said and "type" not in said, said
+    assert _said({"data": {"id": "cate-6", "type": "categories"}}) == "with the category cate-6"
+    hook = {"data": {"attributes": {"description": "Sends transactions on.", "url": "https://x.example/h"}}}
+    said = _said(hook)
+    assert '"Sends transactions on."' in said and "https://x.example/h" in said, said
+    assert "data" not in said and "attributes" not in said, said
+    # a record that is no identifier keeps its pairs
+    assert _said({"owner": {"id": "usr-1", "name": "Ada"}}) == "with the owner ID usr-1, name Ada"
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
