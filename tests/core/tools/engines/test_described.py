@@ -1,14 +1,24 @@
-"""Tests of output shapes read from descriptions (fms_dgt/core/tools/engines/_described.py)."""
+"""Tests of output shapes read from descriptions (fms_dgt/core/tools/engines/_described.py) and of
+the mock results synthesised from them (API-Bank's catalogue, from the corpus)."""
 
 from __future__ import annotations
 
 import copy
+import json
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fms_dgt.core.tools.data_objects import Tool, ToolCall
 from fms_dgt.core.tools.engines._described import MAX_KEYS, MAX_TEXT, described, shown
+from fms_dgt.core.tools.engines.mock import MockToolEngine
+from fms_dgt.core.tools.engines.policy import CallPolicy
+from fms_dgt.core.tools.engines.results import mock_result
+from fms_dgt.core.tools.loaders.file import FileToolLoader
+from fms_dgt.core.tools.registry import ToolRegistry
 
 # The descriptions as API-Bank's tool_catalog.json writes them.
 DICTIONARY = (
@@ -25,6 +35,7 @@ APPOINTMENTS = (
     'The dict where from appointment_id to a list like ["patient_name":xxx, "date":xxx, "doctor_name":xxx]'
 )
 WIKI = 'The list of results. Format be like {"url": "xxx", "summary": "xxx", "content": "xxx"}'
+FILLER = re.compile(r"^(alpha|river|orbit|maple|signal|harbor|ember|quartz|meadow|atlas)-\d+$")
 STRING = {"type": "string"}
 
 
@@ -197,3 +208,107 @@ def test_random_text_never_raises() -> None:
         schema = _output({"description": text})
         found = described(schema, "QueryThing", _inputs(name=STRING))
         assert found is schema or isinstance(found, dict)
+
+
+# ---------------------------------------------------------------- API-Bank, end to end
+
+ARGUMENTS: dict[str, dict[str, Any]] = {
+    "Dictionary": {"keyword": "serendipity"},
+    "SymptomSearch": {"symptom": "sore throat"},
+    "EmergencyKnowledge": {"symptom": "fatigue"},
+    "QueryRegistration": {"patient_name": "James Wright", "date": "2026-04-24"},
+    "QueryMeeting": {
+        "token": "a1d46c8d19f4e72a7aca39d5d2878b04",
+        "meeting_topic": "photography",
+        "start_time": "2026-04-25 14:00:00",
+        "end_time": "2026-04-25 17:00:00",
+        "location": "Los Angeles, United States",
+        "attendees": ["Kelly Marsh", "Elizabeth Booth"],
+    },
+    "QueryReminder": {
+        "token": "28cc25452e5f8ccd5a8984da5df538b5",
+        "content": "Buy a birthday card for Mum",
+        "time": "2026-04-22 15:15:00",
+    },
+    "QueryAlarm": {"token": "c6f318760298e9975d87ae1324829a35", "time": "2026-10-24 09:30:00"},
+    "Wiki": {"keyword": "Ada Lovelace"},
+}
+#: The keys each item (or object) of the result carries, by tool, at the path named.
+KEYS = {
+    "Dictionary": ("results", {"partOfSpeech", "definitions"}),
+    "SymptomSearch": ("results", {"name", "description"}),
+    "EmergencyKnowledge": ("results", {"name", "aid"}),
+    "QueryRegistration": ("appointments", {"appointment_id", "patient_name", "date", "doctor_name"}),
+    "QueryAlarm": ("info", {"username", "time", "content", "location"}),
+    "Wiki": ("results", {"url", "summary", "content"}),
+}
+#: The tools whose results were placeholders before their descriptions were read.
+PLACEHOLDERS_BEFORE = ["Dictionary", "EmergencyKnowledge", "QueryMeeting", "QueryRegistration"]
+PLACEHOLDERS_BEFORE += ["QueryReminder", "SymptomSearch"]
+SEEDS = range(25)
+
+
+@pytest.fixture(scope="module")
+def api_bank(corpus: Path) -> dict[str, Tool]:
+    path = corpus / "toolsets" / "api-bank" / "tool_catalog.json"
+    return {t.name: t for t in FileToolLoader(path, namespace="api_bank").load()}
+
+
+def _fillers(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if FILLER.match(value) else []
+    if isinstance(value, dict):
+        return [f for v in value.values() for f in _fillers(v)]
+    if isinstance(value, list):
+        return [f for v in value for f in _fillers(v)]
+    return []
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", PLACEHOLDERS_BEFORE)
+def test_described_results_hold_no_placeholder_and_validate(api_bank: dict[str, Tool], name: str) -> None:
+    tool = api_bank[name]
+    schema = json.dumps(tool.output_parameters, sort_keys=True)
+    for seed in SEEDS:
+        value, source = mock_result(tool, ARGUMENTS[name], random.Random(seed))
+        assert source == "synthesised" and tool.output_validator.is_valid(value), value
+        assert not _fillers(value), (name, value)
+    assert json.dumps(tool.output_parameters, sort_keys=True) == schema, "the tool's schema is its own"
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", sorted(KEYS))
+def test_items_carry_the_described_keys(api_bank: dict[str, Tool], name: str) -> None:
+    key, wanted = KEYS[name]
+    for seed in SEEDS:
+        value, _ = mock_result(api_bank[name], ARGUMENTS[name], random.Random(seed))
+        held = value[key]
+        for item in held if isinstance(held, list) else [held]:
+            assert isinstance(item, dict) and set(item) == wanted, item
+        assert api_bank[name].output_validator.is_valid(value) and not _fillers(value), value
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    ("name", "key"), [("QueryMeeting", "meeting_info"), ("QueryReminder", "reminder_info")]
+)
+def test_the_info_a_query_found_echoes_its_arguments(api_bank: dict[str, Tool], name: str, key: str) -> None:
+    asked = {k: v for k, v in ARGUMENTS[name].items() if k != "token"}
+    for seed in SEEDS:
+        value, _ = mock_result(api_bank[name], ARGUMENTS[name], random.Random(seed))
+        assert value == {key: asked}
+
+
+@pytest.mark.corpus
+def test_the_engine_validates_described_results_against_the_tool_schema(api_bank: dict[str, Tool]) -> None:
+    registry = ToolRegistry(list(api_bank.values()))
+    engine = MockToolEngine(registry, seed=3, policy=CallPolicy(validate_results="error"))
+    engine.setup("s")
+    calls = [
+        ToolCall(f"api_bank::{name}", arguments, str(i))
+        for i, (name, arguments) in enumerate(ARGUMENTS.items())
+    ]
+    results = engine.execute("s", calls)
+    assert [r.error for r in results] == [None] * len(calls)
+    assert {r.metadata["output_validation"] for r in results} == {"ok"}
+    assert not _fillers([r.result for r in results])
