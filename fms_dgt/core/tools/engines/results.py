@@ -48,7 +48,7 @@ from fms_dgt.core.tools.engines._agreement import (
     total_covers_items,
     within_bounds,
 )
-from fms_dgt.core.tools.engines._described import described, found_by_query
+from fms_dgt.core.tools.engines._described import DISTINCT, described, found_by_query
 from fms_dgt.core.tools.engines._verbs import (
     LOGGED,
     PAST,
@@ -353,7 +353,7 @@ class ResultHooks(FakeHooks):
             echoed = first_fit([own], schema) if own is not None else MISSING
         if echoed is not MISSING:
             return echoed
-        if plain in _NAMES and _in_array(path):
+        if (plain in _NAMES or schema.get(DISTINCT)) and _in_array(path):
             return self._unlisted(schema, name, path, plain)
         return super().leaf(schema, name, path)
 
@@ -367,11 +367,15 @@ class ResultHooks(FakeHooks):
         return acted and (plain.endswith("status") or plain in (self.done, f"is{self.done}"))
 
     def _unlisted(self, schema: Mapping[str, Any], name: str, path: Path, plain: str) -> Any:
-        """A listed item's name or title that no earlier item of the list has: three events are
-        not "Project kickoff, Year-end retrospective and Year-end retrospective". A few draws,
-        then whatever comes (a vocabulary may hold fewer names than the list needs)."""
+        """A listed item's name or title (or a word a description's format called for: a part of
+        speech) that no earlier item of the list has: three events are not "Project kickoff,
+        Year-end retrospective and Year-end retrospective". A few draws, then whatever comes (a
+        vocabulary may hold fewer names than the list needs)."""
         listed = self._listed.setdefault((plain, tuple(p for p in path if type(p) is not int)), set())
         value = super().leaf(schema, name, path)
+        if value is MISSING and schema.get(DISTINCT):  # words a description's format called for
+            words = [w for w in schema.get("enum") or () if w not in listed]
+            value = self.scope.rng.choice(words) if words else MISSING
         for _ in range(_REDRAWS):
             if not isinstance(value, str) or value not in listed:
                 break

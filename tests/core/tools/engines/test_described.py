@@ -289,6 +289,18 @@ def test_items_carry_the_described_keys(api_bank: dict[str, Tool], name: str) ->
 
 
 @pytest.mark.corpus
+def test_dictionary_definitions_carry_their_keys_and_entries_differ(api_bank: dict[str, Tool]) -> None:
+    for seed in SEEDS:
+        value, _ = mock_result(api_bank["Dictionary"], ARGUMENTS["Dictionary"], random.Random(seed))
+        parts = [entry["partOfSpeech"] for entry in value["results"]]
+        assert len(set(parts)) == len(parts), parts
+        for entry in value["results"]:
+            for definition in entry["definitions"]:
+                assert set(definition) == {"definition", "example", "synonyms"}
+                assert definition["synonyms"] and all(isinstance(s, str) for s in definition["synonyms"])
+
+
+@pytest.mark.corpus
 @pytest.mark.parametrize(
     ("name", "key"), [("QueryMeeting", "meeting_info"), ("QueryReminder", "reminder_info")]
 )
