@@ -30,6 +30,7 @@ engine gives the same results in any process.
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from collections.abc import Mapping
@@ -48,6 +49,7 @@ from fms_dgt.core.tools.engines._agreement import (
     total_covers_items,
     within_bounds,
 )
+from fms_dgt.core.tools.engines._described import DISTINCT, described, found_by_query
 from fms_dgt.core.tools.engines._verbs import (
     LOGGED,
     PAST,
@@ -61,7 +63,9 @@ from fms_dgt.core.tools.engines._verbs import (
 from fms_dgt.core.tools.engines._verbs import plain as _plain
 from fms_dgt.core.tools.engines.implementations import NOT_COMPUTED, compute, implementation_for
 from fms_dgt.core.tools.fakes import MISSING, FakeHooks, Kind, Scope, classify, first_fit, place_named, tokens
+from fms_dgt.core.tools.schema import get_validator
 from fms_dgt.core.tools.synth import Path, SynthesisError, synthesise
+from fms_dgt.errors import InvalidSchemaError
 
 __all__ = [
     "EXAMPLE_KEYS",
@@ -134,7 +138,7 @@ def mock_result(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) ->
         if _no_content(tool):  # PeerTube's DELETE of an abuse message: 204, no body
             return None, "empty"
         return _shaped(tool, arguments, rng), "shaped"
-    return _synthesised(tool, tool.output_parameters, arguments, rng), "synthesised"
+    return _synthesised(tool, plan.described, arguments, rng), "synthesised"
 
 
 def _no_content(tool: Tool) -> bool:
@@ -146,14 +150,20 @@ def _no_content(tool: Tool) -> bool:
 
 class _Plan:
     """What is known of a tool before any call: whether it has an implementation, its result
-    examples and what its arguments stand for (worked out once per tool)."""
+    examples, the output schema with the shapes its descriptions state (the schema itself when
+    they state none), and what its arguments stand for (worked out once per tool)."""
 
-    __slots__ = ("examples", "implemented", "kinds", "leaves", "tool")
+    __slots__ = ("described", "examples", "found", "implemented", "kinds", "leaves", "tool")
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
         self.implemented = implementation_for(tool.name) is not None
         self.examples = examples_of(tool)
+        # API-Bank's Dictionary: results "like [{"partOfSpeech": ..., "definitions": [...]}]"
+        self.described: Mapping[str, Any] = described(tool.output_parameters, tool.name, tool.parameters)
+        described_any = self.described is not tool.output_parameters
+        # QueryMeeting's "meeting info": the meeting asked about, which echoes the call
+        self.found = found_by_query(tool.output_parameters, tool.name) if described_any else frozenset()
         self.kinds: dict[str, Kind | None] = {}
         self.leaves: dict[tuple[int, str], tuple[Mapping[str, Any], Kind | None]] = {}
 
@@ -282,7 +292,9 @@ class ResultHooks(FakeHooks):
         arguments: Mapping[str, Any],
         pinned: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(scope, topic=tool.name, defaults=True, kinds=_plan(tool).leaves)
+        plan = _plan(tool)
+        super().__init__(scope, topic=tool.name, defaults=True, kinds=plan.leaves)
+        self.found = plan.found
         self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
         props = tool.parameters.get("properties")
         # The inputs the call left out: what it did has none of them (an upload without a caption
@@ -342,7 +354,7 @@ class ResultHooks(FakeHooks):
             echoed = first_fit([own], schema) if own is not None else MISSING
         if echoed is not MISSING:
             return echoed
-        if plain in _NAMES and _in_array(path):
+        if (plain in _NAMES or schema.get(DISTINCT)) and _in_array(path):
             return self._unlisted(schema, name, path, plain)
         return super().leaf(schema, name, path)
 
@@ -356,11 +368,15 @@ class ResultHooks(FakeHooks):
         return acted and (plain.endswith("status") or plain in (self.done, f"is{self.done}"))
 
     def _unlisted(self, schema: Mapping[str, Any], name: str, path: Path, plain: str) -> Any:
-        """A listed item's name or title that no earlier item of the list has: three events are
-        not "Project kickoff, Year-end retrospective and Year-end retrospective". A few draws,
-        then whatever comes (a vocabulary may hold fewer names than the list needs)."""
+        """A listed item's name or title (or a word a description's format called for: a part of
+        speech) that no earlier item of the list has: three events are not "Project kickoff,
+        Year-end retrospective and Year-end retrospective". A few draws, then whatever comes (a
+        vocabulary may hold fewer names than the list needs)."""
         listed = self._listed.setdefault((plain, tuple(p for p in path if type(p) is not int)), set())
         value = super().leaf(schema, name, path)
+        if value is MISSING and schema.get(DISTINCT):  # words a description's format called for
+            words = [w for w in schema.get("enum") or () if w not in listed]
+            value = self.scope.rng.choice(words) if words else MISSING
         for _ in range(_REDRAWS):
             if not isinstance(value, str) or value not in listed:
                 break
@@ -423,7 +439,8 @@ class ResultHooks(FakeHooks):
         return True if len(path) <= 3 else None
 
     def finish(self, schema: Mapping[str, Any], value: Any, name: str, path: Path) -> Any:
-        """Paired bounds in order; dates sorted; dated items consecutive."""
+        """Paired bounds in order; dates sorted; dated items consecutive; what a query found is
+        what it asked for."""
         value = super().finish(schema, value, name, path)
         if isinstance(value, dict):
             order_pairs(value)
@@ -431,9 +448,24 @@ class ResultHooks(FakeHooks):
             flags_hold_their_details(value, schema)
             total_covers_items(value, schema)
             sky_fits_temperature(value, schema, self.given)
+            if len(path) == 1 and path[0] in self.found:
+                self._echo(schema, value)
         elif isinstance(value, list) and value:
             order_dates(value, name)
         return value
+
+    def _echo(self, schema: Mapping[str, Any], found: dict[str, Any]) -> None:
+        """The call's arguments in what a query found, lists too (leaves already echo scalars):
+        QueryMeeting(attendees=["Kelly Marsh", "Elizabeth Booth"]) found a meeting with those two,
+        not with one of them alone."""
+        props = schema.get("properties")
+        if not isinstance(props, Mapping):
+            return
+        for key in found:
+            own = props.get(key)
+            given = self.given.get(_plain(key))
+            if given is not None and isinstance(own, Mapping) and _fits(given, own):
+                found[key] = copy.deepcopy(given)
 
 
 def _successes(done: str, schema: Mapping[str, Any]) -> list[Any]:
@@ -457,7 +489,9 @@ def _synthesised(
     pinned: Mapping[str, Any] | None = None,
     fallback: bool = True,
 ) -> Any:
-    validator = tool.output_validator if schema is tool.output_parameters else None
+    # the described schema only fills in what the tool's own leaves open: its validator holds
+    own = schema is tool.output_parameters or schema is _plan(tool).described
+    validator = tool.output_validator if own else None
     hooks = ResultHooks(_scope(tool, arguments, rng), tool, arguments, pinned)
     try:
         return synthesise(schema, rng, optional_probability=_OPTIONAL, validator=validator, hooks=hooks)
@@ -497,6 +531,15 @@ def _held_bare(plain: str, path: Path) -> bool:
 
 
 _BARE_KEYS = frozenset({"id", "uuid", "name", "label", "title", "key", "code", "type", "slug"})
+
+
+def _fits(value: Any, schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` validates against ``schema``, a part of a tool's schema (False when the
+    part cannot be compiled alone: a ``$ref`` into the whole)."""
+    try:
+        return get_validator(schema).is_valid(value)
+    except InvalidSchemaError:
+        return False
 
 
 def _in_array(path: Path) -> bool:
