@@ -188,6 +188,8 @@ class RecordExecutor:
                 continue
             if isinstance(value, Mapping) and _head(output) != _head(target):
                 continue  # an object is one thing: a playlist element is no video
+            if isinstance(value, str) and set(tokens(target)[-1:]) & _WORDS and _SENTENCE.search(value):
+                continue  # a transcript is no keyword: "Can we move our call?" looked up in a dictionary
             kind = context.kind(tool, target)
             if isinstance(value, int | float) and worded(kind, props[target]):
                 continue  # a number (a quotient with no type said) is no name of anything
@@ -337,6 +339,10 @@ def _echoed(value: Any, output: str, result: ToolResult, made: Sequence[PlannedC
 #: Argument names that name the thing a call acts on, and how many other wires one call takes.
 _NAMES_A_THING = frozenset({"id", "ids", "uuid", "key", "index", "name", "handle", "slug", "symbol"})
 _MOST_OTHERS = 2
+#: Inputs that take a word or a few, and what makes a value a sentence instead (five words or
+#: more, or a sentence's closing mark).
+_WORDS = frozenset({"keyword", "keywords", "word", "words", "term", "terms", "tag", "tags", "hashtag"})
+_SENTENCE = re.compile(r"(?:\S+\s+){4}\S|[.?!]\s*$")
 
 
 def _head(name: str) -> str:

@@ -428,3 +428,18 @@ def test_a_placeholder_is_handed_on_to_no_call() -> None:
     for said, wired in (("signal-683", False), (["signal-683", "orbit-2"], False), ("Budget review", True)):
         answers = {"b::QueryMeeting": {"meeting_info": said}, "b::ModifyMeeting": {"status": "success"}}
         assert bool(_run([query, modify], edges, answers).plan.calls[1].wired) is wired, said
+
+
+def test_a_sentence_is_no_keyword() -> None:
+    # API-Bank: a speech transcript ("Can we move our call to Thursday afternoon?") was looked up
+    # in the dictionary; a word or two is still handed on.
+    speech = Tool("SpeechRecognition", "b", output_parameters=schema(transcript="string"))
+    dictionary = Tool("Dictionary", "b", parameters=schema(keyword="string"))
+    edges = [Edge(speech, "transcript", dictionary, "keyword", 0.9)]
+    for said, wired in (
+        ("Can we move our call to Thursday afternoon?", False),
+        ("Budget review.", False),
+        ("solar panels", True),
+    ):
+        answers = {"b::SpeechRecognition": {"transcript": said}, "b::Dictionary": {"results": []}}
+        assert bool(_run([speech, dictionary], edges, answers).plan.calls[1].wired) is wired, said
