@@ -141,6 +141,38 @@ _SPANS = (
 _UNITS = (("millisecond", 0.001), ("minute", 60.0), ("hour", 3600.0))
 
 
+def set_under(arguments: Mapping[str, Any], name: str) -> Any:
+    """The value an action set, when its result names it with a word before the argument's name
+    (``adjustClimateControl(mode="auto", temperature=31.4)`` answers ``climateMode`` and
+    ``currentTemperature``: "auto" and 31.4, not "cool" and 22.5); None when no scalar argument's
+    words end the name. Names too short to tell (an id, a type, ``to``) are not read so."""
+    words = tokens(name)
+    for key, value in arguments.items():
+        if value is None or isinstance(value, (bool, dict, list)):
+            continue
+        own = tokens(key)
+        if own and len(words) > len(own) and words[-len(own) :] == own and not set(own) & _VAGUE:
+            return value
+    return None
+
+
+#: Argument names that say too little to be read inside a longer one (a replyTo is no ``to``).
+_VAGUE = frozenset(
+    {"id", "ids", "uuid", "key", "type", "name", "value", "to", "from", "by", "at", "on", "in"}
+)
+#: What is counted of a thing by others (replies, likes, views): none yet when it was just made.
+_COUNTED_BY_OTHERS = frozenset(
+    {"replies", "likes", "dislikes", "views", "comments", "followers", "shares", "votes", "plays"}
+    | {"downloads", "reactions", "favorites", "favourites", "subscribers", "retweets", "reposts"}
+)
+
+
+def counted_by_others(name: str) -> bool:
+    """Whether ``name`` counts what others did to a thing (``totalReplies``, ``likes_count``): a
+    thread just started has 447 replies no more."""
+    return bool(set(tokens(name)) & _COUNTED_BY_OTHERS)
+
+
 def order_pairs(value: dict[str, Any]) -> None:
     """Swap the values of paired keys (``low``/``high``, ``check_in``/``check_out``) that are reversed."""
     if len(value) < 2:

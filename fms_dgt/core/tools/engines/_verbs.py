@@ -65,6 +65,8 @@ PAST = {
     "close": "closed",
     "edit": "updated",
     "modify": "updated",
+    "adjust": "adjusted",
+    "change": "changed",
     "move": "moved",
     "copy": "copied",
     "rename": "renamed",

@@ -40,10 +40,12 @@ from fms_dgt.core.tools._fake_heads import ENVELOPES
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
+    counted_by_others,
     duration_spans,
     flags_hold_their_details,
     order_dates,
     order_pairs,
+    set_under,
     set_values,
     sky_fits_temperature,
     total_covers_items,
@@ -92,6 +94,8 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _QUERY_NAMES = frozenset({"query", "q", "keyword", "keywords", "search", "searchterm", "term", "searchquery"})
 #: Plain names of the fields that name a listed item; and the draws tried for one unlisted yet.
 _NAMES = frozenset({"name", "title", "label", "displayname", "fullname", "username", "subject"})
+#: What a call that made a thing did (a new thing has no replies or likes yet).
+_MADE = frozenset({"created", "added", "posted", "sent", "uploaded", "submitted", "registered"})
 _ERROR_NAMES = frozenset(
     {
         "error",
@@ -295,6 +299,7 @@ class ResultHooks(FakeHooks):
         plan = _plan(tool)
         super().__init__(scope, topic=tool.name, defaults=True, kinds=plan.leaves)
         self.found = plan.found
+        self.arguments = arguments
         self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
         props = tool.parameters.get("properties")
         # The inputs the call left out: what it did has none of them (an upload without a caption
@@ -356,6 +361,13 @@ class ResultHooks(FakeHooks):
             return echoed
         if (plain in _NAMES or schema.get(DISTINCT)) and _in_array(path):
             return self._unlisted(schema, name, path, plain)
+        if self.done and len(path) <= 2 and not _in_array(path):
+            own = set_under(self.arguments, name)  # what an action set, named longer (climateMode)
+            kept = first_fit([own], schema) if own is not None else MISSING
+            if kept is MISSING and self.done in _MADE and counted_by_others(name):
+                kept = first_fit([0], schema)  # a comment thread just started has no replies
+            if kept is not MISSING:
+                return kept
         return super().leaf(schema, name, path)
 
     def _says_success(self, plain: str) -> bool:
