@@ -181,6 +181,8 @@ class TemplateText:
 
     def _answer(self, plan: RecordPlan, rng: random.Random) -> str:
         parts = [rng.choice(templates.ANSWER_OPENERS)]
+        if parts[0] == _FOUND and all(_settled(c.tool, c.call.arguments).kind == ACTION for c in plan.calls):
+            parts[0] = "All done."  # nothing was looked up: "Here's what I found. I've added a pet."
         parts += [_outcome(call, rng, plan.calls[:i]) for i, call in enumerate(plan.calls)]
         parts.append(rng.choice(templates.ANSWER_CLOSERS))
         return _DOUBLE_STOP.sub(r"\1", " ".join(p for p in parts if p))
@@ -388,6 +390,7 @@ def _outcome(call: PlannedCall, rng: random.Random, earlier: Sequence[PlannedCal
 
 
 _THE = re.compile(r"^(?:a|an|the|one) ")
+_FOUND = "Here's what I found."
 
 
 def _earlier_name(purpose: Purpose, named: Mapping[str, Any], earlier: Sequence[PlannedCall]) -> str | None:

@@ -579,3 +579,17 @@ def test_phrases_that_open_with_with_are_said_as_one() -> None:
     assert said == " with the min price at 53.88 and the max price at 127.73 tagged work"
     three = _joined(["with a", "with b", "with c"])
     assert three == " with a, b and c"
+
+
+def test_an_answer_to_actions_alone_does_not_say_it_found_something(tmp_path: Path) -> None:
+    # "Here's what I found. I've added a pet: Simba. I've removed Simba."
+    acted = 0
+    with GenerationJob(DEMO, count=400, out=tmp_path, overwrite=True) as job:
+        for index in range(400):
+            record = job.build(index)
+            names = [c.call.name.split("::")[-1] for c in record.plan.calls]
+            if not names or not all(re.match(r"(?:create|delete|add|update)[A-Z_]", n) for n in names):
+                continue
+            acted += 1
+            assert not record.messages[-1].content.startswith("Here's what I found."), record.messages[-1]
+    assert acted >= 10
