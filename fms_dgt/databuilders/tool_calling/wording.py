@@ -17,6 +17,7 @@ from functools import lru_cache
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.enrichments._dataflow_words import singular as one
 from fms_dgt.databuilders.tool_calling._notes import implementation_notes
+from fms_dgt.databuilders.tool_calling._segments import segmented
 
 __all__ = [
     "ACTION",
@@ -419,6 +420,7 @@ _ABBREVIATED = {
     "src": "source", "dst": "destination", "desc": "description", "addr": "address", "info": "information",
     "dob": "date of birth", "dt": "date", "img": "image", "msg": "message", "cnt": "count", "amt": "amount",
     "pwd": "password", "tz": "time zone", "lat": "latitude", "lng": "longitude", "lon": "longitude",
+    "iata": "IATA", "icao": "ICAO",
     "sku": "SKU", "isbn": "ISBN", "iso": "ISO", "snp": "SNP", "dna": "DNA", "cik": "CIK", "vin": "VIN",
 }  # fmt: skip
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -441,6 +443,7 @@ def humanize(name: str) -> str:
     and a bracketed query name as what it names (JSON:API's ``page[size]`` -> "page size",
     ``filter[status]`` -> "status": the value filters by it)."""
     words = [w for w in re.split(r"[_\-\s.\[\]]+", _CAMEL.sub(" ", name)) if w]
+    words = [part for w in words for part in segmented(w)]  # listid, pagesize: "list ID", "page size"
     lead = words[0].lower() if len(words) > 1 else ""
     if lead in ("is", "has") or ("[" in name and lead in _FILTERS):
         words = words[1:]
