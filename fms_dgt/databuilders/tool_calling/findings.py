@@ -80,10 +80,7 @@ def named_record(
     if not others or _measured(value, others) is not None:
         return None
     style = rng.randrange(4) if style is None else style
-    facts = [unstopped(_field(str(k), value[k], rng, True, heat, style)) for k in others[:3]]
-    rest = len(others) - 3
-    if rest > 0:
-        facts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
+    facts = [unstopped(_field(str(k), value[k], rng, True, heat, style)) for k in _ranked(value, others)[:3]]
     return _short(value[key], rng, name=str(key)), facts
 
 
@@ -150,6 +147,11 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
         said, used = sky
         others = [k for k in keys if k not in used]
         return ", ".join([said, *(_field(str(k), record[k], rng, True, heat) for k in others[:2])])
+    paged = _paged(record, keys, rng, heat)
+    if (
+        paged is not None
+    ):  # "2,526 DAGs in all; the first 100: ...", not "the total is 2526 and there are 100"
+        return paged
     compact = rng.random() < 0.3  # "temperature 21.5, condition clear" rather than "the x is ..."
     style = rng.randrange(4)  # the dates of one answer all written alike
     measured = _measured(record, keys)
@@ -158,12 +160,61 @@ def _fields(record: Mapping[str, Any], rng: random.Random, heat: str = "") -> st
         keys = [k for k in keys if k != unit]
     parts = [
         said if measured is not None and k == number else _field(str(k), record[k], rng, compact, heat, style)
-        for k in keys[:_MAX_FIELDS]
+        for k in _ranked(record, keys)[:_MAX_FIELDS]
     ]
-    rest = len(keys) - _MAX_FIELDS
-    if rest > 0:
-        parts.append(f"{rest} more detail{'s' if rest > 1 else ''}")
     return join_facts([p for p in parts if p])
+
+
+def _paged(record: Mapping[str, Any], keys: list[Any], rng: random.Random, heat: str) -> str | None:
+    """A page of a listing said as a page: its one list against the total beside it, when the
+    total is more than the page holds (Airflow's ``{"dags": [100 DAGs], "total_entries": 2526}``)."""
+    lists = [k for k in keys if isinstance(record[k], list)]
+    totals = [k for k in keys if type(record[k]) is int and humanize(str(k)).lower() in _TOTAL_NAMES]
+    if (
+        len(lists) != 1
+        or len(totals) != 1
+        or record[totals[0]] <= len(record[lists[0]])
+        or not record[lists[0]]
+    ):
+        return None
+    listed = _items(record[lists[0]], humanize(str(lists[0])), rng, heat)
+    count, _, rest = listed.partition(" ")
+    noun, _, shown = rest.partition(":")
+    return f"there are {record[totals[0]]:,} {noun} in all, and the first {count} are{shown}"
+
+
+#: Names of a listing's total (of all its pages).
+_TOTAL_NAMES = frozenset({"total", "total entries", "total count", "total items", "total results", "count"})
+
+
+def _ranked(record: Mapping[str, Any], keys: list[Any]) -> list[Any]:
+    """The keys an answer tells first: what a person asked for (a status, an amount, a date, a
+    name) before an entity's other ids, yes-or-no flags and the machine's own fields (a UUID, a
+    file token, a path, a link); objects and lists last, the record's order kept within each.
+    The rest goes unsaid: an answer is no list of "32 more details" (Airflow's DAG details)."""
+    ranked = sorted(keys, key=lambda k: _rank(str(k), record[k]))
+    told = [k for k in ranked if _rank(str(k), record[k]) != 3]  # no short UUID beside the id
+    return told or ranked
+
+
+def _rank(key: str, value: Any) -> int:
+    if isinstance(value, (dict, list)):
+        return 4
+    words = set(humanize(key).lower().split())
+    if words & _MACHINE or key.startswith(("_", "@")):
+        return 3
+    if isinstance(value, bool) or (words & {"id", "ids"} and key.lower() not in ("id", "ids")):
+        return 2
+    return 0 if words & _TOLD_FIRST else 1
+
+
+#: Words of a field's name that are the machine's, not a person's (said last, if at all).
+_MACHINE = frozenset({"uuid", "short", "token", "hash", "checksum", "etag", "path", "file", "fileloc"})
+_MACHINE |= frozenset(
+    {"url", "urls", "uri", "link", "links", "href", "mime", "encoding", "version", "pickle"}
+)
+#: Words of a field's name that a person is told first.
+_TOLD_FIRST = frozenset({"name", "title", "status", "state", "total", "amount", "price", "balance", "count"})
 
 
 #: Field names (humanized) of a weather reading's sky, and of the place it is for.
@@ -213,10 +264,10 @@ def _field(
         named = named_record(value, rng, heat=heat, style=style)
         if named is not None:  # "the company is Benitez-Long (CIK 0001161539, ticker META)"
             return f"the {words} {_be(words)} {named[0]} ({', '.join(named[1])})"
+        simple = [k for k, v in value.items() if _simple(v) and _told(k, v)]  # its secret unsaid too
         inner = [
-            f"{humanize(str(k))} {_short(v, rng, style, name=str(k))}"
-            for k, v in list(value.items())[:3]
-            if _simple(v) and _told(k, v)  # an object's own secret stays unsaid too
+            f"{humanize(str(k))} {_short(value[k], rng, style, name=str(k))}"
+            for k in _ranked(value, simple)[:3]
         ]
         # "the files: expires 22 July 2026", not "the files are expires 22 July 2026"
         return f"the {words}: {join_facts(inner)}" if inner else f"the {words} has {len(value)} details"
@@ -499,6 +550,8 @@ def _done(value: Any) -> bool:
 
 def _led(opening: str, name: str, facts: list[str], rng: random.Random) -> str:
     """A record said by its name first: "I've added a pet: Daisy (tag personal, ID pet-3)"."""
+    if any(f.startswith("it ") for f in facts):  # not "a video: X, with it is not blacklisted"
+        return f"{opening}: {name} ({', '.join(facts)})."
     return rng.choice(
         (f"{opening}: {name} ({', '.join(facts)}).", f"{opening}: {name}, with {join_facts(facts)}.")
     )

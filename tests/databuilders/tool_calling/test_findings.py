@@ -25,7 +25,32 @@ def test_a_record_with_a_name_is_said_by_its_name_first() -> None:
     ticket = {"id": 77469, "title": "Launch rehearsal", "status": "active", "priority": 3, "owner": "ana"}
     for sentence in _said(GET_TICKET, ticket):
         assert sentence.startswith("I looked up the ticket: Launch rehearsal"), sentence
-        assert "1 more detail" in sentence and "the title is" not in sentence, sentence
+        assert "the title is" not in sentence and "more detail" not in sentence, sentence
+        assert "status active" in sentence and "owner" not in sentence, (
+            sentence
+        )  # three facts, its status first
+
+
+def test_an_answer_tells_what_a_person_asked_before_the_machines_fields() -> None:
+    # PeerTube: "the video: ID 62862, short UUID 8u69z9VVGAMClgJhwQJUfG and uuid 095e9ad8-..."; Airflow:
+    # a DAG's details ended "... and 32 more details"
+    video = {"video": {"id": 62862, "shortUUID": "8u69z9VVGAMClgJhwQJUfG", "uuid": "095e9ad8-d64c"}}
+    for sentence in _said(Purpose(verb="create", obj="a live", core="a live", kind=ACTION), video):
+        assert "ID 62862" in sentence and "UUID" not in sentence and "uuid" not in sentence, sentence
+    dag = {
+        "dag_id": "dag-1",
+        "file_token": "fdb8",
+        "fileloc": "/opt/x.py",
+        "is_paused": False,
+        "owners": ["ana"],
+    }
+    dag |= {"description": "Nightly export.", "max_active_runs": 3}
+    for sentence in _said(Purpose(verb="get", obj="the DAG", core="the DAG", kind=GET), dag):
+        assert "Nightly export" in sentence and "file token" not in sentence and "more detail" not in sentence
+    # a page of a listing is said against its total, not beside it
+    page = {"dags": [{"dag_id": f"dag-{i}"} for i in range(100)], "total_entries": 2526}
+    for sentence in _said(Purpose(verb="list", obj="DAGs", core="DAGs", kind=GET), page):
+        assert "2,526 dags in all, and the first 100 are dag-0" in sentence, sentence
 
 
 def test_a_record_without_a_name_or_other_facts_keeps_its_fields() -> None:
