@@ -238,6 +238,16 @@ class FakeHooks(SynthHooks):
             if found is not MISSING:
                 return found
         example = self.example(schema)
+        if (
+            example is not MISSING
+            and kind is not None
+            and kind.family in _VARIED
+            and scope.rng.random() < 0.75
+        ):
+            # a spec's one example is one value among many: every PeerTube video was "What is
+            # PeerTube?" and every channel chocobozzz; the vocabulary's own, most of the time
+            own = first_fit(scope.candidates(kind, schema, name), schema)
+            example = own if own is not MISSING else example
         if identifier is not None and example is not MISSING and scope.names_another(identifier, example):
             example = MISSING  # the spec's one example for two entities: this one gets its own id
         if (
@@ -341,6 +351,10 @@ class FakeHooks(SynthHooks):
         if not pool and self.defaults and "default" in schema and fit(schema["default"], schema):
             pool = [schema["default"]]
         return self.scope.rng.choice(pool) if pool else MISSING
+
+
+#: Kinds whose values the vocabulary varies in place of a schema's one example (names and texts).
+_VARIED = frozenset({"text", "person", "company"})
 
 
 def _alternatives(example: Any) -> list[Any]:
