@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from fms_dgt.core.tools.data_objects import Tool
-from fms_dgt.core.tools.engines.implementations import implementation_for, is_setting
+from fms_dgt.core.tools.engines.implementations import dimension, implementation_for, is_setting
 from fms_dgt.core.tools.engines.mock import call_seed
 from fms_dgt.core.tools.fakes import (
     FakeHooks,
@@ -36,6 +36,7 @@ from fms_dgt.core.tools.fakes import (
     canonical,
     place_named,
     remembers,
+    tokens,
     types_of,
 )
 from fms_dgt.core.tools.schema import get_validator
@@ -166,7 +167,40 @@ def arguments(
     if not validator.is_valid(args):
         args = _repaired(tool, args, fixed, rng, optional_probability)
     ordered = _in_order(args, fixed)
-    return ordered if ordered is not args and validator.is_valid(ordered) else args
+    args = ordered if ordered is not args and validator.is_valid(ordered) else args
+    alike = _one_measure(args, fixed, rng, props if isinstance(props, Mapping) else {})
+    return alike if alike is not args and validator.is_valid(alike) else args
+
+
+#: Units a conversion's target is drawn from when it measured another thing than its source.
+_UNITS: tuple[str, ...] = ("meter", "kilometer", "foot", "mile", "inch", "yard", "kilogram", "pound", "gram")
+_UNITS += ("ounce",)
+_UNITS += ("liter", "gallon", "milliliter", "celsius", "fahrenheit", "kelvin", "hour", "minute")
+
+
+def _one_measure(
+    args: dict[str, Any], fixed: Mapping[str, Any], rng: random.Random, props: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A conversion's two units of one measure: ``si_unit_conversion(unit_in="pound",
+    unit_out="foot")`` has no answer; its target is drawn again among the units of the source's
+    measure it allows, else its source among those of the target's (a unit wired or given is
+    kept). ``args`` itself when there is nothing to change."""
+    units = {k: dimension(v) for k, v in args.items() if isinstance(v, str) and len(v) < 20 and dimension(v)}
+    source = next((k for k in units if set(tokens(k)) & {"from", "in", "source", "input"}), None)
+    target = next((k for k in units if set(tokens(k)) & {"to", "out", "target", "output"}), None)
+    if source is None or target is None or units[source] == units[target]:
+        return args
+    for changed, kept in ((target, source), (source, target)):  # the target first; else the source
+        if changed in fixed:
+            continue
+        own = props.get(changed)
+        offered = own.get("enum") if isinstance(own, Mapping) else None  # the units it allows
+        pool = [u for u in offered if isinstance(u, str)] if isinstance(offered, list) else list(_UNITS)
+        kept_unit = str(args[kept]).lower()
+        others = [u for u in pool if dimension(u) == units[kept] and u.lower() != kept_unit]
+        if others:
+            return {**args, changed: rng.choice(others)}
+    return args
 
 
 #: About how many optional arguments a call gives when its tool has many.

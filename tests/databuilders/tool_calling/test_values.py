@@ -611,3 +611,34 @@ def test_a_forecasts_day_is_no_date_a_price_was_recorded_on() -> None:
     )
     assert apart(forecast, "days[].date", stock, "date")
     assert not apart(forecast, "days[].date", _io("list_events", "calendar", inputs="date"), "date")
+
+
+def test_a_conversions_two_units_measure_one_thing_and_its_result_is_computed() -> None:
+    # When2Call's si_unit_conversion was asked for pounds in feet, and answered 54.07 km as 30.86 ft
+    from fms_dgt.core.tools.engines.implementations import convert, dimension
+    from fms_dgt.core.tools.engines.results import mock_result
+
+    unit = {"type": "string", "enum": ["meter", "kilometer", "foot", "mile", "kilogram", "pound", "liter"]}
+    tool = Tool(
+        "si_unit_conversion",
+        "w2c",
+        parameters={
+            "type": "object",
+            "properties": {"value": {"type": "number"}, "unit_in": unit, "unit_out": unit},
+            "required": ["value", "unit_in", "unit_out"],
+        },
+    )
+    pairs = set()
+    for index in range(40):
+        args = arguments(tool, EntityContext.for_record(3, index), random.Random(index))
+        assert dimension(args["unit_in"]) == dimension(args["unit_out"]), args
+        pairs.add((args["unit_in"], args["unit_out"]))
+        value, source = mock_result(tool, args, random.Random(index))
+        assert source == "implementation", (args, value)
+        assert value["result"] == pytest.approx(
+            convert(args["value"], args["unit_in"], args["unit_out"]), rel=1e-3
+        )
+    assert len(pairs) > 4, pairs
+    # a target wired from elsewhere is kept, even of another measure
+    fixed = arguments(tool, EntityContext.for_record(3, 1), random.Random(1), fixed={"unit_out": "liter"})
+    assert fixed["unit_out"] == "liter"

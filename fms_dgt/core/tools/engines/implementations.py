@@ -44,6 +44,8 @@ __all__ = [
     "Inputs",
     "NotComputable",
     "compute",
+    "convert",
+    "dimension",
     "implementation_for",
     "is_setting",
     "register_implementation",
@@ -343,6 +345,16 @@ _FACTORS: dict[str, tuple[str, float]] = {
 _TEMPERATURES = {"c": "c", "celsius": "c", "f": "f", "fahrenheit": "f", "k": "k", "kelvin": "k"}
 
 
+def dimension(unit: str) -> str | None:
+    """What ``unit`` measures (``length``, ``mass``, ``volume``, ``time``, ``temperature``), or None
+    when it is no unit known here."""
+    unit = unit.strip().lower()
+    if unit in _TEMPERATURES:
+        return "temperature"
+    found = _FACTORS.get(unit)
+    return found[0] if found else None
+
+
 def convert(value: float, source: str, target: str) -> float:
     """``value`` in unit ``source`` expressed in ``target`` (exact factors only).
 
@@ -366,9 +378,17 @@ def _temperature(value: float, source: str, target: str) -> float:
 
 
 @register_implementation("convert_units", "unit_conversion", "convert_unit", "convert", "unit_converter")
+@register_implementation(
+    "si_unit_conversion", "imperial_si_conversion", "si_conversion", "convert_measurement"
+)
+@register_implementation("convert_length", "convert_weight", "convert_volume", "length_conversion")
 def _convert(inputs: Inputs) -> float:
+    """A value from one unit into another (When2Call's ``si_unit_conversion(value, unit_in,
+    unit_out)`` answered 54.07 km as 30.86 ft)."""
     return convert(
-        inputs.number(0, 1), str(inputs.named("from", "source")), str(inputs.named("to", "target"))
+        inputs.number(0, 1),
+        str(inputs.named("from", "source", "in")),
+        str(inputs.named("to", "target", "out")),
     )
 
 
