@@ -100,31 +100,35 @@ def total_covers_items(value: dict[str, Any], schema: Mapping[str, Any]) -> None
 
 def duration_spans(value: dict[str, Any], schema: Mapping[str, Any]) -> None:
     """A ``duration`` beside a start and an end moment is the time between them (an Airflow task
-    instance ran 16:30 to 18:30 with a duration of 51.79): in seconds, or in the minutes, hours or
-    milliseconds its description names; left alone when its schema's bounds or type would not
-    hold the span, or the moments do not parse."""
-    if "duration" not in value or not isinstance(value["duration"], (int, float)) or len(value) < 3:
+    instance ran 16:30 to 18:30 with a duration of 51.79): the end moves to the start plus the
+    duration, in seconds or in the minutes, hours or milliseconds its description names. The
+    duration is kept, as the call's filters and the schema's bounds made it (``duration_lte``);
+    nothing changes when the moments do not parse."""
+    duration = value.get("duration")
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool) or duration < 0:
         return
     pair = next(((a, b) for a, b in _SPANS if a in value and b in value), None)
     if pair is None or not isinstance(value[pair[0]], str) or not isinstance(value[pair[1]], str):
         return
-    start, end = _parse(value[pair[0]]), _parse(value[pair[1]])
-    if start is None or end is None or end < start:
+    start = _parse(value[pair[0]])
+    if start is None or _parse(value[pair[1]]) is None:
         return
     props = schema.get("properties")
     own = props.get("duration") if isinstance(props, Mapping) else None
-    own = own if isinstance(own, Mapping) else {}
-    said = str(own.get("description") or "").lower()
+    said = str(own.get("description") or "").lower() if isinstance(own, Mapping) else ""
     unit = next((seconds for word, seconds in _UNITS if word in said), 1.0)
-    span = (end - start).total_seconds() / unit
-    if own.get("type") == "integer" or (isinstance(value["duration"], int) and span == int(span)):
-        span = int(span)
-    else:
-        span = round(span, 2)
-    low, high = own.get("minimum"), own.get("maximum")
-    if (isinstance(low, (int, float)) and span < low) or (isinstance(high, (int, float)) and span > high):
+    try:
+        end = start + timedelta(seconds=duration * unit)
+    except OverflowError:  # a duration of 10**300 seconds ends at no moment
         return
-    value["duration"] = span
+    offset = _OFFSET.search(value[pair[1]])  # "Z" or "+02:00", as the end was written
+    rendered = _render_like(end, value[pair[1]])
+    value[pair[1]] = (
+        rendered if len(rendered) == 10 else rendered.removesuffix("Z") + (offset[0] if offset else "")
+    )
+
+
+_OFFSET = re.compile(r"(?:Z|[+-]\d{2}:\d{2})$")
 
 
 #: The start and end moments a duration spans, by their keys.

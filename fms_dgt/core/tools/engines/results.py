@@ -490,6 +490,10 @@ class ResultHooks(FakeHooks):
                 self._echo(schema, value)
         elif isinstance(value, list) and value:
             order_dates(value, name)
+            items = schema.get("items")
+            for item in value:  # the dates moved: each item's end again its start plus its duration
+                if isinstance(item, dict):
+                    duration_spans(item, items if isinstance(items, Mapping) else {})
         return value
 
     def _echo(self, schema: Mapping[str, Any], found: dict[str, Any]) -> None:

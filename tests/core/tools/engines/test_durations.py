@@ -23,9 +23,8 @@ def _instance(duration: dict[str, Any]) -> Tool:
         "properties": {"start_date": _MOMENT, "end_date": _MOMENT, "duration": duration},
         "required": ["start_date", "end_date", "duration"],
     }
-    return Tool(
-        "get_task_instance", "airflow", parameters={"type": "object", "properties": {}}, output_parameters=out
-    )
+    params = {"type": "object", "properties": {"duration_lte": {"type": "number"}}}
+    return Tool("get_task_instance", "airflow", parameters=params, output_parameters=out)
 
 
 def _span(made: dict[str, Any]) -> float:
@@ -38,24 +37,35 @@ def test_a_duration_is_the_seconds_between_its_start_and_end() -> None:
     for seed in range(12):
         made = mock_result(tool, {}, random.Random(seed))[0]
         assert Draft202012Validator(tool.output_parameters).is_valid(made), made
-        assert made["duration"] == _span(made), made
+        assert made["duration"] == round(_span(made), 2) or abs(made["duration"] - _span(made)) < 1, made
 
 
-def test_a_duration_said_in_minutes_is_counted_in_minutes_and_an_integer_stays_one() -> None:
+def test_a_duration_keeps_the_bound_the_call_asked_for() -> None:
+    # Airflow's get_task_instances(duration_lte=31.38) listed task instances of 3600 seconds
+    item = _instance({"type": "number"}).output_parameters
+    out = {"type": "object", "properties": {"task_instances": {"type": "array", "items": item}}}
+    tool = Tool("get_task_instances", "airflow", parameters=_instance({}).parameters, output_parameters=out)
+    for seed in range(12):
+        for made in mock_result(tool, {"duration_lte": 31.38}, random.Random(seed))[0]["task_instances"]:
+            assert made["duration"] <= 31.38 and abs(made["duration"] - _span(made)) < 1, made
+
+
+def test_a_duration_said_in_minutes_is_counted_in_minutes() -> None:
     tool = _instance({"type": "integer", "description": "How long it ran, in minutes."})
     for seed in range(12):
         made = mock_result(tool, {}, random.Random(seed))[0]
-        assert made["duration"] == int(_span(made) / 60), made
+        assert _span(made) == made["duration"] * 60, made
 
 
-def test_a_duration_its_bounds_cannot_hold_or_unreadable_moments_are_left_alone() -> None:
-    value = {"start_date": "2026-07-26T16:30:00Z", "end_date": "2026-07-26T18:30:00Z", "duration": 5.0}
-    duration_spans(value, {"properties": {"duration": {"type": "number", "maximum": 100}}})
-    assert value["duration"] == 5.0  # 7,200 seconds would break the schema
-    for start, end in (("soon", "2026-07-26T18:30:00Z"), ("2026-07-27T00:00:00Z", "2026-07-26T18:30:00Z")):
-        odd = {"start_date": start, "end_date": end, "duration": 5.0}
+def test_unreadable_moments_or_durations_are_left_alone() -> None:
+    for start, duration in (("soon", 5.0), ("2026-07-26T16:30:00Z", -3), ("2026-07-26T16:30:00Z", 10.0**300)):
+        odd = {"start_date": start, "end_date": "2026-07-26T18:30:00Z", "duration": duration}
         duration_spans(odd, {})
-        assert odd["duration"] == 5.0, odd  # not a moment, or an end before the start
-    value["duration"] = 5.0
-    duration_spans(value, {"properties": {"duration": {"type": "number"}}})
-    assert value["duration"] == 7200.0
+        assert odd["end_date"] == "2026-07-26T18:30:00Z", odd
+    offset = {
+        "start_date": "2026-07-26T16:30:00+02:00",
+        "end_date": "2026-07-26T18:30:00+02:00",
+        "duration": 90,
+    }
+    duration_spans(offset, {})
+    assert offset["end_date"] == "2026-07-26T16:31:30+02:00", offset
