@@ -159,6 +159,7 @@ def classify(
 
 def _classify(name: str, description: str, parent: str, topic: str, fmt: str, kind: str) -> Kind | None:
     words = tokens(name)
+    words = words[1:] if words[:1] == ("is",) and words[1:] in (("id",), ("from",), ("to",)) else words
     if len(words) > 2 and words[-1] == "of" and words[-2] in ("one", "all", "any"):
         words = words[:-2]  # PeerTube's tagsAllOf, categoryOneOf: the filter's values are tags
     if fmt in ("seconds", "duration") and kind in ("integer", "number"):

@@ -164,6 +164,20 @@ def arguments(
     except SynthesisError:
         args = {}
     args = {**args, **fixed} if isinstance(args, dict) else dict(fixed)
+    subject = _subject(tool) if not args else None
+    if subject is not None:  # When2Call's by_city_name({}): "fetch weather data" for nowhere
+        try:
+            found = synthesise(
+                {**tool.parameters, "required": [subject]},
+                rng,
+                optional_probability=optional_probability,
+                fingerprint=None,
+                hooks=hooks,
+                attempts=1,
+            )
+        except SynthesisError:
+            found = {}
+        args = found if isinstance(found, dict) and validator.is_valid(found) else args
     if not validator.is_valid(args):
         args = _repaired(tool, args, fixed, rng, optional_probability)
     ordered = _in_order(args, fixed)
@@ -201,6 +215,22 @@ def _one_measure(
         if others:
             return {**args, changed: rng.choice(others)}
     return args
+
+
+def _subject(tool: Tool) -> str | None:
+    """The argument that says what a call of a tool whose every argument is optional is about
+    (a city, a query, a symbol, an id), if it has one: such a call is made with it."""
+    props = tool.parameters.get("properties")
+    required = tool.parameters.get("required")
+    if not isinstance(props, Mapping) or not props or (isinstance(required, list) and required):
+        return None
+    return next((n for n in props if set(tokens(str(n))[-1:]) & _SUBJECTS), None)
+
+
+#: Last words of an argument that says what a call is about.
+_SUBJECTS = frozenset({"q", "query", "search", "keyword", "keywords", "term", "city", "location", "name"})
+_SUBJECTS |= frozenset({"symbol", "ticker", "id", "address", "url", "text", "country", "username", "email"})
+_SUBJECTS |= frozenset({"title", "word", "topic", "isbn", "code", "ids", "user", "domain", "zipcode"})
 
 
 #: About how many optional arguments a call gives when its tool has many.

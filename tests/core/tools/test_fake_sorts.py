@@ -105,6 +105,8 @@ _FILLER = re.compile(r"^(?:alpha|river|orbit|maple|signal|harbor|ember|quartz|me
         ("try_number", "", "task_instances", "get_task_instances", "integer", ("number", "count")),
         ("page_num", "", "", "search", "integer", ("number", "page")),
         ("adults_number", "", "", "search_hotel", "integer", ("number", "party")),
+        # When2Call's is_id (an id renamed off a keyword) is the tool's thing's id, no "is-34770"
+        ("is_id", "", "", "get_a_conversation_turn", "integer", ("id", "conversation")),
     ],
 )
 def test_a_name_nothing_else_knew_reads_as_what_it_says(

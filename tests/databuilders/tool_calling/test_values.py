@@ -642,3 +642,28 @@ def test_a_conversions_two_units_measure_one_thing_and_its_result_is_computed() 
     # a target wired from elsewhere is kept, even of another measure
     fixed = arguments(tool, EntityContext.for_record(3, 1), random.Random(1), fixed={"unit_out": "liter"})
     assert fixed["unit_out"] == "liter"
+
+
+def test_a_call_whose_every_argument_is_optional_still_says_what_it_is_about() -> None:
+    # When2Call's by_city_name({}) fetched weather data for nowhere; a listing may still be bare
+    weather = Tool(
+        "by_city_name",
+        "w2c",
+        parameters={
+            "type": "object",
+            "properties": {
+                "units": {"type": "string", "enum": ["metric", "imperial"]},
+                "q": {"type": "string"},
+            },
+        },
+    )
+    for index in range(20):
+        assert "q" in arguments(
+            weather, EntityContext.for_record(5, index), random.Random(index), optional_probability=0.0
+        )
+    listing = Tool(
+        "list_webhooks", "up", parameters={"type": "object", "properties": {"page_size": {"type": "integer"}}}
+    )
+    assert (
+        arguments(listing, EntityContext.for_record(5, 1), random.Random(1), optional_probability=0.0) == {}
+    )
