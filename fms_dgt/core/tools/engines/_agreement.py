@@ -177,6 +177,28 @@ def counted_by_others(name: str) -> bool:
     return bool(set(tokens(name)) & _COUNTED_BY_OTHERS)
 
 
+def holds_named(example: Any, arguments: Mapping[str, Any]) -> bool:
+    """Whether ``example`` holds every value by which the call names what it is about (an id, a
+    code, a year), somewhere in it."""
+    named = [str(v) for k, v in arguments.items() if _NAMING.search(str(k)) and isinstance(v, (str, int))]
+    if not named:
+        return True
+    leaves, stack, seen = set(), [example], 0
+    while stack and seen < 5_000:  # a spec's example is bounded; its reading is too
+        value, seen = stack.pop(), seen + 1
+        if isinstance(value, Mapping):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif value is not None:
+            leaves.add(str(value))
+    return all(v in leaves or any(v in leaf for leaf in leaves if len(v) >= 4) for v in named)
+
+
+#: Names of arguments that say which thing (or which year) a call is about.
+_NAMING = re.compile(r"(?:[iI]d|IDs?|_ids?|[uU]uid|[cC]ode|[kK]ey|^year)$")
+
+
 def order_pairs(value: dict[str, Any]) -> None:
     """Swap the values of paired keys (``low``/``high``, ``check_in``/``check_out``) that are reversed."""
     if len(value) < 2:

@@ -37,12 +37,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from fms_dgt.core.tools._fake_heads import ENVELOPES
+from fms_dgt.core.tools._fake_kinds import topic_noun
 from fms_dgt.core.tools.data_objects import Tool
 from fms_dgt.core.tools.engines._agreement import (
     asks_fahrenheit,
     counted_by_others,
     duration_spans,
     flags_hold_their_details,
+    holds_named,
     order_dates,
     order_pairs,
     set_under,
@@ -138,7 +140,7 @@ def mock_result(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) ->
     examples = plan.examples
     if examples:
         chosen = _echoed(tool, rng.choice(examples), arguments)
-        if not tool.output_parameters or _holds(chosen, arguments):
+        if not tool.output_parameters or holds_named(chosen, arguments):
             return chosen, "example"
         # the spec's one example is another thing than the call named (Province(provinceId="NB")
         # answered Manitoba): a result is made for this call instead
@@ -239,28 +241,6 @@ def _echoed(tool: Tool, example: Any, arguments: Mapping[str, Any]) -> Any:
     if not tool.output_parameters or tool.output_validator.is_valid(echoed):
         return echoed
     return example
-
-
-def _holds(example: Any, arguments: Mapping[str, Any]) -> bool:
-    """Whether ``example`` holds every value by which the call names what it is about (an id, a
-    code, a year), somewhere in it."""
-    named = [str(v) for k, v in arguments.items() if _NAMING.search(str(k)) and isinstance(v, (str, int))]
-    if not named:
-        return True
-    leaves, stack, seen = set(), [example], 0
-    while stack and seen < 5_000:  # a spec's example is bounded; its reading is too
-        value, seen = stack.pop(), seen + 1
-        if isinstance(value, Mapping):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif value is not None:
-            leaves.add(str(value))
-    return all(v in leaves or any(v in leaf for leaf in leaves if len(v) >= 4) for v in named)
-
-
-#: Names of arguments that say which thing (or which year) a call is about.
-_NAMING = re.compile(r"(?:[iI]d|IDs?|_ids?|[uU]uid|[cC]ode|[kK]ey|^year)$")
 
 
 # ---------------------------------------------------------------- implementations
@@ -378,10 +358,11 @@ class ResultHooks(FakeHooks):
             echoed = first_fit([self.given[plain]], schema)
         elif echoed is MISSING and _in_array(path):
             echoed = self._filtered(schema, plain)
-        if echoed is MISSING and plain in _BARE_KEYS and len(path) > 1 and not _in_array(path):
+        if echoed is MISSING and plain in _BARE_KEYS and not _in_array(path):
             # the object named by an argument is that one: Province(provinceId="NB") answered
-            # for province "MB"
-            own = self.given.get(_plain(str(path[-2])) + plain)
+            # for province "MB", getVideoPlaylist(playlistId=37996) with playlist 97537
+            holder = str(path[-2]) if len(path) > 1 and str(path[-2]).lower() not in ENVELOPES else ""
+            own = self.given.get(_plain(holder or topic_noun(self.topic)) + plain)
             echoed = first_fit([own], schema) if own is not None else MISSING
         if echoed is not MISSING:
             return echoed

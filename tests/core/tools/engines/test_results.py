@@ -831,6 +831,15 @@ def test_the_object_an_argument_names_is_that_one() -> None:
     )
     for seed in range(4):
         assert mock_result(tool, {"provinceId": "NB"}, random.Random(seed))[0]["province"]["id"] == "NB"
+    # at the top, or inside an envelope, the tool's own thing: PeerTube's playlist 37996 came back
+    # as playlist 97537
+    for output in (obj(id=text, displayName=text), obj(data=obj(id=text))):
+        playlist = Tool(
+            "getVideoPlaylist", "peertube", parameters=obj(playlistId=text), output_parameters=output
+        )
+        for seed in range(4):
+            made = mock_result(playlist, {"playlistId": "37996"}, random.Random(seed))[0]
+            assert made.get("id", made.get("data", {}).get("id")) == "37996", made
 
 
 def test_what_is_new_is_at_most_the_total() -> None:
