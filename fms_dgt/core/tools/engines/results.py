@@ -123,6 +123,7 @@ _CATEGORIES = frozenset(
     | {"stage"}
 )
 _OPTIONAL = 0.7
+_BRACKETED = re.compile(r"(?:filter|filters|where)\[(\w+)\]")
 
 
 def mock_result(tool: Tool, arguments: Mapping[str, Any], rng: random.Random) -> tuple[Any, str]:
@@ -307,6 +308,10 @@ class ResultHooks(FakeHooks):
         self.found = plan.found
         self.arguments = arguments
         self.given: dict[str, Any] = {_plain(k): v for k, v in arguments.items()}
+        for key, value in arguments.items():  # JSON:API's filter[status] filters by status
+            inner = _BRACKETED.fullmatch(str(key))
+            if inner is not None:
+                self.given.setdefault(_plain(inner[1]), value)
         props = tool.parameters.get("properties")
         # The inputs the call left out: what it did has none of them (an upload without a caption
         # is not answered with one).
@@ -431,8 +436,10 @@ class ResultHooks(FakeHooks):
         bounded = within_bounds(self.given, plain, schema.get("type") == "integer", self.scope.rng)
         if bounded is not None:
             return first_fit([bounded], schema)
-        if isinstance(asked, str | bool) and ("enum" in schema or plain in _CATEGORIES):
-            return first_fit([asked], schema)
+        if isinstance(asked, str | bool) and (
+            "enum" in schema or plain in _CATEGORIES or type(asked) is bool
+        ):
+            return first_fit([asked], schema)  # isLive=false lists no live video
         if isinstance(asked, list) and asked and all(isinstance(v, str | int) for v in asked):
             return first_fit([self.scope.rng.choice(asked)], schema)
         allowed = self.given.get(plain + "s", self.given.get(plain + "es"))
