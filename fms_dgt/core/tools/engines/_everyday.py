@@ -1,5 +1,6 @@
 """Exact results of everyday pure tools: a sale price, a profit, growth, a square, a list's
-shuffle, a random draw (the same for the same arguments).
+shuffle, a random draw (the same for the same arguments), an amount in another currency at fixed
+rates.
 
 They register in :mod:`_implementing`'s registry when :mod:`implementations` is imported (it
 imports this module). Each was a random number
@@ -104,3 +105,46 @@ def _normal(inputs: Inputs) -> float:
     if deviation < 0:
         raise NotComputable("a negative deviation")
     return round(random.Random(repr((mean, deviation))).gauss(mean, deviation), 4)
+
+
+#: Units of each currency one US dollar bought on one fixed day (rounded): the rates a
+#: conversion is computed at, so every record converts alike. Not live rates, and not meant to be.
+_PER_DOLLAR = {
+    "USD": 1.0, "EUR": 0.92, "GBP": 0.79, "JPY": 150.0, "CAD": 1.36, "AUD": 1.52, "NZD": 1.64,
+    "CHF": 0.88, "CNY": 7.2, "HKD": 7.8, "SGD": 1.34, "INR": 83.0, "KRW": 1330.0, "IDR": 15700.0,
+    "THB": 36.0, "PHP": 56.0, "MYR": 4.7, "VND": 24500.0, "MXN": 17.5, "BRL": 5.0, "ARS": 900.0,
+    "CLP": 920.0, "COP": 3900.0, "ZAR": 18.5, "NGN": 1500.0, "KES": 130.0, "EGP": 48.0,
+    "SEK": 10.5, "NOK": 10.6, "DKK": 6.9, "ISK": 138.0, "PLN": 4.0, "CZK": 23.0, "HUF": 360.0,
+    "TRY": 32.0, "RUB": 90.0, "ILS": 3.7, "AED": 3.67, "SAR": 3.75,
+}  # fmt: skip
+
+
+def exchange_rate(source: str, target: str) -> float:
+    """Units of ``target`` one unit of ``source`` buys at the fixed rates of :data:`_PER_DOLLAR`.
+
+    Raises:
+        NotComputable: a currency code it does not hold.
+    """
+    try:
+        return _PER_DOLLAR[target.strip().upper()] / _PER_DOLLAR[source.strip().upper()]
+    except KeyError as exc:
+        raise NotComputable(f"no rate for {exc.args[0]}") from exc
+
+
+@register(
+    "convert_currency", "currency_conversion", "convert_currencies", "currency_converter",
+    "exchange_currency", "get_currency_conversion", "convert_money", "currency_exchange",
+)  # fmt: skip
+def _converted(inputs: Inputs) -> float:
+    """An amount in another currency (glaive's convertCurrency(453.81, EUR, USD) answered 453.81
+    euros back): at the fixed rates of :func:`exchange_rate`."""
+    amount = inputs.number(0, 1)
+    source, target = inputs.named("from", "base", "source"), inputs.named("to", "target")
+    return round(amount * exchange_rate(str(source), str(target)), 2)
+
+
+@register("get_exchange_rate", "exchange_rate", "get_conversion_rate", "conversion_rate", "currency_rate")
+def _rate(inputs: Inputs) -> float:
+    return round(
+        exchange_rate(str(inputs.named("from", "base", "source")), str(inputs.named("to", "target"))), 4
+    )

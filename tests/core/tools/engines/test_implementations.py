@@ -156,3 +156,21 @@ def test_a_random_draw_lies_within_what_was_asked_and_repeats_for_the_same_argum
     assert compute("get_random_number", {}, {"min": 5, "max": 9}) == drawn
     normal = compute("random_normalvariate", {}, {"mu": 10.0, "sigma": 2.0})
     assert isinstance(normal, float) and 0 < normal < 20
+
+
+def test_an_amount_is_converted_at_the_fixed_rates_and_an_unknown_currency_is_not() -> None:
+    # glaive's convertCurrency(453.81, EUR, USD) answered 453.81 euros back
+    from fms_dgt.core.tools.engines._everyday import exchange_rate
+
+    euros = compute("convertCurrency", {}, {"amount": 453.81, "from_currency": "EUR", "to_currency": "USD"})
+    assert euros == round(453.81 / 0.92, 2)
+    there = compute("convert_currency", {}, {"amount": 100, "from_currency": "GBP", "to_currency": "JPY"})
+    back = compute("convert_currency", {}, {"amount": there, "from_currency": "JPY", "to_currency": "GBP"})
+    assert back == pytest.approx(100, abs=0.01)
+    assert compute("get_conversion_rate", {}, {"from_currency": "zar", "to_currency": "CAD"}) == round(
+        exchange_rate("ZAR", "CAD"), 4
+    )
+    assert (
+        compute("convert_currency", {}, {"amount": 5, "from_currency": "XXX", "to_currency": "CAD"})
+        is NOT_COMPUTED
+    )
