@@ -158,6 +158,10 @@ def counted(words: tuple[str, ...], description: str, kind: str, topic: str = ""
         return Kind("number", "tally")
     if head == "year" and modifier:
         return Kind("number", "year" if set(modifier) & _COMING else "year_past")
+    if kind in ("integer", "number") and words[0] in ("is", "has", "can", "should") and modifier:
+        return Kind("number", "binary")  # Instagram's has_shared_to_fb typed a number was 14.57
+    if head in ("rating", "stars") and modifier and kind in ("integer", "number"):
+        return Kind("number", "rating")  # a product_rating of 17.03, out of 5
     if head in ("rank", "ranking") and not _CARDS.search(topic):
         return Kind("number", "rank")  # a card's rank is a King (left to its description)
     return None

@@ -315,6 +315,7 @@ _RANGES: dict[str, tuple[float, float, float]] = {
     "year": (2020, 2030, 1),
     "year_past": (1960, 2025, 1),
     "rank": (1, 100, 1),
+    "binary": (0, 1, 1),
     "height": (150, 195, 1),
     "weight": (50, 100, 0.1),
     "population": (10_000, 5_000_000, 1_000),

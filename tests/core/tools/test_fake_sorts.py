@@ -63,6 +63,8 @@ _FILLER = re.compile(r"^(?:alpha|river|orbit|maple|signal|harbor|ember|quartz|me
         ),
         ("expiry_year", "", "", "add_card", "integer", ("number", "year")),
         ("rank", "Ranking of the book.", "", "Goodreads_Get_Authors_Books", "string", ("number", "rank")),
+        ("has_shared_to_fb", "", "", "Instagram_Posts_Reels", "number", ("number", "binary")),
+        ("product_rating", "", "", "Product_Search", "number", ("number", "rating")),
         # sorts by the last word, chosen by the modifier or by the object and tool around it
         ("video_codec", "", "", "Instagram_Posts_Reels", "string", ("misc", "sort:codec")),
         ("business_contact_method", "", "", "Instagram_Info", "string", ("misc", "sort:method")),
