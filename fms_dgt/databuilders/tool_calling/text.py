@@ -260,7 +260,26 @@ def _object(call: PlannedCall, rng: random.Random, values: Mapping[str, Any] | N
     if request:  # values the user said before, which an earlier result repeats: "that pet"
         core, again = named_again(core, call, rng)
         said = [*said[:1], *again, *said[1:]] if said and _bare(said[0]) else [*again, *said]
+    if said and _bare(said[0]):
+        core, said = _operands(core, said)
     return f"{core}{_joined(said)}"
+
+
+def _operands(core: str, said: list[str]) -> tuple[str, list[str]]:
+    """Bare values said where a person says them: "multiply 64 and 12" and "the logarithm of
+    79", not "multiply two numbers: 64 and 12" and "the logarithm: 79"; else after a colon."""
+    if core == "one number from another" and said[0].count(" and ") == 1:  # a - b: "b from a"
+        first, second = said[0].split(" and ")
+        return f"{second} from {first}", said[1:]
+    numbers = _NUMBERS.search(core)
+    if numbers is not None:
+        return f"{core[: numbers.start()]}{said[0]}{core[numbers.end() :]}", said[1:]
+    if core.startswith("the ") and " and " not in said[0] and "," not in said[0]:
+        return f"{core} of {said[0]}", said[1:]
+    return core, said
+
+
+_NUMBERS = re.compile(r"\b(?:(?:a|the) )?(?:(?:two|three|some|several|these|a list of|a set of) )?numbers\b")
 
 
 def _settled(tool: Tool, values: Mapping[str, Any]) -> Purpose:

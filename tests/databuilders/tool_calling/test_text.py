@@ -593,3 +593,25 @@ def test_an_answer_to_actions_alone_does_not_say_it_found_something(tmp_path: Pa
             acted += 1
             assert not record.messages[-1].content.startswith("Here's what I found."), record.messages[-1]
     assert acted >= 10
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "args", "said", "unsaid"),
+    [
+        # When2Call: "multiply two numbers: 64 and 12", "subtract one number from another: 33 and
+        # 12", "compute the logarithm: 79"
+        ("multiply", "Multiply two numbers.", {"a": 64, "b": 12}, "multiply 64 and 12", "numbers:"),
+        ("subtract", "Subtract one number from another.", {"a": 33, "b": 12}, "12 from 33", "another:"),
+        ("logarithm", "Compute the logarithm.", {"x": 79}, "the logarithm of 79", "logarithm:"),
+    ],
+)
+def test_bare_operands_are_said_where_a_person_says_them(
+    name: str, description: str, args: dict[str, object], said: str, unsaid: str
+) -> None:
+    number = {"type": "number"}
+    properties = dict.fromkeys(args, number)
+    tool = Tool(name, "w", description=description, parameters={"type": "object", "properties": properties})
+    plan = RecordPlan(index=0, scenario="random", offered=[tool], steps=[[_call(tool, args, {"result": 1})]])
+    for seed in range(12):
+        user = WRITER.write(plan, random.Random(seed)).user
+        assert said in user.lower() and unsaid not in user, user
