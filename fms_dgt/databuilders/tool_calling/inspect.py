@@ -80,6 +80,11 @@ def report_lines(summary: Mapping[str, Any]) -> list[str]:
         f"entity conflicts   {q['entity_conflicts']} records",
         f"JSON in answers    {q['json_final_answers']} final answers",
     ]
+    if "placeholder_records" in summary:  # (a summary written before it existed says nothing)
+        lines.append(
+            f"placeholders       {summary['placeholder_records']} records hold a placeholder value in a "
+            "tool result (metadata.placeholders)"
+        )
     for reason, count in summary.get("reject_reasons", {}).items():
         lines.append(f"  rejected for {reason}: {count}")
     errors = summary.get("call_errors", {}).get("by_tool", {})

@@ -18,6 +18,7 @@ from typing import Any
 
 from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import ToolCall
+from fms_dgt.core.tools.synth import is_filler
 from fms_dgt.core.tools.wire import Message, NameCodec, WireError
 from fms_dgt.core.tools.wire.names import codec_of
 from fms_dgt.databuilders.tool_calling.plan import PlannedCall, RecordPlan
@@ -145,6 +146,29 @@ def _extras(plan: RecordPlan, out: dict[str, Any]) -> None:
     )
     out["topic"] = plan.topic.qualified_name if plan.topic is not None else None
     out["context"] = dict(plan.context)
+    out["placeholders"] = placeholders(plan)
+
+
+def placeholders(plan: RecordPlan) -> int:
+    """How many values of the record's tool results are synthesis's placeholders (``river-410``,
+    written where nothing says what a string is): a figure to filter records by. At most
+    :data:`_MOST_READ` values of a record are read (a hostile result may hold millions)."""
+    stack: list[Any] = [
+        c.result.result for c in plan.calls if c.result is not None and c.result.error is None
+    ]
+    found = read = 0
+    while stack and read < _MOST_READ:
+        value, read = stack.pop(), read + 1
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif is_filler(value):
+            found += 1
+    return found
+
+
+_MOST_READ = 10_000
 
 
 def edge_dict(edge: Edge) -> dict[str, Any]:

@@ -44,6 +44,8 @@ class RunSummary:
     skipped: int = 0
     refreshes: int = 0
     interrupted: bool = False
+    #: Records whose tool results hold a synthesis placeholder (``metadata["placeholders"]``).
+    placeholder_records: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     tool_coverage: Counter[str] = field(default_factory=Counter)
     edge_coverage: Counter[str] = field(default_factory=Counter)
@@ -60,6 +62,7 @@ class RunSummary:
         self.tool_coverage.update(meta.get("called") or [])
         for edge in meta.get("edges") or []:
             self.edge_coverage[f"{edge['source']}.{edge['output']} -> {edge['target']}.{edge['input']}"] += 1
+        self.placeholder_records += bool(meta.get("placeholders"))
         failed = meta.get("failed") or []
         for item in failed:
             self._call_error(item)
@@ -81,6 +84,7 @@ class RunSummary:
         self.written += other.written
         self.rejected += other.rejected
         self.refreshes += other.refreshes
+        self.placeholder_records += other.placeholder_records
         for mine, theirs in (
             (self.reasons, other.reasons),
             (self.tool_coverage, other.tool_coverage),
@@ -121,6 +125,7 @@ class RunSummary:
             "interrupted": self.interrupted,
             "source_refreshes": self.refreshes,
             "reject_reasons": dict(sorted(self.reasons.items())),
+            "placeholder_records": self.placeholder_records,
             "call_errors": {
                 "by_tool": dict(sorted(self.errors_by_tool.items())),
                 "by_engine": dict(sorted(self.errors_by_engine.items())),
