@@ -214,6 +214,10 @@ def _phrase(name: str, value: Any, schema: Mapping[str, Any], rng: random.Random
     if words.lower() in _CREDENTIALS and _SECRET.match(text):  # "using my key 82f2...", a user's own
         shown = "key" if words.lower() in ("apikey", "api key") else words  # (no "API": a request names none)
         return rng.choice((f"using my {shown} {text}", f"with my {shown} {text}"))
+    if (
+        words.lower() in _UNIT_ENDS
+    ):  # "from pound to kilogram", not "with the unit in pound for unit out kilogram"
+        return f"{_UNIT_ENDS[words.lower()]} {text}"
     when = date_words(text, rng.randrange(4))
     if when is not None:
         return _date_phrase(words, last, when, rng)
@@ -226,6 +230,13 @@ _CREDENTIALS = frozenset(
     | {"session token", "bearer token"}
 )
 _SECRET = re.compile(r"^[A-Za-z0-9_\-.]{16,}$")
+
+
+#: A conversion's unit arguments, by how a person says them.
+_UNIT_ENDS = {
+    **dict.fromkeys(("unit in", "from unit", "unit from", "source unit", "input unit", "in unit"), "from"),
+    **dict.fromkeys(("unit out", "to unit", "unit to", "target unit", "output unit", "out unit"), "to"),
+}
 
 
 def _label(words: str) -> str:

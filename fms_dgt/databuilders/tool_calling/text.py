@@ -271,14 +271,15 @@ def _operands(core: str, said: list[str]) -> tuple[str, list[str]]:
     if core == "one number from another" and said[0].count(" and ") == 1:  # a - b: "b from a"
         first, second = said[0].split(" and ")
         return f"{second} from {first}", said[1:]
-    numbers = _NUMBERS.search(core)
-    if numbers is not None:
+    numbers = _NUMBERS.search(core) or _A_VALUE.search(core)
+    if numbers is not None:  # "convert 12 between imperial and SI units", "round 5.67"
         return f"{core[: numbers.start()]}{said[0]}{core[numbers.end() :]}", said[1:]
     if core.startswith("the ") and " and " not in said[0] and "," not in said[0]:
         return f"{core} of {said[0]}", said[1:]
     return core, said
 
 
+_A_VALUE = re.compile(r"\b(?:a|the) (?:value|number)\b(?! of\b)")
 _NUMBERS = re.compile(r"\b(?:(?:a|the) )?(?:(?:two|three|some|several|these|a list of|a set of) )?numbers\b")
 
 

@@ -615,3 +615,24 @@ def test_bare_operands_are_said_where_a_person_says_them(
     for seed in range(12):
         user = WRITER.write(plan, random.Random(seed)).user
         assert said in user.lower() and unsaid not in user, user
+
+
+def test_a_conversion_is_asked_for_with_its_value_and_its_two_units_as_a_person_says_them() -> None:
+    # When2Call: "convert a value between imperial and SI units: 12.88 with the unit in pound for
+    # unit out kilogram"
+    unit = {"type": "string"}
+    properties = {"value": {"type": "number"}, "unit_in": unit, "unit_out": unit}
+    tool = Tool(
+        "imperial_si_conversion",
+        "w",
+        description="Convert a value between imperial and SI units.",
+        parameters={"type": "object", "properties": properties},
+    )
+    args = {"value": 12.88, "unit_in": "pound", "unit_out": "kilogram"}
+    plan = RecordPlan(
+        index=0, scenario="random", offered=[tool], steps=[[_call(tool, args, {"result": 5.84})]]
+    )
+    for seed in range(12):
+        user = WRITER.write(plan, random.Random(seed)).user
+        assert "12.88 between imperial and SI units" in user and "from pound" in user, user
+        assert "to kilogram" in user and "unit in" not in user and "a value" not in user, user
