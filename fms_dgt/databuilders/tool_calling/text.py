@@ -222,6 +222,15 @@ class TemplateText:
 # ------------------------------------------------------------------------------- request helpers
 
 
+#: Parameter names that only number an operand (``a``, ``x``, ``num1``): no name to ask for.
+_OPERAND = re.compile(r"^(?:[a-z]|[a-z]?\d+|n\d*|x\d*|y\d*|num\d*|number \d+|arg\d*)$", re.I)
+#: Labels asked for in other words.
+_ASKED_AS = {
+    "unit in": "unit to convert from",
+    "unit out": "unit to convert to",
+    "from unit": "unit to convert from",
+    "to unit": "unit to convert to",
+}
 #: Parameter names that are not nouns: "What's the to?" is no question.
 _NOT_NOUNS = frozenset({"to", "from", "in", "on", "at", "by", "for", "of", "with", "as", "into", "via"})
 
@@ -232,11 +241,12 @@ def _missing_question(tool: Tool, name: str, task: str, rng: random.Random) -> s
     schema = (tool.parameters.get("properties") or {}).get(name)
     choices = schema.get("enum") if isinstance(schema, Mapping) else None
     value = label(name) or name
+    value = _ASKED_AS.get(value.lower(), value)  # "the unit to convert from", not "the unit in"
     if isinstance(choices, list) and 2 <= len(choices) <= 5 and all(isinstance(c, str) for c in choices):
         said = join_words([scalar_words(c, exact=True) for c in choices], "or")
         asks = templates.ASK_CHOICE if value not in _NOT_NOUNS else templates.ASK_CHOICE_UNNAMED
         return rng.choice(asks).format(task=task, value=value, choices=said)
-    if value in _NOT_NOUNS:
+    if value in _NOT_NOUNS or _OPERAND.match(value):  # not "I'll need the a"
         return rng.choice(templates.ASK_DETAIL).format(task=task)
     return rng.choice(templates.ASK_MISSING).format(task=task, value=value)
 

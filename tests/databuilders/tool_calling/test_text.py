@@ -636,3 +636,28 @@ def test_a_conversion_is_asked_for_with_its_value_and_its_two_units_as_a_person_
         user = WRITER.write(plan, random.Random(seed)).user
         assert "12.88 between imperial and SI units" in user and "from pound" in user, user
         assert "to kilogram" in user and "unit in" not in user and "a value" not in user, user
+
+
+@pytest.mark.parametrize(
+    ("name", "asked", "unsaid"),
+    [
+        ("a", "", ("the a ", "the a?", "What a ", "which a ")),
+        ("unit_in", "unit to convert from", ("unit in",)),
+    ],
+)
+def test_a_missing_value_is_asked_for_by_a_name_a_person_uses(
+    name: str, asked: str, unsaid: tuple[str, ...]
+) -> None:
+    # When2Call: "I'll need the a", "I can convert a value, but I need the unit in first"
+    number = {"type": "number"}
+    properties = {"a": number, "b": number, "unit_in": {"type": "string"}}
+    tool = Tool(
+        "convert_sum",
+        "w",
+        description="Add two numbers.",
+        parameters={"type": "object", "properties": properties, "required": list(properties)},
+    )
+    plan = RecordPlan(index=0, scenario="x", kind="missing_value", offered=[tool], missing=(tool, name))
+    for seed in range(12):
+        final = WRITER.write(plan, random.Random(seed)).final
+        assert asked in final and not any(u in final for u in unsaid), final
