@@ -9,7 +9,17 @@ import re
 
 from fms_dgt.core.tools.enrichments._dataflow_words import ENVELOPES as _WRAPPERS
 
-__all__ = ["CIPHERS", "ENVELOPES", "HANDLE", "MOMENT_HEADS", "PATH_WORDS", "PICTURED", "RATES", "TALLIES"]
+__all__ = [
+    "CIPHERS",
+    "ENVELOPES",
+    "HANDLE",
+    "MOMENT_HEADS",
+    "PATH_WORDS",
+    "PICTURED",
+    "RATES",
+    "TALLIES",
+    "WORKFLOW",
+]
 
 #: An encryption's context: its algorithm is a cipher.
 CIPHERS = re.compile(r"encrypt|decrypt|cipher|hash|sign|crypt", re.I)
@@ -39,3 +49,6 @@ PICTURED = re.compile(r"banner|avatar|thumbnail|preview|image|photo|logo|icon|pi
 HANDLE = re.compile(r"\busername\b|\bhandle\b|used to (?:find|mention|interact)", re.I)
 #: Objects that only wrap others: their names say nothing of what a text or an id is about.
 ENVELOPES = _WRAPPERS | {"attributes", "item", "result", "value", "values"}
+#: Where a task runs and what runs it, in a workflow scheduler's words (Airflow's task instances
+#: said "queue signal-5, pool river-7, operator maple-3"; its DAG's orientation is a graph's).
+WORKFLOW = re.compile(r"\b(?:tasks?|dags?|workflows?|pipelines?|triggers?|schedul\w*)\b")

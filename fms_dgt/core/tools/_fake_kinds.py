@@ -24,6 +24,7 @@ from fms_dgt.core.tools._fake_heads import (
     PICTURED,
     RATES,
     TALLIES,
+    WORKFLOW,
 )
 from fms_dgt.core.tools._fake_names import (
     AS_TEXT as _AS_TEXT,
@@ -253,9 +254,6 @@ _FILES = re.compile(
     r"\b(?:upload\w*|file\w*|photo\w*|image\w*|picture|attachment\w*|document\w*|video\w*)\b", re.I
 )
 _SIZE_WORDS = frozenset({"size", "filesize", "bytes", "sizebytes", "sizeinbytes", "contentlength"})
-#: Where a task runs and what runs it, in a workflow scheduler's words (Airflow's task instances
-#: said "queue signal-5, pool river-7, operator maple-3").
-_WORKFLOW = re.compile(r"\b(?:tasks?|dags?|workflows?|pipelines?|triggers?|schedul\w*)\b")
 _CRON = re.compile(r"cron|schedul", re.I)
 _SCREENS = re.compile(r"\b(?:video|image|photo|picture|screen|stream|live|camera|display|file)s?\b", re.I)
 _PIPELINES = re.compile(r"\bdags?\b|workflow|pipeline")
@@ -301,9 +299,9 @@ def _by_name(words: tuple[str, ...], parent: str, topic: str, description: str, 
         return _k("misc", "cron")  # Airflow's schedule_interval: {"__type": "CronExpression", "value": ...}
     if joined in ("description", "docmd") and kind in ("string", "") and _PIPELINES.search(context):
         return _k("text", "description:workflow")  # an Airflow DAG is no "stainless steel bottle"
-    if joined == "fileloc" and kind in ("string", "") and _WORKFLOW.search(context):
+    if joined == "fileloc" and kind in ("string", "") and WORKFLOW.search(context):
         return _k("file", "dag_file")  # where a DAG's file is, not a user's invoice
-    if joined in _WORKFLOW_FIELDS and kind in ("string", "") and _WORKFLOW.search(context):
+    if joined in _WORKFLOW_FIELDS and kind in ("string", "") and WORKFLOW.search(context):
         return _k("misc", _WORKFLOW_FIELDS[joined])  # a task's queue and pool, a DAG's operator
     if joined in _PLACE_ROLES and _TRAVEL.search(f"{description} {' '.join(tokens(topic))}".lower()):
         return Kind("place", "city", _role(words, "place"))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from fms_dgt.core.tools._fake_heads import TALLIES
-from fms_dgt.core.tools._fake_names import Kind
+from fms_dgt.core.tools._fake_heads import TALLIES, WORKFLOW
+from fms_dgt.core.tools._fake_names import Kind, tokens
 from fms_dgt.core.tools.enrichments._dataflow_words import singular
 
 __all__ = ["ORDINALS", "SORTS", "counted", "sort_of"]
@@ -137,10 +137,6 @@ _SELF_TYPED = frozenset({"artist", "track", "playlist", "show", "episode", "user
 _CUED = re.compile(
     r"\be\.\s?g\b|\bsuch as\b|\bfor (?:example|instance)\b|\bone of\b|\bpossible values\b|:\s*\[", re.I
 )
-#: The words of a tool's or an object's name in any case style (``get_dag_details``, ``GetNews``).
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-#: A context of pipelines (Airflow's DAG views).
-_WORKFLOW = re.compile(r"\b(?:tasks?|dags?|workflows?|pipelines?)\b")
 
 
 def counted(words: tuple[str, ...], description: str, kind: str, topic: str = "") -> Kind | None:
@@ -182,10 +178,10 @@ def sort_of(words: tuple[str, ...], parent: str, topic: str, description: str, k
         return Kind("web", "url")
     if head not in SORTS:
         return None
-    around = (*modifier, *(w.lower() for w in _WORDS.findall(f"{parent} {topic}")))
+    around = (*modifier, *tokens(parent), *tokens(topic))
     if head == "type":
         return _type_of(modifier, around)
-    if head == "orientation" and _WORKFLOW.search(f"{' '.join(around)} {description}".lower()):
+    if head == "orientation" and WORKFLOW.search(f"{' '.join(around)} {description}".lower()):
         return Kind("misc", "sort:orientation:workflow")
     for word in around:  # the modifier first, then the object's and the tool's words
         key = f"{head}:{_CONTEXTS.get(word, word)}"
