@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import json.encoder
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["COMPACT", "COMPACT_SORTED", "PLAIN", "SORTED", "STABLE", "encoder"]
+__all__ = ["COMPACT", "COMPACT_SORTED", "PLAIN", "SORTED", "STABLE", "encoder", "scalars"]
 
 
 def encoder(
@@ -61,3 +61,19 @@ SORTED = encoder(sort_keys=True)
 STABLE = encoder(sort_keys=True, default=str)
 #: ``json.dumps(value, ensure_ascii=False)``: the JSON text xLAM and ShareGPT keep in a column.
 PLAIN = encoder()
+
+
+def scalars(value: Any, most: int) -> Iterator[Any]:
+    """The values inside ``value`` that are no object or list, depth first (the last member of an
+    object or list first), ``None`` among them; at most ``most`` values and containers are
+    visited in all, so a hostile reply of millions of values is read to a bound, and nesting of
+    any depth costs no recursion."""
+    stack, seen = [value], 0
+    while stack and seen < most:
+        item, seen = stack.pop(), seen + 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            yield item

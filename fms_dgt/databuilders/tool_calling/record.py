@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fms_dgt.core.tools._json import scalars
 from fms_dgt.core.tools.artifacts import Edge
 from fms_dgt.core.tools.data_objects import ToolCall
 from fms_dgt.core.tools.synth import is_filler
@@ -153,19 +154,8 @@ def placeholders(plan: RecordPlan) -> int:
     """How many values of the record's tool results are synthesis's placeholders (``river-410``,
     written where nothing says what a string is): a figure to filter records by. At most
     :data:`_MOST_READ` values of a record are read (a hostile result may hold millions)."""
-    stack: list[Any] = [
-        c.result.result for c in plan.calls if c.result is not None and c.result.error is None
-    ]
-    found = read = 0
-    while stack and read < _MOST_READ:
-        value, read = stack.pop(), read + 1
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif is_filler(value):
-            found += 1
-    return found
+    results = [c.result.result for c in plan.calls if c.result is not None and c.result.error is None]
+    return sum(1 for value in scalars(results, _MOST_READ + 1) if is_filler(value))  # +1: the list
 
 
 _MOST_READ = 10_000

@@ -58,3 +58,14 @@ def test_without_the_c_accelerator_the_reference_encoder_is_used(monkeypatch: py
 def test_what_json_cannot_encode_fails_as_in_json_dumps() -> None:
     with pytest.raises(TypeError, match="not JSON serializable"):
         _json.COMPACT({"a": {1, 2}})
+
+
+def test_scalars_are_read_depth_first_to_a_bound_without_recursion() -> None:
+    from fms_dgt.core.tools._json import scalars
+
+    assert list(scalars({"a": [1, {"b": None}], "c": "x"}, 100)) == ["x", None, 1]
+    deep: object = "leaf"
+    for _ in range(100_000):  # nested far past the recursion limit
+        deep = [deep]
+    assert list(scalars(deep, 200_000)) == ["leaf"]
+    assert len(list(scalars(["v"] * 1_000_000, 5_000))) == 4_999  # the list itself is one visit

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from fms_dgt.core.tools._json import scalars
 from fms_dgt.core.tools.engines._verbs import plain as _plain
 from fms_dgt.core.tools.fakes import tokens, types_of
 
@@ -183,15 +184,7 @@ def holds_named(example: Any, arguments: Mapping[str, Any]) -> bool:
     named = [str(v) for k, v in arguments.items() if _NAMING.search(str(k)) and isinstance(v, (str, int))]
     if not named:
         return True
-    leaves, stack, seen = set(), [example], 0
-    while stack and seen < 5_000:  # a spec's example is bounded; its reading is too
-        value, seen = stack.pop(), seen + 1
-        if isinstance(value, Mapping):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif value is not None:
-            leaves.add(str(value))
+    leaves = {str(v) for v in scalars(example, 5_000) if v is not None}  # a spec's example, to a bound
     return all(v in leaves or any(v in leaf for leaf in leaves if len(v) >= 4) for v in named)
 
 

@@ -52,3 +52,16 @@ def test_a_property_s_one_example_is_one_value_among_many() -> None:
     users = {m["username"] for m in made}
     assert "What is PeerTube?" in names and len(names) > 5, names  # the spec's own, now and then
     assert "chocobozzz" in users and len(users) > 5, users
+
+
+def test_a_hostile_whole_example_is_read_to_a_bound() -> None:
+    from fms_dgt.core.tools.engines._agreement import holds_named
+
+    huge = {"items": [{"id": str(i)} for i in range(200_000)]}
+    assert holds_named(huge, {"provinceId": "199999"})  # the last item is read first
+    assert not holds_named(huge, {"provinceId": "0"})  # the first is past the 5,000 values read
+    deep: object = {"id": "NB"}
+    for _ in range(50_000):
+        deep = {"province": deep}
+    assert not holds_named(deep, {"provinceId": "NB"})  # too deep to reach within the bound
+    assert holds_named({"province": {"id": "NB"}}, {"provinceId": "NB"})
