@@ -171,13 +171,13 @@ def arguments(
                 {**tool.parameters, "required": [subject]},
                 rng,
                 optional_probability=optional_probability,
-                fingerprint=None,
+                validator=validator,  # the tool's own: no fingerprint of a schema made per call
                 hooks=hooks,
                 attempts=1,
             )
         except SynthesisError:
             found = {}
-        args = found if isinstance(found, dict) and validator.is_valid(found) else args
+        args = found if isinstance(found, dict) else args
     if not validator.is_valid(args):
         args = _repaired(tool, args, fixed, rng, optional_probability)
     ordered = _in_order(args, fixed)
