@@ -122,11 +122,10 @@ def duration_spans(value: dict[str, Any], schema: Mapping[str, Any]) -> None:
         end = start + timedelta(seconds=duration * unit)
     except OverflowError:  # a duration of 10**300 seconds ends at no moment
         return
-    offset = _OFFSET.search(value[pair[1]])  # "Z" or "+02:00", as the end was written
-    rendered = _render_like(end, value[pair[1]])
-    value[pair[1]] = (
-        rendered if len(rendered) == 10 else rendered.removesuffix("Z") + (offset[0] if offset else "")
-    )
+    written = value[pair[1]]
+    offset = _OFFSET.search(written)  # "Z" or "+02:00", as the end was written
+    moment = end.isoformat(timespec="seconds") + (offset[0] if offset else "")
+    value[pair[1]] = end.date().isoformat() if len(written) == 10 else moment
 
 
 _OFFSET = re.compile(r"(?:Z|[+-]\d{2}:\d{2})$")
